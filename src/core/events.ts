@@ -1,0 +1,92 @@
+/**
+ * The runtime-event ledger's record shapes. Each run has an ordered ledger (`seq` 1, 2, …); the
+ * transcript a user sees is rebuilt from turns plus these events, in the journal and in the webview
+ * alike (see `transcript.ts`). Pure types, no I/O.
+ */
+import type {
+  BoundaryDecision, BoundaryKind, BoundaryStatus, ClosureReason, ErrorClass, InvocationStatus, RunStatus, TurnStatus,
+} from './vocabulary';
+
+/** Payload of each event kind. */
+export interface EventPayloads {
+  /** A chunk of the agent's streamed reply (markdown). */
+  text: { readonly text: string };
+  /** A tool invocation began. `summary` is one line for people (e.g. the command). */
+  invocation_started: { readonly invocationId: string; readonly tool: string; readonly summary: string; readonly diff?: string };
+  /** Output of a running invocation (stdout/stderr interleaved, UTF-8). */
+  invocation_output: { readonly invocationId: string; readonly chunk: string };
+  /** Terminal event of an invocation. `failureClass` is set when recovery or an error ended it. */
+  invocation_finished: {
+    readonly invocationId: string;
+    readonly status: InvocationStatus;
+    readonly failureClass?: ErrorClass;
+    readonly exitCode?: number | null;
+    readonly message?: string;
+  };
+  /** A sandbox boundary request was journaled and is (or was) waiting for a decision. */
+  boundary_requested: {
+    readonly requestId: string;
+    readonly invocationId?: string;
+    readonly kind: BoundaryKind;
+    readonly subject: string;
+    readonly why: string;
+    readonly diff?: string;
+  };
+  /** A boundary request was settled. */
+  boundary_decided: {
+    readonly requestId: string;
+    readonly status: Exclude<BoundaryStatus, 'pending'>;
+    readonly decision: BoundaryDecision;
+    readonly closureReason: ClosureReason;
+  };
+  /** Terminal event of a run; also carries the turn's resulting status. */
+  run_finished: {
+    readonly status: RunStatus;
+    readonly turnStatus: TurnStatus;
+    readonly errorClass?: ErrorClass;
+    readonly message?: string;
+  };
+  /** Something the user should read that is not the agent's reply (e.g. a refused write). */
+  notice: { readonly level: 'info' | 'warning' | 'error'; readonly message: string };
+}
+
+/** One ledger row, typed by its kind. `at` is ms since the epoch. */
+export type LedgerEvent = {
+  [K in keyof EventPayloads]: {
+    readonly runId: string;
+    readonly seq: number;
+    readonly sessionId: string;
+    readonly turnId: string;
+    readonly kind: K;
+    readonly payload: EventPayloads[K];
+    readonly at: number;
+  };
+}[keyof EventPayloads];
+
+/** An event before the journal assigned its `seq`. */
+export type NewLedgerEvent = {
+  [K in keyof EventPayloads]: { readonly kind: K; readonly payload: EventPayloads[K] };
+}[keyof EventPayloads];
+
+/** Turn as the transcript needs it (a projection of the `turns` row). `createdAt` in ms. */
+export interface TurnRecord {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly prompt: string;
+  /** `prompt`: typed by the user; `retry`: Retry of a failed turn; `continue`: Continue after a restart. */
+  readonly origin: 'prompt' | 'retry' | 'continue';
+  /** The failed turn this one retries or continues, if any. */
+  readonly parentTurnId: string | null;
+  readonly status: TurnStatus;
+  readonly errorClass: ErrorClass | null;
+  readonly createdAt: number;
+}
+
+/** Session as lists and tabs need it. Times in ms since the epoch. */
+export interface SessionRecord {
+  readonly id: string;
+  readonly title: string;
+  readonly provider: string;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}

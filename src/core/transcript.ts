@@ -1,0 +1,217 @@
+/**
+ * The transcript projection: turns plus their runs' ledger events folded into what the chat shows.
+ *
+ * One reducer serves both sides: the host builds a snapshot from the journal with it, and the webview
+ * applies live updates with the same function, so a restored tab and a live tab can never disagree.
+ * Pure and immutable: every call returns new objects and never mutates its input.
+ */
+import type { LedgerEvent, TurnRecord } from './events';
+import type {
+  BoundaryDecision, BoundaryKind, BoundaryStatus, ClosureReason, ErrorClass, InvocationStatus, TurnStatus,
+} from './vocabulary';
+
+/** A rendered piece of a turn, in ledger order. */
+export type TranscriptItem =
+  | { readonly type: 'text'; readonly text: string }
+  | {
+      readonly type: 'invocation';
+      readonly id: string;
+      readonly tool: string;
+      readonly summary: string;
+      readonly status: InvocationStatus;
+      readonly output: string;
+      readonly diff?: string;
+      readonly failureClass?: ErrorClass;
+      readonly exitCode?: number | null;
+      readonly message?: string;
+    }
+  | {
+      readonly type: 'boundary';
+      readonly id: string;
+      readonly invocationId?: string;
+      readonly kind: BoundaryKind;
+      readonly subject: string;
+      readonly why: string;
+      readonly diff?: string;
+      readonly status: BoundaryStatus;
+      readonly decision?: BoundaryDecision;
+      readonly closureReason?: ClosureReason;
+    }
+  | { readonly type: 'notice'; readonly level: 'info' | 'warning' | 'error'; readonly message: string };
+
+/** A turn with its items. */
+export interface TranscriptTurn extends TurnRecord {
+  readonly items: readonly TranscriptItem[];
+  /** Highest ledger seq applied per run id (dedupes replays of the same event). */
+  readonly applied: Readonly<Record<string, number>>;
+}
+
+/** The whole transcript of a session, oldest turn first. */
+export interface Transcript {
+  readonly turns: readonly TranscriptTurn[];
+}
+
+/** Updates the reducer accepts. */
+export type TranscriptUpdate =
+  | { readonly type: 'turn'; readonly turn: TurnRecord }
+  | { readonly type: 'event'; readonly event: LedgerEvent };
+
+/** The empty transcript. */
+export const EMPTY_TRANSCRIPT: Transcript = { turns: [] };
+
+/** Most characters of invocation output kept in the projection (older output is cut from the front). */
+export const MAX_INVOCATION_OUTPUT_CHARS = 64 * 1024;
+
+/**
+ * Applies one update. A `turn` update inserts or replaces the turn's record (keeping its items);
+ * an `event` whose turn is unknown is ignored, and an event with a seq already applied for its run
+ * is ignored (idempotent replays).
+ */
+export function applyUpdate(transcript: Transcript, update: TranscriptUpdate): Transcript {
+  if (update.type === 'turn') {
+    const index = transcript.turns.findIndex((t) => t.id === update.turn.id);
+    if (index < 0) {
+      const turns = [...transcript.turns, { ...update.turn, items: [], applied: {} }];
+      turns.sort((a, b) => a.createdAt - b.createdAt);
+      return { turns };
+    }
+    const existing = transcript.turns[index]!;
+    return replaceTurn(transcript, index, { ...existing, ...update.turn, items: existing.items, applied: existing.applied });
+  }
+  const event = update.event;
+  const index = transcript.turns.findIndex((t) => t.id === event.turnId);
+  if (index < 0) return transcript;
+  const turn = transcript.turns[index]!;
+  if ((turn.applied[event.runId] ?? 0) >= event.seq) return transcript;
+  const applied = { ...turn.applied, [event.runId]: event.seq };
+  return replaceTurn(transcript, index, { ...applyEventToTurn(turn, event), applied });
+}
+
+/** Folds many updates (convenience for snapshots). */
+export function buildTranscript(turns: readonly TurnRecord[], events: readonly LedgerEvent[]): Transcript {
+  let t = EMPTY_TRANSCRIPT;
+  for (const turn of turns) t = applyUpdate(t, { type: 'turn', turn });
+  for (const event of events) t = applyUpdate(t, { type: 'event', event });
+  return t;
+}
+
+function replaceTurn(transcript: Transcript, index: number, turn: TranscriptTurn): Transcript {
+  const turns = transcript.turns.slice();
+  turns[index] = turn;
+  return { turns };
+}
+
+function mapItem<T extends TranscriptItem['type']>(
+  items: readonly TranscriptItem[],
+  type: T,
+  id: string,
+  change: (item: Extract<TranscriptItem, { type: T }>) => TranscriptItem,
+): readonly TranscriptItem[] {
+  return items.map((item) => (item.type === type && 'id' in item && item.id === id ? change(item as Extract<TranscriptItem, { type: T }>) : item));
+}
+
+function applyEventToTurn(turn: TranscriptTurn, event: LedgerEvent): TranscriptTurn {
+  switch (event.kind) {
+    case 'text': {
+      const last = turn.items[turn.items.length - 1];
+      if (last && last.type === 'text') {
+        return { ...turn, items: [...turn.items.slice(0, -1), { type: 'text', text: last.text + event.payload.text }] };
+      }
+      return { ...turn, items: [...turn.items, { type: 'text', text: event.payload.text }] };
+    }
+    case 'invocation_started': {
+      const p = event.payload;
+      return {
+        ...turn,
+        items: [...turn.items, { type: 'invocation', id: p.invocationId, tool: p.tool, summary: p.summary, status: 'running', output: '', ...(p.diff ? { diff: p.diff } : {}) }],
+      };
+    }
+    case 'invocation_output': {
+      const p = event.payload;
+      return {
+        ...turn,
+        items: mapItem(turn.items, 'invocation', p.invocationId, (item) => {
+          const output = (item.output + p.chunk).slice(-MAX_INVOCATION_OUTPUT_CHARS);
+          return { ...item, output };
+        }),
+      };
+    }
+    case 'invocation_finished': {
+      const p = event.payload;
+      return {
+        ...turn,
+        items: mapItem(turn.items, 'invocation', p.invocationId, (item) => ({
+          ...item,
+          status: p.status,
+          ...(p.failureClass ? { failureClass: p.failureClass } : {}),
+          ...(p.exitCode !== undefined ? { exitCode: p.exitCode } : {}),
+          ...(p.message ? { message: p.message } : {}),
+        })),
+      };
+    }
+    case 'boundary_requested': {
+      const p = event.payload;
+      const items = p.invocationId
+        ? mapItem(turn.items, 'invocation', p.invocationId, (item) => ({ ...item, status: 'awaiting_approval' as const }))
+        : turn.items;
+      return {
+        ...turn,
+        items: [
+          ...items,
+          {
+            type: 'boundary',
+            id: p.requestId,
+            ...(p.invocationId ? { invocationId: p.invocationId } : {}),
+            kind: p.kind,
+            subject: p.subject,
+            why: p.why,
+            ...(p.diff ? { diff: p.diff } : {}),
+            status: 'pending',
+          },
+        ],
+      };
+    }
+    case 'boundary_decided': {
+      const p = event.payload;
+      let items = mapItem(turn.items, 'boundary', p.requestId, (item) => ({
+        ...item,
+        status: p.status,
+        decision: p.decision,
+        closureReason: p.closureReason,
+      }));
+      const request = items.find((i) => i.type === 'boundary' && i.id === p.requestId);
+      if (p.status === 'approved' && request && request.type === 'boundary' && request.invocationId) {
+        items = mapItem(items, 'invocation', request.invocationId, (item) => (item.status === 'awaiting_approval' ? { ...item, status: 'running' } : item));
+      }
+      return { ...turn, items };
+    }
+    case 'run_finished': {
+      const p = event.payload;
+      return { ...turn, status: p.turnStatus, errorClass: p.errorClass ?? null, ...(p.message ? { items: [...turn.items, { type: 'notice', level: p.turnStatus === 'failed' ? 'error' : 'info', message: p.message }] } : {}) };
+    }
+    case 'notice':
+      return { ...turn, items: [...turn.items, { type: 'notice', level: event.payload.level, message: event.payload.message }] };
+  }
+}
+
+/** Status helpers the webview uses. */
+export function isTurnTerminal(status: TurnStatus): boolean {
+  return status !== 'running';
+}
+
+/**
+ * The boundary request a restart closed in this turn, if any (the one the banner names):
+ * the last `boundary` item denied with closure reason `host_restarted`.
+ */
+export function restartClosedRequest(turn: TranscriptTurn): Extract<TranscriptItem, { type: 'boundary' }> | undefined {
+  for (let i = turn.items.length - 1; i >= 0; i--) {
+    const item = turn.items[i]!;
+    if (item.type === 'boundary' && item.status === 'denied' && item.closureReason === 'host_restarted') return item;
+  }
+  return undefined;
+}
+
+/** True when a later turn already retries or continues `turnId` (its Retry/Continue is spent). */
+export function isFollowedUp(transcript: Transcript, turnId: string): boolean {
+  return transcript.turns.some((t) => t.parentTurnId === turnId);
+}
