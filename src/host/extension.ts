@@ -1,0 +1,132 @@
+/**
+ * Extension entry point: wires the journal, the chat runtime and the chat tabs into VS Code.
+ *
+ * Order on activation: the serializer and commands are registered synchronously (VS Code restores
+ * panels only through a serializer registered during `activate`); then the journal opens under
+ * `globalStorageUri`, this extension host registers itself as an instance, and recovery settles the
+ * runs orphaned by dead hosts — all before any restored panel receives its state.
+ */
+import * as vscode from 'vscode';
+import { Journal } from '../journal/journal';
+import { ChatRuntime } from '../runtime/chatRuntime';
+import { describeThisInstance } from '../runtime/instance';
+import { CHAT_VIEW_TYPE } from './chatPanel';
+import { ChatPanels, pickSession } from './chatPanels';
+import { createAgentRegistry } from './agents';
+
+/** Journal file name inside `globalStorageUri`. */
+export const JOURNAL_FILE_NAME = 'journal.sqlite';
+
+/** How often (ms) this host checks for runs orphaned by a host that died while others live. */
+export const ORPHAN_CHECK_INTERVAL_MS = 3000;
+
+/** What `activate` returns: a handle for the extension's own tests. */
+export interface NativeAgentChatsApi {
+  /** Resolves once the journal is open and recovery ran. */
+  readonly ready: Promise<ChatRuntime>;
+  /** Absolute path of the journal file. */
+  readonly journalFile: string;
+  /** Session ids of this window's open chat tabs. */
+  openSessionIds(): string[];
+}
+
+let teardown: (() => Promise<void>) | undefined;
+
+/** VS Code calls this once per extension host. */
+export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi {
+  const output = vscode.window.createOutputChannel('Agent Chats', { log: true });
+  const log = (line: string) => output.info(line);
+  const journalFile = vscode.Uri.joinPath(context.globalStorageUri, JOURNAL_FILE_NAME).fsPath;
+
+  let runtimeRef: ChatRuntime | undefined;
+  let journalRef: Journal | undefined;
+  let panels!: ChatPanels; // assigned below, before `ready` first awaits
+  const ready = (async () => {
+    const journal = await Journal.open({ file: journalFile, wasmPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath });
+    journalRef = journal;
+    const r = journal.report;
+    log(`[journal] ${journalFile}: schema ${r.versionFound} → ${r.version}${r.created ? ' (new)' : ''}${r.readOnlyReason ? ' READ-ONLY' : ''}`);
+    if (r.quarantined) {
+      log(`[journal] moved an unreadable journal aside to ${r.quarantined.path}: ${r.quarantined.reason}`);
+      void vscode.window.showWarningMessage(
+        `Agent Chats could not read its chat journal, so it moved it aside to ${r.quarantined.path} and started a new one. Nothing was deleted.`,
+      );
+    }
+    if (r.readOnlyReason) void vscode.window.showWarningMessage(r.readOnlyReason);
+    const config = () => vscode.workspace.getConfiguration('nativeAgentChats');
+    const runtime = new ChatRuntime({
+      journal,
+      instance: describeThisInstance(Date.now()),
+      agentFor: createAgentRegistry({ chunkDelayMs: 15 }),
+      workspaceRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      commandTimeoutMs: () => config().get<number>('local.commandTimeoutMs', 30_000),
+      log,
+    });
+    runtimeRef = runtime;
+    context.subscriptions.push(panels.bind(runtime));
+    const recovered = await runtime.start();
+    if (recovered.length > 0) log(`[recovery] recovered ${recovered.length} interrupted run(s)`);
+    const timer = setInterval(() => void runtime.recoverOrphans().catch((e) => log(`[recovery] ${(e as Error).message}`)), ORPHAN_CHECK_INTERVAL_MS);
+    context.subscriptions.push({ dispose: () => clearInterval(timer) });
+    return runtime;
+  })();
+  ready.catch((error) => {
+    log(`[journal] could not start: ${(error as Error).stack ?? error}`);
+    void vscode.window.showErrorMessage(`Agent Chats could not open its chat journal: ${(error as Error).message}`);
+  });
+
+  panels = new ChatPanels(ready, context.extensionUri, log);
+  context.subscriptions.push(output, panels, vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, panels));
+
+  const command = (id: string, run: (runtime: ChatRuntime) => Promise<unknown>) =>
+    context.subscriptions.push(
+      vscode.commands.registerCommand(id, async () => {
+        try {
+          return await run(await ready);
+        } catch (error) {
+          log(`[command] ${id} failed: ${(error as Error).stack ?? error}`);
+          void vscode.window.showErrorMessage(`Agent Chats: ${(error as Error).message}`);
+          return undefined;
+        }
+      }),
+    );
+
+  command('nativeAgentChats.newChat', async (runtime) => {
+    const provider = vscode.workspace.getConfiguration('nativeAgentChats').get<string>('defaultProvider', 'local');
+    const created = await runtime.createSession(provider);
+    if (!created.ok) {
+      void vscode.window.showErrorMessage(created.message);
+      return undefined;
+    }
+    await panels.open(created.value);
+    return created.value.id;
+  });
+  command('nativeAgentChats.openChat', async (runtime) => {
+    const session = await pickSession(runtime, 'Open a chat');
+    if (session) await panels.open(session);
+    return session?.id;
+  });
+  command('nativeAgentChats.stop', async (runtime) => {
+    const sessionId = panels.activeSessionId();
+    if (!sessionId) {
+      void vscode.window.showInformationMessage('Open a chat tab to stop its agent.');
+      return false;
+    }
+    const stopped = await runtime.stop(sessionId);
+    return stopped.ok && stopped.value.stopped;
+  });
+  command('nativeAgentChats.showLogs', async () => output.show());
+
+  teardown = async () => {
+    panels.dispose();
+    runtimeRef?.dispose();
+    await journalRef?.close();
+  };
+  return { ready, journalFile, openSessionIds: () => panels.openSessionIds() };
+}
+
+/** VS Code calls this when the extension host shuts down (reload, window close). */
+export async function deactivate(): Promise<void> {
+  await teardown?.();
+  teardown = undefined;
+}

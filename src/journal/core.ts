@@ -1,0 +1,525 @@
+/**
+ * `JournalCore`: every read and write of the journal as synchronous operations on one open sql.js
+ * database. It knows SQL and row shapes, nothing about files, processes or threads: `journal.ts`
+ * wraps it with persistence and the async interface callers use.
+ *
+ * Each write method runs inside a transaction opened by the caller (`Journal.write`); write methods
+ * are idempotent where recovery needs them to be: a settle of a request that is no longer pending,
+ * or the finish of a run or invocation that is already terminal, changes nothing and says so.
+ */
+import type { Database, SqlValue } from 'sql.js';
+import type { LedgerEvent, NewLedgerEvent, SessionRecord, TurnRecord } from '../core/events';
+import type {
+  BoundaryDecision, BoundaryKind, BoundaryStatus, ClosureReason, ErrorClass, InvocationStatus, RunStatus, TurnStatus,
+} from '../core/vocabulary';
+import { JournalRefusedError } from './errors';
+import type { BoundaryRequestRecord, InstanceRecord, InvocationRecord, RunRecord, TabRecord } from './records';
+
+type Row = Record<string, SqlValue>;
+
+/** Input of `startTurn`: a turn and its first run, created together. */
+export interface StartTurnInput {
+  readonly turn: Omit<TurnRecord, 'status' | 'errorClass'>;
+  readonly run: { readonly id: string; readonly instanceId: string; readonly provider: string };
+}
+
+/** Input of `createBoundaryRequest`. `autoApproved` records a request approved by a session grant. */
+export interface CreateBoundaryRequestInput {
+  readonly id: string;
+  readonly runId: string;
+  readonly invocationId: string | null;
+  readonly kind: BoundaryKind;
+  readonly subject: string;
+  readonly why: string;
+  readonly detail: string | null;
+  readonly scopeKey: string;
+  readonly at: number;
+  readonly autoApproved?: boolean;
+}
+
+/** Input of `settleBoundaryRequest`. */
+export interface SettleBoundaryRequestInput {
+  readonly id: string;
+  readonly status: Exclude<BoundaryStatus, 'pending'>;
+  readonly decision: BoundaryDecision;
+  readonly closureReason: ClosureReason;
+  readonly at: number;
+}
+
+/** Input of `finishRun`: the run's and its turn's terminal state. */
+export interface FinishRunInput {
+  readonly runId: string;
+  readonly status: Exclude<RunStatus, 'running'>;
+  readonly turnStatus: Exclude<TurnStatus, 'running'>;
+  readonly errorClass?: ErrorClass;
+  readonly message?: string;
+  readonly at: number;
+}
+
+/** Input of `finishInvocation`. */
+export interface FinishInvocationInput {
+  readonly id: string;
+  readonly status: Exclude<InvocationStatus, 'running' | 'awaiting_approval'>;
+  readonly failureClass?: ErrorClass;
+  readonly exitCode?: number | null;
+  readonly message?: string;
+  readonly at: number;
+}
+
+/** Synchronous journal operations over one sql.js database (see module docstring). */
+export class JournalCore {
+  constructor(private readonly db: Database) {}
+
+  // ---------------------------------------------------------------- low level
+
+  private all(sql: string, params: SqlValue[] = []): Row[] {
+    const stmt = this.db.prepare(sql);
+    try {
+      stmt.bind(params);
+      const rows: Row[] = [];
+      while (stmt.step()) rows.push(stmt.getAsObject() as Row);
+      return rows;
+    } finally {
+      stmt.free();
+    }
+  }
+
+  private one(sql: string, params: SqlValue[] = []): Row | undefined {
+    return this.all(sql, params)[0];
+  }
+
+  private run(sql: string, params: SqlValue[] = []): number {
+    this.db.run(sql, params);
+    return this.db.getRowsModified();
+  }
+
+  // ---------------------------------------------------------------- sessions
+
+  /** Creates a session. Throws a `not_found`-free constraint error if the id exists. */
+  createSession(session: SessionRecord): SessionRecord {
+    this.run('INSERT INTO sessions (id, title, provider, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [
+      session.id, session.title, session.provider, session.createdAt, session.updatedAt,
+    ]);
+    return session;
+  }
+
+  /** Renames a session; refuses `not_found` for an unknown id. */
+  renameSession(id: string, title: string, at: number): SessionRecord {
+    if (this.run('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?', [title, at, id]) === 0) {
+      throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
+    }
+    return this.getSession(id)!;
+  }
+
+  /** Stores the provider's own state for a session (e.g. its session or thread id), JSON text. */
+  setProviderState(id: string, state: string | null, at: number): void {
+    this.run('UPDATE sessions SET provider_state = ?, updated_at = ? WHERE id = ?', [state, at, id]);
+  }
+
+  /** The provider state set by `setProviderState`, or null. */
+  getProviderState(id: string): string | null {
+    const row = this.one('SELECT provider_state FROM sessions WHERE id = ?', [id]);
+    return (row?.provider_state as string | null | undefined) ?? null;
+  }
+
+  /** One session or undefined. */
+  getSession(id: string): SessionRecord | undefined {
+    const row = this.one('SELECT * FROM sessions WHERE id = ?', [id]);
+    return row && toSession(row);
+  }
+
+  /** Every session, most recently updated first. */
+  listSessions(): SessionRecord[] {
+    return this.all('SELECT * FROM sessions ORDER BY updated_at DESC, id').map(toSession);
+  }
+
+  // ---------------------------------------------------------------- turns and runs
+
+  /** Creates a turn (status running) and its run (status running) in the caller's transaction. */
+  startTurn(input: StartTurnInput): { turn: TurnRecord; run: RunRecord } {
+    const t = input.turn;
+    if (!this.getSession(t.sessionId)) throw new JournalRefusedError('not_found', `No chat with id ${t.sessionId}.`);
+    this.run(
+      'INSERT INTO turns (id, session_id, prompt, origin, parent_turn_id, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [t.id, t.sessionId, t.prompt, t.origin, t.parentTurnId, 'running', t.createdAt],
+    );
+    this.run(
+      'INSERT INTO runs (id, turn_id, session_id, instance_id, provider, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [input.run.id, t.id, t.sessionId, input.run.instanceId, input.run.provider, 'running', t.createdAt],
+    );
+    this.run('UPDATE sessions SET updated_at = ? WHERE id = ?', [t.createdAt, t.sessionId]);
+    return { turn: this.getTurn(t.id)!, run: this.getRun(input.run.id)! };
+  }
+
+  /** One turn or undefined. */
+  getTurn(id: string): TurnRecord | undefined {
+    const row = this.one('SELECT * FROM turns WHERE id = ?', [id]);
+    return row && toTurn(row);
+  }
+
+  /** A session's turns, oldest first. */
+  listTurns(sessionId: string): TurnRecord[] {
+    return this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]).map(toTurn);
+  }
+
+  /** One run or undefined. */
+  getRun(id: string): RunRecord | undefined {
+    const row = this.one('SELECT * FROM runs WHERE id = ?', [id]);
+    return row && toRun(row);
+  }
+
+  /** Runs still marked running (in flight in some host, or orphaned by a dead one). */
+  listRunsInFlight(): RunRecord[] {
+    return this.all("SELECT * FROM runs WHERE status = 'running' ORDER BY started_at, id").map(toRun);
+  }
+
+  /**
+   * Ends a run and its turn, appending the `run_finished` event. Idempotent: a run that is no longer
+   * running is left as it is and `finished` is false (no second terminal state).
+   */
+  finishRun(input: FinishRunInput): { finished: boolean; events: LedgerEvent[] } {
+    const run = this.getRun(input.runId);
+    if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
+    const changed = this.run(
+      "UPDATE runs SET status = ?, error_class = ?, finished_at = ? WHERE id = ? AND status = 'running'",
+      [input.status, input.errorClass ?? null, input.at, input.runId],
+    );
+    if (changed === 0) return { finished: false, events: [] };
+    this.run("UPDATE turns SET status = ?, error_class = ?, finished_at = ? WHERE id = ? AND status = 'running'", [
+      input.turnStatus, input.errorClass ?? null, input.at, run.turnId,
+    ]);
+    this.run('UPDATE sessions SET updated_at = ? WHERE id = ?', [input.at, run.sessionId]);
+    const events = this.appendEvents(input.runId, [
+      {
+        kind: 'run_finished',
+        payload: {
+          status: input.status,
+          turnStatus: input.turnStatus,
+          ...(input.errorClass ? { errorClass: input.errorClass } : {}),
+          ...(input.message ? { message: input.message } : {}),
+        },
+      },
+    ], input.at);
+    return { finished: true, events };
+  }
+
+  // ---------------------------------------------------------------- events
+
+  /** Appends events to a run's ledger with the next sequence numbers; returns them as stored. */
+  appendEvents(runId: string, events: readonly NewLedgerEvent[], at: number): LedgerEvent[] {
+    if (events.length === 0) return [];
+    const run = this.getRun(runId);
+    if (!run) throw new JournalRefusedError('not_found', `No run with id ${runId}.`);
+    const next = (this.one('SELECT COALESCE(MAX(seq), 0) AS s FROM events WHERE run_id = ?', [runId])!.s as number) + 1;
+    const stored: LedgerEvent[] = [];
+    events.forEach((event, i) => {
+      const seq = next + i;
+      this.run('INSERT INTO events (run_id, seq, session_id, turn_id, kind, payload, at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+        runId, seq, run.sessionId, run.turnId, event.kind, JSON.stringify(event.payload), at,
+      ]);
+      stored.push({ runId, seq, sessionId: run.sessionId, turnId: run.turnId, kind: event.kind, payload: event.payload, at } as LedgerEvent);
+    });
+    return stored;
+  }
+
+  /** A session's ledger, in run start order then sequence order. */
+  listEvents(sessionId: string): LedgerEvent[] {
+    return this.all(
+      `SELECT e.* FROM events e JOIN runs r ON r.id = e.run_id
+       WHERE e.session_id = ? ORDER BY r.started_at, e.run_id, e.seq`,
+      [sessionId],
+    ).map(toEvent);
+  }
+
+  // ---------------------------------------------------------------- invocations
+
+  /** Journals a tool invocation as running and appends `invocation_started`. */
+  startInvocation(input: { id: string; runId: string; tool: string; input: string; summary: string; diff?: string; at: number }): LedgerEvent[] {
+    const run = this.getRun(input.runId);
+    if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
+    this.run(
+      'INSERT INTO invocations (id, run_id, turn_id, session_id, tool, input, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [input.id, input.runId, run.turnId, run.sessionId, input.tool, input.input, 'running', input.at],
+    );
+    return this.appendEvents(input.runId, [
+      { kind: 'invocation_started', payload: { invocationId: input.id, tool: input.tool, summary: input.summary, ...(input.diff ? { diff: input.diff } : {}) } },
+    ], input.at);
+  }
+
+  /** One invocation or undefined. */
+  getInvocation(id: string): InvocationRecord | undefined {
+    const row = this.one('SELECT * FROM invocations WHERE id = ?', [id]);
+    return row && toInvocation(row);
+  }
+
+  /** A run's invocations that have no terminal state yet. */
+  listOpenInvocations(runId: string): InvocationRecord[] {
+    return this.all(
+      "SELECT * FROM invocations WHERE run_id = ? AND status IN ('running', 'awaiting_approval') ORDER BY started_at, id",
+      [runId],
+    ).map(toInvocation);
+  }
+
+  /** Sets an invocation's status (non-terminal changes, e.g. awaiting_approval → running). */
+  setInvocationStatus(id: string, status: 'running' | 'awaiting_approval'): void {
+    this.run("UPDATE invocations SET status = ? WHERE id = ? AND status IN ('running', 'awaiting_approval')", [status, id]);
+  }
+
+  /**
+   * Ends an invocation and appends `invocation_finished`. Idempotent: an invocation already
+   * terminal is left alone and `finished` is false.
+   */
+  finishInvocation(input: FinishInvocationInput): { finished: boolean; events: LedgerEvent[] } {
+    const inv = this.getInvocation(input.id);
+    if (!inv) throw new JournalRefusedError('not_found', `No tool invocation with id ${input.id}.`);
+    const changed = this.run(
+      "UPDATE invocations SET status = ?, failure_class = ?, finished_at = ? WHERE id = ? AND status IN ('running', 'awaiting_approval')",
+      [input.status, input.failureClass ?? null, input.at, input.id],
+    );
+    if (changed === 0) return { finished: false, events: [] };
+    const events = this.appendEvents(inv.runId, [
+      {
+        kind: 'invocation_finished',
+        payload: {
+          invocationId: input.id,
+          status: input.status,
+          ...(input.failureClass ? { failureClass: input.failureClass } : {}),
+          ...(input.exitCode !== undefined ? { exitCode: input.exitCode } : {}),
+          ...(input.message ? { message: input.message } : {}),
+        },
+      },
+    ], input.at);
+    return { finished: true, events };
+  }
+
+  // ---------------------------------------------------------------- boundary requests
+
+  /**
+   * Creates a boundary request with its provenance (session, turn, run, invocation) in one INSERT,
+   * and appends `boundary_requested` (plus `boundary_decided` when `autoApproved` by a session grant).
+   */
+  createBoundaryRequest(input: CreateBoundaryRequestInput): { request: BoundaryRequestRecord; events: LedgerEvent[] } {
+    const run = this.getRun(input.runId);
+    if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
+    const approved = input.autoApproved === true;
+    this.run(
+      `INSERT INTO boundary_requests (id, session_id, turn_id, run_id, invocation_id, kind, subject, why, detail, scope_key,
+         status, decision, closure_reason, created_at, decided_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        input.id, run.sessionId, run.turnId, run.id, input.invocationId, input.kind, input.subject, input.why, input.detail, input.scopeKey,
+        approved ? 'approved' : 'pending', approved ? 'allow_session' : null, approved ? 'session_grant' : null, input.at, approved ? input.at : null,
+      ],
+    );
+    if (input.invocationId && !approved) this.setInvocationStatus(input.invocationId, 'awaiting_approval');
+    const events = this.appendEvents(run.id, [
+      {
+        kind: 'boundary_requested',
+        payload: {
+          requestId: input.id,
+          ...(input.invocationId ? { invocationId: input.invocationId } : {}),
+          kind: input.kind,
+          subject: input.subject,
+          why: input.why,
+          ...(input.detail ? { diff: input.detail } : {}),
+        },
+      },
+      ...(approved
+        ? [{ kind: 'boundary_decided' as const, payload: { requestId: input.id, status: 'approved' as const, decision: 'allow_session' as const, closureReason: 'session_grant' as const } }]
+        : []),
+    ], input.at);
+    return { request: this.getBoundaryRequest(input.id)!, events };
+  }
+
+  /** One boundary request or undefined. */
+  getBoundaryRequest(id: string): BoundaryRequestRecord | undefined {
+    const row = this.one('SELECT * FROM boundary_requests WHERE id = ?', [id]);
+    return row && toBoundary(row);
+  }
+
+  /** A run's requests still pending. */
+  listPendingBoundaryRequests(runId: string): BoundaryRequestRecord[] {
+    return this.all("SELECT * FROM boundary_requests WHERE run_id = ? AND status = 'pending' ORDER BY created_at, id", [runId]).map(toBoundary);
+  }
+
+  /** Every pending request of a session (any run). */
+  listSessionPendingBoundaryRequests(sessionId: string): BoundaryRequestRecord[] {
+    return this.all("SELECT * FROM boundary_requests WHERE session_id = ? AND status = 'pending' ORDER BY created_at, id", [sessionId]).map(toBoundary);
+  }
+
+  /**
+   * Requests a restart closed: settled as denied with closure reason `host_restarted`. Because the
+   * query filters on the settled outcome, a request answered before the restart (or denied for any
+   * other reason) can never be read as a restart closure.
+   */
+  listRestartClosures(sessionId: string): BoundaryRequestRecord[] {
+    return this.all(
+      "SELECT * FROM boundary_requests WHERE session_id = ? AND status = 'denied' AND closure_reason = 'host_restarted' ORDER BY created_at, id",
+      [sessionId],
+    ).map(toBoundary);
+  }
+
+  /**
+   * Settles a pending request and appends `boundary_decided`. Idempotent: a request that is no longer
+   * pending is left as it is and `settled` is false (its current row is returned).
+   */
+  settleBoundaryRequest(input: SettleBoundaryRequestInput): { settled: boolean; request: BoundaryRequestRecord; events: LedgerEvent[] } {
+    const existing = this.getBoundaryRequest(input.id);
+    if (!existing) throw new JournalRefusedError('not_found', `No boundary request with id ${input.id}.`);
+    const changed = this.run(
+      "UPDATE boundary_requests SET status = ?, decision = ?, closure_reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
+      [input.status, input.decision, input.closureReason, input.at, input.id],
+    );
+    if (changed === 0) return { settled: false, request: existing, events: [] };
+    if (existing.invocationId && input.status === 'approved') this.setInvocationStatus(existing.invocationId, 'running');
+    const events = existing.runId
+      ? this.appendEvents(existing.runId, [
+          { kind: 'boundary_decided', payload: { requestId: input.id, status: input.status, decision: input.decision, closureReason: input.closureReason } },
+        ], input.at)
+      : [];
+    return { settled: true, request: this.getBoundaryRequest(input.id)!, events };
+  }
+
+  /** True when an earlier "Allow for this session" in this session covers `scopeKey`. */
+  hasSessionGrant(sessionId: string, scopeKey: string): boolean {
+    return this.one(
+      "SELECT 1 AS x FROM boundary_requests WHERE session_id = ? AND scope_key = ? AND decision = 'allow_session' AND status = 'approved' LIMIT 1",
+      [sessionId, scopeKey],
+    ) !== undefined;
+  }
+
+  // ---------------------------------------------------------------- tabs
+
+  /** Records that a chat has an open tab (idempotent). */
+  recordTab(sessionId: string, at: number): void {
+    this.run('INSERT INTO tabs (session_id, opened_at) VALUES (?, ?) ON CONFLICT(session_id) DO NOTHING', [sessionId, at]);
+  }
+
+  /** Forgets a chat's tab (the user closed it). */
+  removeTab(sessionId: string): void {
+    this.run('DELETE FROM tabs WHERE session_id = ?', [sessionId]);
+  }
+
+  /** Chats that had open tabs, oldest first. */
+  listTabs(): TabRecord[] {
+    return this.all('SELECT * FROM tabs ORDER BY opened_at, session_id').map((r) => ({ sessionId: r.session_id as string, openedAt: r.opened_at as number }));
+  }
+
+  // ---------------------------------------------------------------- instances
+
+  /** Registers (or refreshes) an extension-host instance. */
+  registerInstance(instance: InstanceRecord): void {
+    this.run(
+      `INSERT INTO instances (id, pid, process_start, hostname, started_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET last_seen_at = excluded.last_seen_at`,
+      [instance.id, instance.pid, instance.processStart, instance.hostname, instance.startedAt, instance.lastSeenAt],
+    );
+  }
+
+  /** Removes an instance row (its process is gone and nothing it owned is still in flight). */
+  removeInstance(id: string): void {
+    this.run('DELETE FROM instances WHERE id = ?', [id]);
+  }
+
+  /** One instance or undefined. */
+  getInstance(id: string): InstanceRecord | undefined {
+    const row = this.one('SELECT * FROM instances WHERE id = ?', [id]);
+    return row && toInstance(row);
+  }
+
+  /** Every registered instance. */
+  listInstances(): InstanceRecord[] {
+    return this.all('SELECT * FROM instances ORDER BY started_at, id').map(toInstance);
+  }
+}
+
+// -------------------------------------------------------------------- row decoding
+
+function toSession(r: Row): SessionRecord {
+  return { id: r.id as string, title: r.title as string, provider: r.provider as string, createdAt: r.created_at as number, updatedAt: r.updated_at as number };
+}
+
+function toTurn(r: Row): TurnRecord {
+  return {
+    id: r.id as string,
+    sessionId: r.session_id as string,
+    prompt: r.prompt as string,
+    origin: r.origin as TurnRecord['origin'],
+    parentTurnId: (r.parent_turn_id as string | null) ?? null,
+    status: r.status as TurnStatus,
+    errorClass: (r.error_class as ErrorClass | null) ?? null,
+    createdAt: r.created_at as number,
+  };
+}
+
+function toRun(r: Row): RunRecord {
+  return {
+    id: r.id as string,
+    turnId: r.turn_id as string,
+    sessionId: r.session_id as string,
+    instanceId: r.instance_id as string,
+    provider: r.provider as string,
+    status: r.status as RunStatus,
+    errorClass: (r.error_class as ErrorClass | null) ?? null,
+    startedAt: r.started_at as number,
+    finishedAt: (r.finished_at as number | null) ?? null,
+  };
+}
+
+function toInvocation(r: Row): InvocationRecord {
+  return {
+    id: r.id as string,
+    runId: r.run_id as string,
+    turnId: r.turn_id as string,
+    sessionId: r.session_id as string,
+    tool: r.tool as string,
+    input: r.input as string,
+    status: r.status as InvocationStatus,
+    failureClass: (r.failure_class as ErrorClass | null) ?? null,
+    startedAt: r.started_at as number,
+    finishedAt: (r.finished_at as number | null) ?? null,
+  };
+}
+
+function toBoundary(r: Row): BoundaryRequestRecord {
+  return {
+    id: r.id as string,
+    sessionId: r.session_id as string,
+    turnId: r.turn_id as string,
+    runId: (r.run_id as string | null) ?? null,
+    invocationId: (r.invocation_id as string | null) ?? null,
+    kind: r.kind as BoundaryKind,
+    subject: r.subject as string,
+    why: r.why as string,
+    detail: (r.detail as string | null) ?? null,
+    scopeKey: r.scope_key as string,
+    status: r.status as BoundaryStatus,
+    decision: (r.decision as BoundaryDecision | null) ?? null,
+    closureReason: (r.closure_reason as ClosureReason | null) ?? null,
+    createdAt: r.created_at as number,
+    decidedAt: (r.decided_at as number | null) ?? null,
+  };
+}
+
+function toInstance(r: Row): InstanceRecord {
+  return {
+    id: r.id as string,
+    pid: r.pid as number,
+    processStart: (r.process_start as string | null) ?? null,
+    hostname: r.hostname as string,
+    startedAt: r.started_at as number,
+    lastSeenAt: r.last_seen_at as number,
+  };
+}
+
+function toEvent(r: Row): LedgerEvent {
+  return {
+    runId: r.run_id as string,
+    seq: r.seq as number,
+    sessionId: r.session_id as string,
+    turnId: r.turn_id as string,
+    kind: r.kind as LedgerEvent['kind'],
+    payload: JSON.parse(r.payload as string),
+    at: r.at as number,
+  } as LedgerEvent;
+}

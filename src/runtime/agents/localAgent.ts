@@ -1,0 +1,133 @@
+/**
+ * The built-in offline local agent: the default provider, so the product works with no account and
+ * no network. Deterministic: the same prompt gives the same reply. It streams its reply in chunks
+ * and uses the product's own tool runtime (so its commands and file access obey the sandbox policy).
+ *
+ * It understands:
+ *   help                      what it can do
+ *   run <shell command>       runs the command in the workspace folder (with a timeout)
+ *   read <path>               reads a file
+ *   write <path> + ```block``` writes the fenced block to the file
+ * Anything else gets a short reply that points at those.
+ */
+import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, ToolResult } from '../agent';
+
+/** Parsed intent of a prompt. */
+export type LocalIntent =
+  | { readonly type: 'help' }
+  | { readonly type: 'run'; readonly command: string }
+  | { readonly type: 'read'; readonly path: string }
+  | { readonly type: 'write'; readonly path: string; readonly content: string }
+  | { readonly type: 'write_without_block'; readonly path: string }
+  | { readonly type: 'chat'; readonly text: string };
+
+/** Parses a prompt into an intent (pure). */
+export function parseLocalPrompt(prompt: string): LocalIntent {
+  const text = prompt.trim();
+  const [first = '', ...rest] = text.split('\n');
+  const match = /^(\w+)\s*(.*)$/.exec(first.trim());
+  const verb = match?.[1]?.toLowerCase();
+  const arg = (match?.[2] ?? '').trim();
+  if (verb === 'help' || text === '?') return { type: 'help' };
+  if (verb === 'run' && arg) return { type: 'run', command: [arg, ...rest].join('\n').trim() };
+  if (verb === 'read' && arg) return { type: 'read', path: unquote(arg) };
+  if (verb === 'write' && arg) {
+    const block = /```[^\n]*\n([\s\S]*?)\n?```/.exec(rest.join('\n'));
+    if (!block) return { type: 'write_without_block', path: unquote(arg) };
+    return { type: 'write', path: unquote(arg), content: block[1]! + '\n' };
+  }
+  return { type: 'chat', text };
+}
+
+function unquote(s: string): string {
+  const m = /^(['"`])(.*)\1$/.exec(s);
+  return m ? m[2]! : s;
+}
+
+/** Help text (markdown). */
+export const LOCAL_AGENT_HELP = [
+  "I'm the **local agent**: I run on your machine with no account and no network.",
+  '',
+  '- `run <command>` runs a shell command in the workspace folder. Read-only commands (`ls`, `cat`, `git status`, …) run at once; anything else asks for your approval first.',
+  '- `read <path>` shows a file. Files outside the workspace need your approval.',
+  '- `write <path>` followed by a fenced code block writes that block to the file.',
+  '- `help` shows this.',
+].join('\n');
+
+/** Options of the local agent. */
+export interface LocalAgentOptions {
+  /** Delay between streamed chunks, in ms (0 in unit tests). */
+  readonly chunkDelayMs?: number;
+}
+
+/** The local agent (see module docstring). */
+export class LocalAgent implements Agent {
+  readonly provider = 'local' as const;
+  readonly label = 'Local agent';
+
+  constructor(private readonly options: LocalAgentOptions = {}) {}
+
+  async runTurn(request: AgentTurnRequest, ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
+    const say = (text: string) => this.stream(text, ctx);
+    if (request.origin === 'continue') await say('Picking up where I was interrupted by the restart.\n\n');
+    if (request.origin === 'retry') await say('Trying that again.\n\n');
+    const intent = parseLocalPrompt(request.prompt);
+    switch (intent.type) {
+      case 'help':
+        await say(LOCAL_AGENT_HELP);
+        break;
+      case 'run': {
+        await say(`Running \`${intent.command}\`.\n\n`);
+        const result = await ctx.tools.run({ name: 'run', input: { command: intent.command } });
+        await say(describeResult(result, 'The command'));
+        break;
+      }
+      case 'read': {
+        await say(`Reading \`${intent.path}\`.\n\n`);
+        const result = await ctx.tools.run({ name: 'read', input: { path: intent.path } });
+        await say(result.status === 'completed' ? `It has ${countLines(result.output)} lines.` : describeResult(result, 'Reading'));
+        break;
+      }
+      case 'write': {
+        await say(`Writing \`${intent.path}\`.\n\n`);
+        const result = await ctx.tools.run({ name: 'write', input: { path: intent.path, content: intent.content } });
+        await say(result.status === 'completed' ? 'Done.' : describeResult(result, 'Writing'));
+        break;
+      }
+      case 'write_without_block':
+        await say(`To write \`${intent.path}\`, put the content in a fenced code block on the lines after \`write ${intent.path}\`.`);
+        break;
+      case 'chat':
+        await say(
+          `I'm the offline local agent, so I don't understand free-form requests. ` +
+            `Try \`run ls\`, \`read README.md\`, or \`help\`.`,
+        );
+        break;
+    }
+    return { status: 'completed' };
+  }
+
+  private async stream(text: string, ctx: AgentTurnContext): Promise<void> {
+    const delay = this.options.chunkDelayMs ?? 0;
+    for (const chunk of text.match(/\S+\s*|\s+/g) ?? []) {
+      if (ctx.signal.aborted) return;
+      ctx.text(chunk);
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+function countLines(text: string): number {
+  return text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
+
+function describeResult(result: ToolResult, what: string): string {
+  switch (result.status) {
+    case 'completed':
+      return `${what} finished${result.exitCode === 0 ? ' (exit code 0)' : ''}.`;
+    case 'failed':
+      return `${what} failed: ${result.message}.`;
+    case 'denied':
+      return `${what} was not run: the request was denied.`;
+  }
+}

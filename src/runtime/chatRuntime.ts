@@ -1,0 +1,479 @@
+/**
+ * `ChatRuntime`: sessions, turns, runs and their agents, on top of the journal. The host adapts it
+ * to VS Code; tests drive it directly in plain Node.
+ *
+ * Flow of a prompt: `send` journals the turn and its run (one transaction), then drives the agent.
+ * Everything the agent does reaches the journal first and the views second: a listener sees an
+ * update only after the journal acknowledged it. Boundary requests are journaled (with turn, run
+ * and invocation) before they are shown, and only requests owned by a live run of this runtime are
+ * actionable. `start()` registers this extension host as an instance and recovers runs orphaned by
+ * dead hosts; `recoverOrphans()` repeats that check (the host calls it on a timer).
+ */
+import { randomUUID } from 'node:crypto';
+import type { LedgerEvent, SessionRecord, TurnRecord } from '../core/events';
+import { fail, ok, type Result } from '../core/result';
+import { buildTranscript, isFollowedUp, type Transcript, type TranscriptUpdate } from '../core/transcript';
+import type { BoundaryDecision, ProviderId } from '../core/vocabulary';
+import type { JournalRefusal } from '../journal/errors';
+import type { Journal } from '../journal/journal';
+import type { InstanceRecord } from '../journal/records';
+import type { LiveState } from '../protocol/messages';
+import type { Agent, AgentTurnContext, BoundaryOutcome, HistoryEntry, InvocationHandle } from './agent';
+import { isInstanceAlive } from './instance';
+import { recoverOrphanedRuns, type RecoveredRun } from './recovery';
+import { RunLedger } from './runLedger';
+import { SandboxedToolRunner } from './toolRuntime';
+
+/** What the runtime tells its listeners. */
+export type RuntimeNotification =
+  | { readonly type: 'update'; readonly sessionId: string; readonly update: TranscriptUpdate }
+  | { readonly type: 'live'; readonly sessionId: string }
+  | { readonly type: 'session'; readonly session: SessionRecord };
+
+/** Stable codes of refused runtime actions (besides journal refusals). */
+export type RuntimeRefusal =
+  | JournalRefusal | 'busy' | 'already_decided' | 'not_actionable' | 'not_retryable' | 'no_agent';
+
+/** Options of the runtime. */
+export interface ChatRuntimeOptions {
+  readonly journal: Journal;
+  /** This extension host (see `instance.ts`). */
+  readonly instance: InstanceRecord;
+  /** The agent for a provider id, or undefined if unavailable. */
+  readonly agentFor: (provider: string) => Agent | undefined;
+  /** Workspace folder (absolute) the agents work in, or undefined. */
+  readonly workspaceRoot: () => string | undefined;
+  /** Kill `run` commands after this many ms. */
+  readonly commandTimeoutMs?: () => number;
+  readonly now?: () => number;
+  readonly isAlive?: (instance: InstanceRecord) => boolean;
+  readonly log?: (line: string) => void;
+  /** Batch interval of streamed events, ms. */
+  readonly flushIntervalMs?: number;
+}
+
+interface Waiter {
+  readonly sessionId: string;
+  readonly resolve: (outcome: BoundaryOutcome) => void;
+}
+
+interface ActiveRun {
+  readonly runId: string;
+  readonly turnId: string;
+  readonly sessionId: string;
+  readonly abort: AbortController;
+  readonly waiters: Map<string, Waiter>;
+  readonly ledger: RunLedger;
+  done: Promise<void>;
+  refused?: string;
+}
+
+/** Default title of a new chat until its first prompt names it. */
+export const NEW_CHAT_TITLE = 'New chat';
+
+/** The chat runtime (see module docstring). */
+export class ChatRuntime {
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly listeners = new Set<(n: RuntimeNotification) => void>();
+  private readonly now: () => number;
+  private readonly log: (line: string) => void;
+  private disposed = false;
+
+  constructor(private readonly options: ChatRuntimeOptions) {
+    this.now = options.now ?? Date.now;
+    this.log = options.log ?? (() => undefined);
+  }
+
+  /** The journal behind this runtime. */
+  get journal(): Journal {
+    return this.options.journal;
+  }
+
+  /** Registers this instance and recovers runs orphaned by dead hosts. */
+  async start(): Promise<readonly RecoveredRun[]> {
+    const journal = this.options.journal;
+    if (!journal.readOnly) {
+      const registered = await journal.write('registerInstance', this.options.instance);
+      if (!registered.ok) this.log(`[runtime] could not register this instance: ${registered.message}`);
+    }
+    return this.recoverOrphans();
+  }
+
+  /** Recovers in-flight runs whose owning host is dead; notifies views of what changed. */
+  async recoverOrphans(): Promise<readonly RecoveredRun[]> {
+    const recovered = await recoverOrphanedRuns(this.options.journal, {
+      selfInstanceId: this.options.instance.id,
+      isAlive: this.options.isAlive ?? isInstanceAlive,
+      now: this.now,
+    });
+    for (const r of recovered) {
+      this.log(`[recovery] run ${r.runId} (turn ${r.turnId}) → ${r.errorClass}; closed requests: ${r.closedRequestIds.join(', ') || 'none'}`);
+      this.publish(r.sessionId, r.events);
+      const turn = await this.options.journal.read('getTurn', r.turnId);
+      if (turn) this.emit({ type: 'update', sessionId: r.sessionId, update: { type: 'turn', turn } });
+      this.emit({ type: 'live', sessionId: r.sessionId });
+    }
+    return recovered;
+  }
+
+  /** Subscribes to notifications; returns an unsubscribe function. */
+  onNotification(listener: (n: RuntimeNotification) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // ------------------------------------------------------------------ sessions
+
+  /** Creates a chat with `provider` (refused when the journal refuses). */
+  async createSession(provider: ProviderId | string, title = NEW_CHAT_TITLE): Promise<Result<SessionRecord, RuntimeRefusal>> {
+    const at = this.now();
+    const created = await this.options.journal.write('createSession', { id: randomUUID(), title, provider, createdAt: at, updatedAt: at });
+    if (created.ok) this.emit({ type: 'session', session: created.value });
+    return created;
+  }
+
+  /** Every chat, most recently updated first. */
+  listSessions(): Promise<SessionRecord[]> {
+    return this.options.journal.read('listSessions');
+  }
+
+  /** One chat or undefined. */
+  getSession(id: string): Promise<SessionRecord | undefined> {
+    return this.options.journal.read('getSession', id);
+  }
+
+  /** The chat's transcript rebuilt from the journal. */
+  async transcript(sessionId: string): Promise<Transcript> {
+    const [turns, events] = await Promise.all([
+      this.options.journal.read('listTurns', sessionId),
+      this.options.journal.read('listEvents', sessionId),
+    ]);
+    return buildTranscript(turns, events);
+  }
+
+  /** Live facts of a chat in this runtime. */
+  liveState(sessionId: string): LiveState {
+    const run = this.active.get(sessionId);
+    return {
+      running: run !== undefined,
+      actionableRequestIds: run ? [...run.waiters.keys()] : [],
+      readOnlyReason: this.options.journal.report.readOnlyReason,
+    };
+  }
+
+  /** Journaled open tabs. */
+  listTabs(): Promise<{ sessionId: string; openedAt: number }[]> {
+    return this.options.journal.read('listTabs');
+  }
+
+  /** Records that a chat has an open tab. */
+  async recordTab(sessionId: string): Promise<void> {
+    const r = await this.options.journal.write('recordTab', sessionId, this.now());
+    if (!r.ok) this.log(`[tabs] could not record tab of ${sessionId}: ${r.message}`);
+  }
+
+  /** Forgets a chat's tab (closed by the user). */
+  async removeTab(sessionId: string): Promise<void> {
+    const r = await this.options.journal.write('removeTab', sessionId);
+    if (!r.ok) this.log(`[tabs] could not remove tab of ${sessionId}: ${r.message}`);
+  }
+
+  // ------------------------------------------------------------------ turns
+
+  /** Sends a prompt: a new turn and run, driven by the chat's agent. */
+  send(sessionId: string, prompt: string): Promise<Result<{ turnId: string }, RuntimeRefusal>> {
+    return this.startTurn(sessionId, prompt, 'prompt', null);
+  }
+
+  /** Retries a failed turn: a new turn with the same prompt, linked to it. */
+  async retry(sessionId: string, turnId: string): Promise<Result<{ turnId: string }, RuntimeRefusal>> {
+    const turn = await this.followUpTarget(sessionId, turnId);
+    if (!turn.ok) return turn;
+    return this.startTurn(sessionId, turn.value.prompt, 'retry', turnId);
+  }
+
+  /** Continues a turn interrupted by a plain restart (`app_restarted`). */
+  async continueTurn(sessionId: string, turnId: string): Promise<Result<{ turnId: string }, RuntimeRefusal>> {
+    const turn = await this.followUpTarget(sessionId, turnId);
+    if (!turn.ok) return turn;
+    if (turn.value.errorClass !== 'app_restarted') return fail('not_retryable', 'Only a reply interrupted by a restart can be continued; use Retry.');
+    return this.startTurn(sessionId, turn.value.prompt, 'continue', turnId);
+  }
+
+  private async followUpTarget(sessionId: string, turnId: string): Promise<Result<TurnRecord, RuntimeRefusal>> {
+    const turn = await this.options.journal.read('getTurn', turnId);
+    if (!turn || turn.sessionId !== sessionId) return fail('not_found', 'That turn is not part of this chat.');
+    if (turn.status !== 'failed') return fail('not_retryable', 'Only a failed turn can be retried or continued.');
+    if (isFollowedUp(await this.transcript(sessionId), turnId)) return fail('not_retryable', 'That turn was already retried or continued.');
+    return ok(turn);
+  }
+
+  private async startTurn(
+    sessionId: string,
+    prompt: string,
+    origin: TurnRecord['origin'],
+    parentTurnId: string | null,
+  ): Promise<Result<{ turnId: string }, RuntimeRefusal>> {
+    const journal = this.options.journal;
+    if (this.active.has(sessionId)) return fail('busy', 'The agent is still working on this chat. Wait for it or press Stop.');
+    const session = await journal.read('getSession', sessionId);
+    if (!session) return fail('not_found', 'This chat no longer exists in the journal.');
+    const agent = this.options.agentFor(session.provider);
+    if (!agent) return fail('no_agent', `The agent "${session.provider}" is not available in this version.`);
+    const history = historyOf(await this.transcript(sessionId));
+    const providerState = await journal.read('getProviderState', sessionId);
+    const turnId = randomUUID();
+    const runId = randomUUID();
+    const at = this.now();
+    // Reserve the session before the first await that could interleave with another send.
+    if (this.active.has(sessionId)) return fail('busy', 'The agent is still working on this chat.');
+    const abort = new AbortController();
+    const active: ActiveRun = {
+      runId, turnId, sessionId, abort, waiters: new Map(), done: Promise.resolve(),
+      ledger: new RunLedger(
+        journal, runId, this.now,
+        (events) => this.publish(sessionId, events),
+        (message) => this.onRefused(active, message),
+        this.options.flushIntervalMs,
+      ),
+    };
+    this.active.set(sessionId, active);
+    const started = await journal.write('startTurn', {
+      turn: { id: turnId, sessionId, prompt, origin, parentTurnId, createdAt: at },
+      run: { id: runId, instanceId: this.options.instance.id, provider: session.provider },
+    });
+    if (!started.ok) {
+      this.active.delete(sessionId);
+      return started;
+    }
+    this.emit({ type: 'update', sessionId, update: { type: 'turn', turn: started.value.turn } });
+    this.emit({ type: 'live', sessionId });
+    if (session.title === NEW_CHAT_TITLE && origin === 'prompt') void this.nameSession(session, prompt);
+    active.done = this.drive(active, agent, { sessionId, turnId, prompt, origin, history, providerState, cwd: this.options.workspaceRoot() ?? process.cwd() });
+    return ok({ turnId });
+  }
+
+  /** Resolves when the chat's current run (if any) has ended. */
+  async whenIdle(sessionId: string): Promise<void> {
+    await this.active.get(sessionId)?.done;
+  }
+
+  private async nameSession(session: SessionRecord, prompt: string): Promise<void> {
+    const firstLine = prompt.trim().split('\n')[0] ?? '';
+    const title = firstLine.length > 48 ? `${firstLine.slice(0, 47)}…` : firstLine;
+    const renamed = await this.options.journal.write('renameSession', session.id, title || NEW_CHAT_TITLE, this.now());
+    if (renamed.ok) this.emit({ type: 'session', session: renamed.value });
+  }
+
+  private async drive(active: ActiveRun, agent: Agent, request: Parameters<Agent['runTurn']>[0]): Promise<void> {
+    const ctx = this.contextFor(active);
+    let outcome: Awaited<ReturnType<Agent['runTurn']>>;
+    try {
+      outcome = await agent.runTurn(request, ctx);
+    } catch (error) {
+      outcome = { status: 'failed', errorClass: 'agent_error', message: `The agent failed: ${(error as Error).message}` };
+    }
+    // A host shutting down leaves the run as it is: the next host's recovery settles it honestly.
+    if (this.disposed) return;
+    try {
+      await this.finishDrive(active, outcome);
+    } catch (error) {
+      this.log(`[runtime] ending run ${active.runId} failed: ${(error as Error).message}`);
+      this.active.delete(active.sessionId);
+      this.emit({ type: 'live', sessionId: active.sessionId });
+    }
+  }
+
+  private async finishDrive(active: ActiveRun, outcome: Awaited<ReturnType<Agent['runTurn']>>): Promise<void> {
+    await active.ledger.flush();
+    const journal = this.options.journal;
+    const stopped = active.abort.signal.aborted;
+    // Nothing the run left waiting stays pending or running after it ends.
+    await this.closeWaiters(active, stopped ? 'run_stopped' : 'run_ended');
+    for (const inv of await journal.read('listOpenInvocations', active.runId)) {
+      const r = await journal.write('finishInvocation', { id: inv.id, status: 'failed', message: stopped ? 'Stopped' : 'The run ended first', at: this.now() });
+      if (r.ok) this.publish(active.sessionId, r.value.events);
+    }
+    const finish = stopped
+      ? { status: 'stopped' as const, turnStatus: 'stopped' as const, message: 'Stopped.' }
+      : active.refused
+        ? { status: 'failed' as const, turnStatus: 'failed' as const, errorClass: 'journal_refused' as const, message: active.refused }
+        : outcome.status === 'completed'
+          ? { status: 'completed' as const, turnStatus: 'completed' as const }
+          : { status: 'failed' as const, turnStatus: 'failed' as const, errorClass: outcome.errorClass, message: outcome.message };
+    const finished = await journal.write('finishRun', { runId: active.runId, ...finish, at: this.now() });
+    if (finished.ok) {
+      this.publish(active.sessionId, finished.value.events);
+      const turn = await journal.read('getTurn', active.turnId);
+      if (turn) this.emit({ type: 'update', sessionId: active.sessionId, update: { type: 'turn', turn } });
+    } else {
+      this.log(`[runtime] could not finish run ${active.runId}: ${finished.message}`);
+    }
+    this.active.delete(active.sessionId);
+    this.emit({ type: 'live', sessionId: active.sessionId });
+  }
+
+  private contextFor(active: ActiveRun): AgentTurnContext {
+    const journal = this.options.journal;
+    const ctx: AgentTurnContext = {
+      signal: active.abort.signal,
+      text: (delta) => active.ledger.text(delta),
+      tools: undefined as never,
+      startInvocation: async (tool, input, summary, diff): Promise<InvocationHandle> => {
+        await active.ledger.flush();
+        const id = randomUUID();
+        const started = await journal.write('startInvocation', {
+          id, runId: active.runId, tool, input: JSON.stringify(input ?? null), summary, ...(diff ? { diff } : {}), at: this.now(),
+        });
+        if (started.ok) this.publish(active.sessionId, started.value);
+        else this.onRefused(active, started.message);
+        return {
+          id,
+          output: (chunk) => active.ledger.output(id, chunk),
+          finish: async (result) => {
+            await active.ledger.flush();
+            const finished = await journal.write('finishInvocation', { id, ...result, at: this.now() });
+            if (finished.ok) this.publish(active.sessionId, finished.value.events);
+          },
+        };
+      },
+      requestBoundary: async (request) => {
+        await active.ledger.flush();
+        const requestId = randomUUID();
+        const denied: BoundaryOutcome = { approved: false, decision: 'deny', requestId };
+        if (active.abort.signal.aborted || active.refused) return denied;
+        const granted = await journal.read('hasSessionGrant', active.sessionId, request.scopeKey);
+        const created = await journal.write('createBoundaryRequest', {
+          id: requestId, runId: active.runId, invocationId: request.invocationId ?? null, kind: request.kind,
+          subject: request.subject, why: request.why, detail: request.detail ?? null, scopeKey: request.scopeKey,
+          at: this.now(), autoApproved: granted,
+        });
+        if (!created.ok) {
+          this.onRefused(active, created.message);
+          return denied;
+        }
+        this.publish(active.sessionId, created.value.events);
+        if (granted) return { approved: true, decision: 'allow_session', requestId };
+        const outcome = new Promise<BoundaryOutcome>((resolve) => active.waiters.set(requestId, { sessionId: active.sessionId, resolve }));
+        this.emit({ type: 'live', sessionId: active.sessionId });
+        return outcome;
+      },
+      setProviderState: async (state) => {
+        const r = await journal.write('setProviderState', active.sessionId, state, this.now());
+        if (!r.ok) this.onRefused(active, r.message);
+      },
+    };
+    return {
+      ...ctx,
+      tools: new SandboxedToolRunner(ctx, {
+        workspaceRoot: this.options.workspaceRoot(),
+        commandTimeoutMs: this.options.commandTimeoutMs?.() ?? 30_000,
+      }),
+    };
+  }
+
+  /** A journal write of a run was refused: stop the run and remember why (shown on the turn). */
+  private onRefused(active: ActiveRun, message: string): void {
+    this.log(`[runtime] journal refused a write of run ${active.runId}: ${message}`);
+    active.refused ??= message;
+    active.abort.abort();
+  }
+
+  // ------------------------------------------------------------------ decisions and stop
+
+  /**
+   * Decides a pending boundary request owned by a live run of this runtime. The decision reaches
+   * the agent exactly once: a second decision (or one for a request already settled elsewhere)
+   * is refused with `already_decided`.
+   */
+  async decide(sessionId: string, requestId: string, decision: BoundaryDecision): Promise<Result<{ approved: boolean }, RuntimeRefusal>> {
+    const journal = this.options.journal;
+    const active = this.active.get(sessionId);
+    const waiter = active?.waiters.get(requestId);
+    if (!active || !waiter) {
+      const row = await journal.read('getBoundaryRequest', requestId);
+      if (!row || row.sessionId !== sessionId) return fail('not_found', 'That request is not part of this chat.');
+      if (row.status !== 'pending') return fail('already_decided', describeSettled(row.status, row.closureReason));
+      return fail('not_actionable', 'That request belongs to a run this window does not drive, so it cannot be answered here.');
+    }
+    const approved = decision !== 'deny';
+    const settled = await journal.write('settleBoundaryRequest', {
+      id: requestId, status: approved ? 'approved' : 'denied', decision, closureReason: 'user_decision', at: this.now(),
+    });
+    if (!settled.ok) return settled;
+    if (!settled.value.settled) {
+      active.waiters.delete(requestId);
+      return fail('already_decided', describeSettled(settled.value.request.status, settled.value.request.closureReason));
+    }
+    active.waiters.delete(requestId);
+    this.publish(sessionId, settled.value.events);
+    this.emit({ type: 'live', sessionId });
+    waiter.resolve({ approved, decision, requestId });
+    return ok({ approved });
+  }
+
+  /** Stops the chat's run: aborts the agent and closes its waiting requests. */
+  async stop(sessionId: string): Promise<Result<{ stopped: boolean }, RuntimeRefusal>> {
+    const active = this.active.get(sessionId);
+    if (!active) return ok({ stopped: false });
+    active.abort.abort();
+    await this.closeWaiters(active, 'run_stopped');
+    return ok({ stopped: true });
+  }
+
+  private async closeWaiters(active: ActiveRun, closureReason: 'run_stopped' | 'run_ended'): Promise<void> {
+    for (const [requestId, waiter] of [...active.waiters]) {
+      active.waiters.delete(requestId);
+      const settled = await this.options.journal.write('settleBoundaryRequest', {
+        id: requestId, status: 'denied', decision: 'deny', closureReason, at: this.now(),
+      });
+      if (settled.ok) this.publish(active.sessionId, settled.value.events);
+      waiter.resolve({ approved: false, decision: 'deny', requestId });
+    }
+    this.emit({ type: 'live', sessionId: active.sessionId });
+  }
+
+  /**
+   * The host is shutting down: kill running tools, write nothing more. Runs and their pending
+   * boundary requests stay as the journal has them, so the next host's recovery settles them
+   * (`host_restarted`) rather than this host calling them stopped.
+   */
+  dispose(): void {
+    this.disposed = true;
+    for (const active of this.active.values()) active.abort.abort();
+    this.listeners.clear();
+  }
+
+  // ------------------------------------------------------------------ notifications
+
+  private publish(sessionId: string, events: readonly LedgerEvent[]): void {
+    for (const event of events) this.emit({ type: 'update', sessionId, update: { type: 'event', event } });
+  }
+
+  private emit(n: RuntimeNotification): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(n);
+      } catch (error) {
+        this.log(`[runtime] listener failed: ${(error as Error).message}`);
+      }
+    }
+  }
+}
+
+/** Earlier exchanges of a transcript, for agents without their own history. */
+export function historyOf(transcript: Transcript): HistoryEntry[] {
+  const history: HistoryEntry[] = [];
+  for (const turn of transcript.turns) {
+    history.push({ role: 'user', text: turn.prompt });
+    const text = turn.items.filter((i) => i.type === 'text').map((i) => (i as { text: string }).text).join('');
+    if (text) history.push({ role: 'assistant', text });
+  }
+  return history;
+}
+
+function describeSettled(status: string, closureReason: string | null): string {
+  if (closureReason === 'host_restarted') return 'This request was already closed: it was denied because VS Code restarted while it waited.';
+  if (closureReason === 'run_stopped') return 'This request was already closed because the run was stopped.';
+  return `This request was already decided (${status}).`;
+}

@@ -1,0 +1,56 @@
+/**
+ * Identity and liveness of extension-host processes.
+ *
+ * Every VS Code window runs its own extension host, and a reload starts a new one, all against the
+ * same journal. A run is owned by the instance that started it; recovery may only take over runs
+ * whose owner is dead. An instance is identified by pid plus the process start time (so a reused
+ * pid is not mistaken for the old process) and the hostname.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { InstanceRecord } from '../journal/records';
+
+/**
+ * Start time of process `pid` as an opaque string, or null where it cannot be read.
+ * Linux: field 22 of `/proc/<pid>/stat` (clock ticks since boot), read after the `)` that ends the
+ * command name (which may itself contain spaces or parentheses).
+ */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ?? null; // field 22 overall; fields[0] is field 3
+  } catch {
+    return null;
+  }
+}
+
+/** Describes this process as a new instance (fresh id). `now` in ms. */
+export function describeThisInstance(now: number): InstanceRecord {
+  return {
+    id: randomUUID(),
+    pid: process.pid,
+    processStart: processStartTime(process.pid),
+    hostname: os.hostname(),
+    startedAt: now,
+    lastSeenAt: now,
+  };
+}
+
+/**
+ * True when the process an instance row describes is still running. An instance on another host
+ * cannot be checked and is presumed alive (never take over a run that may still be driven).
+ */
+export function isInstanceAlive(instance: InstanceRecord): boolean {
+  if (instance.hostname !== os.hostname()) return true;
+  try {
+    process.kill(instance.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    // EPERM: a process exists but is not ours; fall through to the start-time check.
+  }
+  if (instance.processStart === null) return true;
+  const current = processStartTime(instance.pid);
+  return current === null ? true : current === instance.processStart;
+}

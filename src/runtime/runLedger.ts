@@ -1,0 +1,75 @@
+/**
+ * `RunLedger`: writes one run's runtime events to the journal in order, batching the chatty ones.
+ *
+ * Text deltas and command output arrive many times a second; each would otherwise be its own
+ * durable transaction. They are coalesced (consecutive text joined; consecutive output of one
+ * invocation joined) and flushed every `flushIntervalMs` ms, and always before any other write of
+ * the run, so the ledger order is the order the agent produced things in.
+ */
+import type { LedgerEvent, NewLedgerEvent } from '../core/events';
+import type { Journal } from '../journal/journal';
+
+/** Result of a flush: false when the journal refused the write (the events are dropped). */
+export type FlushOutcome = { readonly ok: true } | { readonly ok: false; readonly message: string };
+
+/** Batches and writes a run's coalescible events (see module docstring). */
+export class RunLedger {
+  private buffer: NewLedgerEvent[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private flushing: Promise<FlushOutcome> = Promise.resolve({ ok: true });
+
+  /**
+   * @param onStored called with events once durable (to update views).
+   * @param onRefused called once per refused flush with the journal's message.
+   */
+  constructor(
+    private readonly journal: Journal,
+    private readonly runId: string,
+    private readonly now: () => number,
+    private readonly onStored: (events: readonly LedgerEvent[]) => void,
+    private readonly onRefused: (message: string) => void,
+    private readonly flushIntervalMs = 30,
+  ) {}
+
+  /** Queues a text delta. */
+  text(delta: string): void {
+    const last = this.buffer[this.buffer.length - 1];
+    if (last?.kind === 'text') this.buffer[this.buffer.length - 1] = { kind: 'text', payload: { text: last.payload.text + delta } };
+    else this.buffer.push({ kind: 'text', payload: { text: delta } });
+    this.schedule();
+  }
+
+  /** Queues output of an invocation. */
+  output(invocationId: string, chunk: string): void {
+    const last = this.buffer[this.buffer.length - 1];
+    if (last?.kind === 'invocation_output' && last.payload.invocationId === invocationId) {
+      this.buffer[this.buffer.length - 1] = { kind: 'invocation_output', payload: { invocationId, chunk: last.payload.chunk + chunk } };
+    } else {
+      this.buffer.push({ kind: 'invocation_output', payload: { invocationId, chunk } });
+    }
+    this.schedule();
+  }
+
+  /** Writes everything queued so far (waits for an earlier flush first). */
+  flush(): Promise<FlushOutcome> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.buffer;
+    this.buffer = [];
+    this.flushing = this.flushing.then(async () => {
+      if (batch.length === 0) return { ok: true } as const;
+      const result = await this.journal.write('appendEvents', this.runId, batch, this.now());
+      if (!result.ok) {
+        this.onRefused(result.message);
+        return { ok: false, message: result.message } as const;
+      }
+      this.onStored(result.value);
+      return { ok: true } as const;
+    });
+    return this.flushing;
+  }
+
+  private schedule(): void {
+    if (!this.timer) this.timer = setTimeout(() => void this.flush(), this.flushIntervalMs);
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * The product's own tool runtime: executes `run`, `read` and `write` tool calls under the sandbox
+ * policy (`core/sandboxPolicy.ts`). It is shared by every agent whose tools this product runs
+ * (the local agent, OpenAI-compatible servers, VS Code language models).
+ *
+ * For each call: journal an invocation; if the policy says the call crosses the sandbox, raise a
+ * boundary request and wait for its decision; a denial ends the invocation as `denied` and nothing
+ * runs; otherwise execute, streaming command output into the invocation.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { classifyAction, type SandboxAction } from '../core/sandboxPolicy';
+import type { AgentTurnContext, ToolCall, ToolResult, ToolRunner } from './agent';
+
+/** Options of the tool runtime. */
+export interface ToolRuntimeOptions {
+  /** Workspace folder (absolute), or undefined when no folder is open (then every tool refuses). */
+  readonly workspaceRoot: string | undefined;
+  /** Kill a `run` command after this many ms. */
+  readonly commandTimeoutMs: number;
+  /** Largest file `read` returns, in bytes. */
+  readonly maxReadBytes?: number;
+  /** Most output characters kept for the agent from one command. */
+  readonly maxOutputChars?: number;
+}
+
+/** Tool runner bound to one run's context (see module docstring). */
+export class SandboxedToolRunner implements ToolRunner {
+  constructor(
+    private readonly ctx: Pick<AgentTurnContext, 'signal' | 'startInvocation' | 'requestBoundary'>,
+    private readonly options: ToolRuntimeOptions,
+  ) {}
+
+  /** Executes one call; never throws (failures come back as `failed` results). */
+  async run(call: ToolCall): Promise<ToolResult> {
+    const root = this.options.workspaceRoot;
+    const summary = call.name === 'run' ? call.input.command : call.input.path;
+    const handle = await this.ctx.startInvocation(call.name, call.input, summary);
+    if (!root) {
+      const message = 'No folder is open, so the agent has no workspace to work in. Open a folder and try again.';
+      await handle.finish({ status: 'failed', message });
+      return { status: 'failed', output: '', message };
+    }
+    const action: SandboxAction =
+      call.name === 'run' ? { type: 'command', command: call.input.command } : { type: call.name, path: call.input.path };
+    const verdict = classifyAction(action, root);
+    if (verdict.type === 'boundary') {
+      const outcome = await this.ctx.requestBoundary({
+        invocationId: handle.id,
+        kind: verdict.kind,
+        subject: verdict.subject,
+        why: verdict.why,
+        scopeKey: verdict.scopeKey,
+        ...(call.name === 'write' ? { detail: call.input.content.slice(0, 4000) } : {}),
+      });
+      if (!outcome.approved) {
+        const message = 'The request to cross the sandbox was denied, so it did not run.';
+        await handle.finish({ status: 'denied', message });
+        return { status: 'denied', message };
+      }
+    }
+    if (this.ctx.signal.aborted) {
+      await handle.finish({ status: 'failed', message: 'Stopped before it ran.' });
+      return { status: 'failed', output: '', message: 'Stopped' };
+    }
+    try {
+      switch (call.name) {
+        case 'run': {
+          const result = await runCommand(call.input.command, root, this.options.commandTimeoutMs, this.ctx.signal, (chunk) => handle.output(chunk));
+          const output = result.output.slice(-(this.options.maxOutputChars ?? 16_000));
+          const ok = result.exitCode === 0;
+          const message = result.timedOut
+            ? `Timed out after ${this.options.commandTimeoutMs} ms`
+            : result.aborted
+              ? 'Stopped'
+              : ok ? undefined : `Exited with code ${result.exitCode}`;
+          await handle.finish({ status: ok ? 'completed' : 'failed', exitCode: result.exitCode, ...(message ? { message } : {}) });
+          return ok ? { status: 'completed', output, exitCode: 0 } : { status: 'failed', output, message: message ?? 'failed', exitCode: result.exitCode };
+        }
+        case 'read': {
+          const file = path.resolve(root, call.input.path);
+          const max = this.options.maxReadBytes ?? 256 * 1024;
+          const stat = await fs.promises.stat(file);
+          if (stat.size > max) throw new Error(`${call.input.path} is ${stat.size} bytes; the limit is ${max} bytes`);
+          const text = await fs.promises.readFile(file, 'utf8');
+          handle.output(text);
+          await handle.finish({ status: 'completed' });
+          return { status: 'completed', output: text };
+        }
+        case 'write': {
+          const file = path.resolve(root, call.input.path);
+          await fs.promises.mkdir(path.dirname(file), { recursive: true });
+          await fs.promises.writeFile(file, call.input.content, 'utf8');
+          const note = `Wrote ${Buffer.byteLength(call.input.content)} bytes to ${file}`;
+          handle.output(note);
+          await handle.finish({ status: 'completed' });
+          return { status: 'completed', output: note };
+        }
+      }
+    } catch (error) {
+      const message = (error as Error).message;
+      await handle.finish({ status: 'failed', message });
+      return { status: 'failed', output: '', message };
+    }
+  }
+}
+
+/** Result of `runCommand`. `exitCode` is null when the process was killed. */
+export interface CommandResult {
+  readonly exitCode: number | null;
+  readonly output: string;
+  readonly timedOut: boolean;
+  readonly aborted: boolean;
+}
+
+/**
+ * Runs `command` with `/bin/sh -c` in `cwd`, streaming stdout and stderr (UTF-8) to `onChunk`.
+ * Kills the process group after `timeoutMs` ms or when `signal` aborts. Never rejects for a failing
+ * command; rejects only if the shell cannot be spawned.
+ */
+export function runCommand(
+  command: string,
+  cwd: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+  onChunk: (chunk: string) => void,
+): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let timedOut = false;
+    let aborted = false;
+    const kill = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      kill();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    const onData = (data: Buffer) => {
+      const text = data.toString('utf8');
+      output += text;
+      if (output.length > 1_000_000) output = output.slice(-500_000);
+      onChunk(text);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve({ exitCode: timedOut || aborted ? null : code, output, timedOut, aborted });
+    });
+  });
+}

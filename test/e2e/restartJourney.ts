@@ -1,0 +1,139 @@
+/**
+ * The restart journey, as a user in a real workbench (code-server + Chromium):
+ * new chat → ask for a command that needs approval → boundary card → Reload Window → the same chat
+ * tab comes back with its transcript and a restart banner naming the command → Retry → a new
+ * pending boundary card → Allow once → the command's output appears (and its file exists).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { chatFrame, runCommand, waitForWorkbench } from '../harness/codeServer';
+
+/** What a journey needs from its runner. */
+export interface JourneyContext {
+  page: Page;
+  /** The opened workspace folder (absolute). */
+  workspace: string;
+  /** The workbench URL to open (`http://127.0.0.1:PORT/?folder=...`). */
+  url: string;
+  /** Saves a screenshot `NN-<name>.png` in the artifacts folder. */
+  shot(name: string): Promise<void>;
+  /** Prints a progress line. */
+  log(message: string): void;
+}
+
+/** The command the agent is asked to run: not read-only (`&&`, `touch`), so it needs approval. */
+export const JOURNEY_COMMAND = 'touch e2e-proof.txt && echo made-it';
+const PROOF_FILE = 'e2e-proof.txt';
+
+/** Per-step timeouts (ms): generous for 2 cores (webview cold start 8-11 s, reload 5-8 s). */
+export const TIMEOUTS = { workbench: 90_000, webview: 60_000, ui: 30_000, command: 60_000 } as const;
+
+async function visible(l: Locator, what: string, timeout: number): Promise<Locator> {
+  try {
+    await l.waitFor({ state: 'visible', timeout });
+  } catch (e) {
+    throw new Error(`not visible within ${timeout / 1000} s: ${what}${e instanceof Error ? ` (${e.message.split('\n')[0]})` : ''}`);
+  }
+  return l;
+}
+
+/** The label of the active editor tab, e.g. the chat's title. */
+async function activeTabTitle(page: Page): Promise<string> {
+  const label = page.locator('.part.editor .tabs-container .tab.active .label-name').first();
+  await visible(label, 'the active editor tab', TIMEOUTS.ui);
+  return (await label.innerText()).trim();
+}
+
+/**
+ * Runs the journey; each step logs, waits with a timeout and screenshots.
+ * @throws Error naming the failed step and what was not seen.
+ */
+export async function restartJourney(ctx: JourneyContext): Promise<void> {
+  const { page } = ctx;
+  const step = async (name: string, fn: () => Promise<void>) => {
+    const t = Date.now();
+    try {
+      await fn();
+    } catch (e) {
+      throw new Error(`step "${name}": ${e instanceof Error ? e.message : String(e)}`);
+    }
+    ctx.log(`✔ ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+    await ctx.shot(name);
+  };
+
+  await step('workbench', async () => {
+    await page.goto(ctx.url, { timeout: TIMEOUTS.workbench });
+    await waitForWorkbench(page, TIMEOUTS.workbench);
+  });
+
+  let title = '';
+  await step('new-chat', async () => {
+    await runCommand(page, 'Agent Chats: New Chat', TIMEOUTS.ui);
+    await visible(chatFrame(page).locator('#composer'), 'the composer #composer in the chat webview', TIMEOUTS.webview);
+    title = await activeTabTitle(page);
+    if (!title) throw new Error('the chat tab has an empty title');
+    ctx.log(`  chat tab "${title}"`);
+  });
+
+  await step('message-sent', async () => {
+    const frame = chatFrame(page);
+    const input = frame.locator('#composer textarea');
+    await visible(input, '#composer textarea', TIMEOUTS.ui);
+    await input.fill(`run ${JOURNEY_COMMAND}`);
+    await (await visible(frame.locator('#send'), 'the send button #send', TIMEOUTS.ui)).click();
+    await visible(frame.locator('.message.user', { hasText: JOURNEY_COMMAND }).first(), 'the user message in the transcript', TIMEOUTS.ui);
+  });
+
+  let firstRequest = '';
+  await step('boundary-card', async () => {
+    const card = chatFrame(page).locator('.boundary-card[data-request-id]', { hasText: JOURNEY_COMMAND }).last();
+    await visible(card, `a .boundary-card naming "${JOURNEY_COMMAND}"`, TIMEOUTS.ui);
+    await visible(card.locator('[data-decision="allow_once"]'), 'the card\'s allow_once button', TIMEOUTS.ui);
+    firstRequest = (await card.getAttribute('data-request-id')) ?? '';
+    if (fs.existsSync(path.join(ctx.workspace, PROOF_FILE))) throw new Error(`${PROOF_FILE} exists before approval: the boundary did not hold`);
+  });
+
+  await step('reloaded', async () => {
+    const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });
+    await runCommand(page, 'Developer: Reload Window', TIMEOUTS.ui);
+    await navigated;
+    await waitForWorkbench(page, TIMEOUTS.workbench);
+  });
+
+  await step('restored', async () => {
+    await visible(page.locator('.part.editor .tabs-container .tab .label-name', { hasText: title }).first(), `the chat tab "${title}" after the reload`, TIMEOUTS.webview);
+    const frame = chatFrame(page);
+    await visible(frame.locator('.message.user', { hasText: JOURNEY_COMMAND }).first(), 'the user message, restored', TIMEOUTS.webview);
+    await visible(frame.locator('.restart-banner', { hasText: JOURNEY_COMMAND }).first(), `a .restart-banner naming "${JOURNEY_COMMAND}"`, TIMEOUTS.webview);
+    const now = await activeTabTitle(page);
+    if (now !== title) throw new Error(`the active tab is "${now}", expected the restored chat "${title}"`);
+  });
+
+  await step('retried', async () => {
+    const frame = chatFrame(page);
+    const retry = frame.locator('.restart-banner [data-action="retry"]').first();
+    await (await visible(retry, 'the banner\'s Retry button', TIMEOUTS.ui)).click();
+    const fresh = frame
+      .locator(`.boundary-card[data-request-id]:not([data-request-id="${firstRequest}"])`, { hasText: JOURNEY_COMMAND })
+      .filter({ has: frame.locator('[data-decision="allow_once"]') })
+      .last();
+    await visible(fresh.locator('[data-decision="allow_once"]'), 'a new pending .boundary-card (other request id) with an allow_once button', TIMEOUTS.ui);
+  });
+
+  await step('approved-output', async () => {
+    const frame = chatFrame(page);
+    const fresh = frame
+      .locator(`.boundary-card[data-request-id]:not([data-request-id="${firstRequest}"])`, { hasText: JOURNEY_COMMAND })
+      .filter({ has: frame.locator('[data-decision="allow_once"]') })
+      .last();
+    await fresh.locator('[data-decision="allow_once"]').click({ timeout: TIMEOUTS.ui });
+    await visible(frame.locator('pre.output', { hasText: 'made-it' }).first(), 'pre.output containing "made-it"', TIMEOUTS.command);
+    const proof = path.join(ctx.workspace, PROOF_FILE);
+    const deadline = Date.now() + 10_000;
+    while (!fs.existsSync(proof)) {
+      if (Date.now() > deadline) throw new Error(`${proof} was not created by the approved command`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  });
+}

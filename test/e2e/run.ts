@@ -1,0 +1,116 @@
+/**
+ * End-to-end runner: the restart journey (test/e2e/restartJourney.ts) in Chromium against
+ * code-server with the extension installed normally (copied into a fresh extensions dir) and a
+ * temp copy of test/fixtures/workspace.
+ *
+ * Usage: node out/test/e2e/run.js      (after `npx tsc -p .` and `node esbuild.mjs`)
+ * Env: NAC_E2E_TIMEOUT_MS (whole journey, default 300000), NAC_HEADED=1 (visible browser, needs a
+ *      display), NAC_EXTENSION_PATH (extension folder to install, default the repo), NAC_KEEP_TMP=1.
+ * Artifacts: test-artifacts/e2e/NN-<step>.png, console.log (browser console), on failure
+ *      NN-failure.png, failure-webview.html and code-server.log.
+ * Output: `1 passed, 0 failed` or `0 passed, 1 failed`, then the wall time. Exit code 0 on pass.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Browser } from 'playwright-core';
+import {
+  copyDir, ensureInstalled, launchBrowser, repoRoot, startCodeServer, tempDir, withTimeout, type CodeServer,
+} from '../harness/codeServer';
+import { restartJourney } from './restartJourney';
+
+async function main(): Promise<number> {
+  const t0 = Date.now();
+  const root = repoRoot();
+  const extensionPath = path.resolve(process.env.NAC_EXTENSION_PATH ?? root);
+  if (!fs.existsSync(path.join(extensionPath, 'dist', 'extension.js'))) {
+    console.error(`[e2e] ${extensionPath}/dist/extension.js is missing: run \`node esbuild.mjs\` first`);
+    return 2;
+  }
+  ensureInstalled();
+
+  const artifacts = path.join(root, 'test-artifacts', 'e2e');
+  fs.rmSync(artifacts, { recursive: true, force: true });
+  fs.mkdirSync(artifacts, { recursive: true });
+  const consoleLog = fs.openSync(path.join(artifacts, 'console.log'), 'w');
+
+  const tmp = tempDir('nac-e2e-');
+  const workspace = path.join(tmp, 'workspace');
+  copyDir(path.join(root, 'test', 'fixtures', 'workspace'), workspace);
+
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let passed = false;
+  let shots = 0;
+  const log = (m: string) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${m}`);
+  const cleanup = async () => {
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+    try { fs.closeSync(consoleLog); } catch { /* closed */ }
+    if (passed && process.env.NAC_KEEP_TMP !== '1') fs.rmSync(tmp, { recursive: true, force: true });
+    else console.error(`[e2e] kept ${tmp}`);
+  };
+  const onSignal = () => { void cleanup().finally(() => process.exit(130)); };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  let page: import('playwright-core').Page | undefined;
+  try {
+    server = await startCodeServer({
+      workspace,
+      userDataDir: path.join(tmp, 'user-data'),
+      extensionsDir: path.join(tmp, 'extensions'),
+      home: path.join(tmp, 'home'),
+      logFile: path.join(tmp, 'code-server.log'),
+      installExtensionFrom: extensionPath,
+      settings: { 'chat.disableAIFeatures': true, 'window.confirmBeforeClose': 'never' },
+    });
+    log(`code-server on ${server.url}`);
+    browser = await launchBrowser();
+    // One context for the whole journey: webview/editor restore state lives in its IndexedDB.
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    page = await context.newPage();
+    page.on('dialog', (d) => { void d.accept().catch(() => undefined); });
+    page.on('console', (m) => { try { fs.writeSync(consoleLog, `[${m.type()}] ${m.text()}\n`); } catch { /* closed */ } });
+    page.on('pageerror', (e) => { try { fs.writeSync(consoleLog, `[pageerror] ${e.message}\n`); } catch { /* closed */ } });
+    const p = page;
+    await withTimeout(
+      restartJourney({
+        page: p,
+        workspace,
+        url: server.folderUrl,
+        log,
+        shot: async (name) => {
+          shots++;
+          await p.screenshot({ path: path.join(artifacts, `${String(shots).padStart(2, '0')}-${name}.png`), timeout: 15_000 }).catch((e) => log(`screenshot failed: ${e}`));
+        },
+      }),
+      Number(process.env.NAC_E2E_TIMEOUT_MS ?? 300_000),
+      'the journey did not finish',
+    );
+    passed = true;
+  } catch (e) {
+    console.error(`[e2e] FAILED: ${e instanceof Error ? e.message : String(e)}`);
+    if (page) {
+      await page.screenshot({ path: path.join(artifacts, `${String(shots + 1).padStart(2, '0')}-failure.png`), timeout: 15_000 }).catch(() => undefined);
+      const html = await page.locator('iframe.webview.ready').first().contentFrame().locator('#active-frame').contentFrame()
+        .locator('html').evaluate((el) => el.outerHTML, undefined, { timeout: 5000 }).catch(() => '(no webview)');
+      fs.writeFileSync(path.join(artifacts, 'failure-webview.html'), html);
+    }
+    if (server) {
+      try { fs.copyFileSync(server.logFile, path.join(artifacts, 'code-server.log')); } catch { /* none */ }
+      console.error(`[e2e] last server output:\n${server.tail().split('\n').slice(-30).join('\n')}`);
+    }
+    console.error(`[e2e] artifacts: ${path.relative(process.cwd(), artifacts) || artifacts}`);
+  } finally {
+    await cleanup();
+  }
+  console.log(passed ? '1 passed, 0 failed' : '0 passed, 1 failed');
+  console.log(`[e2e] wall time ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  return passed ? 0 : 1;
+}
+
+main().then((code) => process.exit(code), (e) => {
+  console.error(`[e2e] crashed: ${e instanceof Error ? e.stack : String(e)}`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+});

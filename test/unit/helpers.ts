@@ -1,0 +1,44 @@
+/**
+ * Test helpers: temporary folders, journals on real files, raw edits of a journal file with sql.js,
+ * and instance records for simulated extension hosts.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Database } from 'sql.js';
+import { Journal } from '../../src/journal/journal';
+import type { InstanceRecord } from '../../src/journal/records';
+import { loadSqlJs } from '../../src/journal/sqljs';
+
+/** sql-wasm.wasm inside node_modules. */
+export const WASM_PATH = path.join(path.dirname(require.resolve('sql.js')), 'sql-wasm.wasm');
+
+/** A fresh temporary folder (removed by the caller's `after` if wanted). */
+export function tempDir(prefix = 'nac-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Opens a journal at `file` (a new store lifetime). */
+export function openJournal(file: string, now?: () => number): Promise<Journal> {
+  return Journal.open({ file, wasmPath: WASM_PATH, ...(now ? { now } : {}) });
+}
+
+/** Opens `file` with raw sql.js, lets `edit` change it, and writes it back (simulates other builds or crashes). */
+export async function editJournalFile(file: string, edit: (db: Database) => void): Promise<void> {
+  const SQL = await loadSqlJs(WASM_PATH);
+  const db = new SQL.Database(fs.readFileSync(file));
+  edit(db);
+  fs.writeFileSync(file, db.export());
+  db.close();
+}
+
+/** An instance record for a simulated extension host. */
+export function fakeInstance(id: string, pid = 999_999): InstanceRecord {
+  return { id, pid, processStart: 'test', hostname: os.hostname(), startedAt: 1, lastSeenAt: 1 };
+}
+
+/** A clock that advances 1 ms per call, starting at `start`. */
+export function steppingClock(start = 1_700_000_000_000): () => number {
+  let t = start;
+  return () => t++;
+}

@@ -1,0 +1,117 @@
+/** Unit tests of the chat view's pure helpers: labels, composer rules and the view-state reducer. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { SessionRecord, TurnRecord } from '../../src/core/events';
+import { MAX_PROMPT_CHARS as PROTOCOL_MAX } from '../../src/protocol/messages';
+import { BOUNDARY_KINDS } from '../../src/core/vocabulary';
+import { decideSend, isNearBottom, isSendKey, MAX_PROMPT_CHARS } from '../../webview/input';
+import {
+  boundaryKindLabel, codeSpan, describeBoundary, invocationStatusLabel, NOT_ACTIONABLE_TEXT, turnOriginLabel, type BoundaryItem,
+} from '../../webview/labels';
+import { dismissError, INITIAL_VIEW_STATE, markBusy, reduceHostMessage, requestBusyKey } from '../../webview/state';
+
+const pending: BoundaryItem = { type: 'boundary', id: 'b1', kind: 'command', subject: 'rm -rf build', why: 'why', status: 'pending' };
+
+describe('boundary labels', () => {
+  test('kinds in human words', () => {
+    assert.deepEqual(BOUNDARY_KINDS.map(boundaryKindLabel), [
+      'Run a command', 'Read outside the workspace', 'Write outside the workspace', 'Reach the network', 'Change files',
+    ]);
+  });
+
+  test('a pending request is actionable only when its id is live-actionable', () => {
+    assert.deepEqual(describeBoundary(pending, new Set(['b1'])).state, 'actionable');
+    assert.deepEqual(describeBoundary(pending, new Set()), { state: 'waiting', text: NOT_ACTIONABLE_TEXT });
+    assert.equal(NOT_ACTIONABLE_TEXT, 'Waiting in another window or no longer answerable');
+  });
+
+  test('settled outcomes in words', () => {
+    const settle = (over: Partial<BoundaryItem>) => describeBoundary({ ...pending, ...over } as BoundaryItem, new Set(['b1'])).text;
+    assert.equal(settle({ status: 'approved', decision: 'allow_once', closureReason: 'user_decision' }), 'Approved once');
+    assert.equal(settle({ status: 'approved', decision: 'allow_session', closureReason: 'user_decision' }), 'Approved for this session');
+    assert.equal(settle({ status: 'approved', decision: 'allow_session', closureReason: 'session_grant' }), 'Approved by an earlier session grant');
+    assert.equal(settle({ status: 'denied', decision: 'deny', closureReason: 'user_decision' }), 'Denied by you');
+    assert.equal(settle({ status: 'denied', decision: 'deny', closureReason: 'host_restarted' }), 'Denied because VS Code restarted while it was waiting');
+    assert.equal(settle({ status: 'denied', decision: 'deny', closureReason: 'run_stopped' }), 'Closed because the run was stopped');
+    assert.equal(settle({ status: 'denied', decision: 'deny', closureReason: 'run_ended' }), 'Closed because the run ended');
+  });
+});
+
+describe('other labels', () => {
+  test('invocation status with exit code', () => {
+    assert.equal(invocationStatusLabel({ status: 'completed', exitCode: 0 }), 'Done');
+    assert.equal(invocationStatusLabel({ status: 'failed', exitCode: 2 }), 'Failed (exit 2)');
+    assert.equal(invocationStatusLabel({ status: 'awaiting_approval' }), 'Waiting for approval');
+  });
+
+  test('turn origins', () => {
+    assert.equal(turnOriginLabel({ origin: 'retry' }), 'Retry of an earlier request');
+    assert.equal(turnOriginLabel({ origin: 'continue' }), 'Continued after restart');
+    assert.equal(turnOriginLabel({ origin: 'prompt' }), null);
+  });
+
+  test('code spans', () => {
+    assert.equal(codeSpan('ls -la'), '`ls -la`');
+    assert.equal(codeSpan('a `b` c'), '`` a `b` c ``');
+  });
+});
+
+describe('composer rules', () => {
+  test('Enter sends, Shift+Enter and IME composition do not', () => {
+    assert.equal(isSendKey({ key: 'Enter', shiftKey: false }), true);
+    assert.equal(isSendKey({ key: 'Enter', shiftKey: true }), false);
+    assert.equal(isSendKey({ key: 'Enter', shiftKey: false, isComposing: true }), false);
+    assert.equal(isSendKey({ key: 'a', shiftKey: false }), false);
+  });
+
+  test('blank text is ignored, read-only refuses, too long refuses', () => {
+    assert.deepEqual(decideSend('  \n ', null), { kind: 'ignore' });
+    assert.deepEqual(decideSend('hi', null), { kind: 'send', text: 'hi' });
+    assert.deepEqual(decideSend('hi', 'Written by a newer version'), { kind: 'refuse', reason: 'Written by a newer version' });
+    assert.equal(decideSend('x'.repeat(MAX_PROMPT_CHARS + 1), null).kind, 'refuse');
+  });
+
+  test('the mirrored prompt limit equals the protocol limit', () => {
+    assert.equal(MAX_PROMPT_CHARS, PROTOCOL_MAX);
+  });
+
+  test('near bottom', () => {
+    assert.equal(isNearBottom(900, 1200, 300), true);
+    assert.equal(isNearBottom(500, 1200, 300), false);
+  });
+});
+
+describe('view state', () => {
+  const session: SessionRecord = { id: 's1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
+  const turn: TurnRecord = { id: 't1', sessionId: 's1', prompt: 'hi', origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, createdAt: 1 };
+  const live = { running: true, actionableRequestIds: ['b1'], readOnlyReason: null };
+
+  test('snapshot, update, live, orphan and error', () => {
+    let s = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: [] }, live });
+    assert.equal(s.mode, 'chat');
+    assert.equal(s.session?.id, 's1');
+    s = reduceHostMessage(s, { type: 'update', update: { type: 'turn', turn } });
+    assert.equal(s.transcript.turns.length, 1);
+    s = reduceHostMessage(s, {
+      type: 'update',
+      update: { type: 'event', event: { runId: 'r', seq: 1, sessionId: 's1', turnId: 't1', kind: 'text', payload: { text: 'hello' }, at: 2 } },
+    });
+    assert.deepEqual(s.transcript.turns[0]!.items, [{ type: 'text', text: 'hello' }]);
+    s = reduceHostMessage(s, { type: 'live', live: { running: false, actionableRequestIds: [], readOnlyReason: 'ro' } });
+    assert.equal(s.live.readOnlyReason, 'ro');
+    s = reduceHostMessage(s, { type: 'error', code: 'bad', message: 'Bad thing' });
+    assert.deepEqual(s.error, { code: 'bad', message: 'Bad thing' });
+    assert.equal(dismissError(s).error, null);
+    s = reduceHostMessage(s, { type: 'orphan' });
+    assert.equal(s.mode, 'orphan');
+    assert.equal(s.transcript.turns.length, 0);
+  });
+
+  test('busy buttons re-enable on the next host message', () => {
+    let s = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: [] }, live });
+    s = markBusy(s, requestBusyKey('b1'));
+    assert.equal(s.busy.has('request:b1'), true);
+    s = reduceHostMessage(s, { type: 'live', live });
+    assert.equal(s.busy.size, 0);
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * Composer rules, pure and DOM-free (unit-tested): which key press sends, and what text is sent.
+ */
+
+/**
+ * Longest prompt the host accepts. Mirrors `MAX_PROMPT_CHARS` of `src/protocol/messages.ts`, which
+ * cannot be imported here without bundling zod (~450 KB) into the webview; a unit test keeps the
+ * two equal.
+ */
+export const MAX_PROMPT_CHARS = 100_000;
+
+/** The parts of a keyboard event the composer looks at. */
+export interface KeyLike {
+  readonly key: string;
+  readonly shiftKey: boolean;
+  readonly isComposing?: boolean;
+  readonly altKey?: boolean;
+  readonly ctrlKey?: boolean;
+  readonly metaKey?: boolean;
+}
+
+/** True when the key press sends the prompt: Enter without Shift/Alt, and not while an IME composes. */
+export function isSendKey(event: KeyLike): boolean {
+  return event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.isComposing;
+}
+
+/** What pressing Send does with the composer's text. */
+export type SendDecision =
+  | { readonly kind: 'send'; readonly text: string }
+  | { readonly kind: 'ignore' }
+  | { readonly kind: 'refuse'; readonly reason: string };
+
+/**
+ * Decides what Send does: empty or blank text is ignored, read-only chats and over-long prompts are
+ * refused with a reason, anything else is sent as typed.
+ */
+export function decideSend(text: string, readOnlyReason: string | null): SendDecision {
+  if (text.trim().length === 0) return { kind: 'ignore' };
+  if (readOnlyReason) return { kind: 'refuse', reason: readOnlyReason };
+  if (text.length > MAX_PROMPT_CHARS) {
+    return { kind: 'refuse', reason: `The message is too long (${text.length.toLocaleString('en-US')} characters; the limit is ${MAX_PROMPT_CHARS.toLocaleString('en-US')}).` };
+  }
+  return { kind: 'send', text };
+}
+
+/** True when a scroll box is (nearly) scrolled to its bottom. */
+export function isNearBottom(scrollTop: number, scrollHeight: number, clientHeight: number, slack = 24): boolean {
+  return scrollHeight - scrollTop - clientHeight <= slack;
+}

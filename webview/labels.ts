@@ -1,0 +1,120 @@
+/**
+ * Words the chat view shows for the fixed vocabulary of boundary requests, invocations and turn
+ * origins. Pure and DOM-free (unit-tested). Error classes are NOT here: their words live only in
+ * `errorClassView.ts`.
+ */
+import type { TranscriptItem, TranscriptTurn } from '../src/core/transcript';
+import type { BoundaryKind, InvocationStatus } from '../src/core/vocabulary';
+
+/** A boundary item of the transcript. */
+export type BoundaryItem = Extract<TranscriptItem, { type: 'boundary' }>;
+
+/** A tool invocation item of the transcript. */
+export type InvocationItem = Extract<TranscriptItem, { type: 'invocation' }>;
+
+const KIND_WORDS: Readonly<Record<BoundaryKind, string>> = {
+  command: 'Run a command',
+  write_outside_workspace: 'Write outside the workspace',
+  read_outside_workspace: 'Read outside the workspace',
+  network: 'Reach the network',
+  file_change: 'Change files',
+};
+
+const KIND_VERBS: Readonly<Record<BoundaryKind, string>> = {
+  command: 'run',
+  write_outside_workspace: 'write',
+  read_outside_workspace: 'read',
+  network: 'reach',
+  file_change: 'change',
+};
+
+/** What a boundary request asks for, in human words ("Run a command"). */
+export function boundaryKindLabel(kind: BoundaryKind): string {
+  return KIND_WORDS[kind] ?? 'Cross the sandbox';
+}
+
+/** The verb for "approval to … <subject>" ("run", "write", …). */
+export function boundaryKindVerb(kind: BoundaryKind): string {
+  return KIND_VERBS[kind] ?? 'do';
+}
+
+/** Words shown on a pending request the user cannot decide from this window. */
+export const NOT_ACTIONABLE_TEXT = 'Waiting in another window or no longer answerable';
+
+/** Words shown on a pending request this window may decide. */
+export const ACTIONABLE_TEXT = 'Waiting for your decision';
+
+/** How a boundary request presents itself right now. */
+export interface BoundaryState {
+  /** `actionable` shows the three decision buttons; `waiting` shows text only; the rest are settled. */
+  readonly state: 'actionable' | 'waiting' | 'approved' | 'denied';
+  /** The sentence shown on the card. */
+  readonly text: string;
+}
+
+/**
+ * The outcome or waiting state of a boundary request, in words. A pending request is actionable
+ * only when a live run owns it and this window may decide it (`actionableIds`).
+ */
+export function describeBoundary(item: BoundaryItem, actionableIds: ReadonlySet<string>): BoundaryState {
+  if (item.status === 'pending') {
+    return actionableIds.has(item.id)
+      ? { state: 'actionable', text: ACTIONABLE_TEXT }
+      : { state: 'waiting', text: NOT_ACTIONABLE_TEXT };
+  }
+  const reason = item.closureReason;
+  if (item.status === 'approved') {
+    if (reason === 'session_grant') return { state: 'approved', text: 'Approved by an earlier session grant' };
+    if (item.decision === 'allow_session') return { state: 'approved', text: 'Approved for this session' };
+    return { state: 'approved', text: 'Approved once' };
+  }
+  switch (reason) {
+    case 'host_restarted':
+      return { state: 'denied', text: 'Denied because VS Code restarted while it was waiting' };
+    case 'run_stopped':
+      return { state: 'denied', text: 'Closed because the run was stopped' };
+    case 'run_ended':
+      return { state: 'denied', text: 'Closed because the run ended' };
+    default:
+      return { state: 'denied', text: 'Denied by you' };
+  }
+}
+
+const INVOCATION_WORDS: Readonly<Record<InvocationStatus, string>> = {
+  running: 'Running',
+  awaiting_approval: 'Waiting for approval',
+  completed: 'Done',
+  failed: 'Failed',
+  denied: 'Denied',
+};
+
+/** The status badge text of an invocation ("Done", "Failed (exit 2)", …). */
+export function invocationStatusLabel(item: Pick<InvocationItem, 'status' | 'exitCode'>): string {
+  const words = INVOCATION_WORDS[item.status] ?? item.status;
+  if (typeof item.exitCode === 'number' && item.exitCode !== 0 && (item.status === 'failed' || item.status === 'completed')) {
+    return `${words} (exit ${item.exitCode})`;
+  }
+  return words;
+}
+
+/** The small label of a turn that retries or continues an earlier one, or null for a typed prompt. */
+export function turnOriginLabel(turn: Pick<TranscriptTurn, 'origin'>): string | null {
+  if (turn.origin === 'retry') return 'Retry of an earlier request';
+  if (turn.origin === 'continue') return 'Continued after restart';
+  return null;
+}
+
+/** A markdown code span holding `text` verbatim (uses a longer fence when `text` has backticks). */
+export function codeSpan(text: string): string {
+  const runs = text.match(/`+/g) ?? [];
+  const longest = runs.reduce((max, r) => Math.max(max, r.length), 0);
+  const fence = '`'.repeat(longest + 1);
+  const pad = longest > 0 || text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+/** Shortens `text` to one line of at most `max` characters, ending in "…" when cut. */
+export function oneLine(text: string, max = 160): string {
+  const flat = text.replace(/\s*\n\s*/g, ' ⏎ ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -1,0 +1,63 @@
+/**
+ * Builds the chat view's fixed skeleton once: header, scrolling transcript, error and read-only
+ * bars, and the composer. Rendering later fills the header and transcript but never rebuilds the
+ * composer, so its text, caret and focus survive every update.
+ */
+import { h } from './dom';
+
+/** A toolkit element with a `value` (vscode-text-area). */
+export interface ValueElement extends HTMLElement {
+  value: string;
+}
+
+/** Handles to the skeleton's parts. */
+export interface Skeleton {
+  readonly app: HTMLElement;
+  readonly header: HTMLElement;
+  /** The scrolling box (`#transcript`). */
+  readonly transcript: HTMLElement;
+  /** The box inside it holding the welcome text or the turns (`.transcript-content`). */
+  readonly content: HTMLElement;
+  readonly orphan: HTMLElement;
+  readonly errorBar: HTMLElement;
+  readonly errorMessage: HTMLElement;
+  readonly readonlyBar: HTMLElement;
+  readonly composerBox: HTMLElement;
+  readonly composer: ValueElement;
+  readonly send: HTMLElement;
+  readonly stop: HTMLElement;
+}
+
+/** Replaces `app`'s children with the skeleton and returns handles to its parts. */
+export function buildSkeleton(app: HTMLElement): Skeleton {
+  const header = h('header', { class: 'chat-header' });
+  const content = h('div', { class: 'transcript-content' });
+  const transcript = h('main', { id: 'transcript', class: 'transcript', 'aria-live': 'polite' }, content);
+  const orphan = h('div', { class: 'orphan-box', hidden: true });
+  const errorMessage = h('span', { class: 'error-message' });
+  const errorBar = h(
+    'div',
+    { class: 'error-bar', role: 'alert', hidden: true },
+    errorMessage,
+    h('vscode-button', { 'data-action': 'dismiss-error', appearance: 'secondary', 'aria-label': 'Dismiss error' }, 'Dismiss'),
+  );
+  const readonlyBar = h('div', { class: 'readonly-bar', role: 'status', hidden: true });
+  const composer = h('vscode-text-area', {
+    id: 'composer',
+    placeholder: 'Ask the agent… (try: help, run ls, read README.md)',
+    resize: 'vertical',
+    rows: 3,
+    'aria-label': 'Message to the agent',
+  }) as ValueElement;
+  const stop = h('vscode-button', { id: 'stop', appearance: 'secondary', hidden: true, disabled: true }, 'Stop');
+  const send = h('vscode-button', { id: 'send', appearance: 'primary', disabled: true }, 'Send');
+  const composerBox = h('footer', { class: 'composer' }, composer, h('div', { class: 'composer-actions' }, stop, send));
+  app.replaceChildren(header, transcript, orphan, errorBar, readonlyBar, composerBox);
+  app.classList.add('chat');
+  return { app, header, transcript, content, orphan, errorBar, errorMessage, readonlyBar, composerBox, composer, send, stop };
+}
+
+/** Sets or removes a boolean attribute (e.g. `disabled`, `hidden`) only when it changes. */
+export function setFlag(el: Element, name: string, on: boolean): void {
+  if (el.hasAttribute(name) !== on) el.toggleAttribute(name, on);
+}

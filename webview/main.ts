@@ -1,0 +1,122 @@
+/**
+ * Entry point of the chat webview (bundled to `dist/webview.js`). Registers the toolkit
+ * components, builds the skeleton, asks the host for a snapshot (`ready`), folds every host message
+ * into the view state (`state.ts`) and re-renders at most once per animation frame. User actions
+ * become protocol messages (`src/protocol/messages.ts`).
+ */
+import {
+  provideVSCodeDesignSystem, vsCodeBadge, vsCodeButton, vsCodeDivider, vsCodeProgressRing, vsCodeTextArea,
+} from '@vscode/webview-ui-toolkit';
+import type { BoundaryDecision } from '../src/core/vocabulary';
+import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
+import { decideSend, isSendKey } from './input';
+import { buildSkeleton } from './layout';
+import { ChatRenderer } from './render';
+import { ScrollPin } from './scroll';
+import {
+  dismissError, INITIAL_VIEW_STATE, isHostMessage, markBusy, reduceHostMessage, requestBusyKey, turnBusyKey, type ViewState,
+} from './state';
+import { connectHost } from './vscodeApi';
+
+provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeTextArea(), vsCodeBadge(), vsCodeProgressRing(), vsCodeDivider());
+
+const host = connectHost();
+const app = document.getElementById('app') ?? document.body.appendChild(document.createElement('div'));
+const sk = buildSkeleton(app);
+const renderer = new ChatRenderer(sk);
+const scroll = new ScrollPin(sk.transcript, sk.content);
+
+let state: ViewState = INITIAL_VIEW_STATE;
+let frame = 0;
+
+/** Re-renders on the next animation frame (many messages in one frame cost one render). */
+function schedule(): void {
+  if (frame) return;
+  frame = requestAnimationFrame(() => {
+    frame = 0;
+    renderer.render(state);
+    scroll.restore();
+  });
+}
+
+function setState(next: ViewState): void {
+  if (next === state) return;
+  state = next;
+  schedule();
+}
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const message = event.data;
+  if (!isHostMessage(message)) return;
+  const previous = state;
+  setState(reduceHostMessage(state, message));
+  if (message.type === 'snapshot') {
+    host.persist({ sessionId: message.session.id });
+    if (previous.session?.id !== message.session.id) scroll.pin();
+  }
+});
+
+/** Sends the composer's text if it may be sent, then clears it. */
+function send(): void {
+  const decision = decideSend(sk.composer.value ?? '', state.mode === 'chat' ? state.live.readOnlyReason : 'The chat is not loaded yet.');
+  if (decision.kind === 'ignore') return;
+  if (decision.kind === 'refuse') {
+    setState({ ...state, error: { code: 'not_sent', message: decision.reason } });
+    return;
+  }
+  host.post({ type: 'send', text: decision.text });
+  sk.composer.value = '';
+  scroll.pin();
+  sk.composer.focus();
+}
+
+sk.composer.addEventListener('keydown', (event: KeyboardEvent) => {
+  if (!isSendKey(event)) return;
+  event.preventDefault();
+  if (!sk.send.hasAttribute('disabled')) send();
+});
+sk.send.addEventListener('click', () => {
+  if (!sk.send.hasAttribute('disabled')) send();
+});
+sk.stop.addEventListener('click', () => {
+  if (!sk.stop.hasAttribute('disabled')) host.post({ type: 'stop' });
+});
+
+/** Disables the buttons of one group at once (before the re-render catches up). */
+function disableAll(selector: string): void {
+  app.querySelectorAll(selector).forEach((el) => el.setAttribute('disabled', ''));
+}
+
+app.addEventListener('click', (event) => {
+  const target = event.target instanceof Element ? event.target : null;
+  const decisionEl = target?.closest<HTMLElement>('[data-decision]');
+  if (decisionEl) {
+    const requestId = decisionEl.dataset.requestId;
+    const decision = decisionEl.dataset.decision;
+    if (!requestId || !isOneOf<BoundaryDecision>(BOUNDARY_DECISIONS, decision) || decisionEl.hasAttribute('disabled')) return;
+    if (state.busy.has(requestBusyKey(requestId))) return;
+    host.post({ type: 'decide', requestId, decision });
+    disableAll(`[data-decision][data-request-id="${CSS.escape(requestId)}"]`);
+    setState(markBusy(state, requestBusyKey(requestId)));
+    return;
+  }
+  const actionEl = target?.closest<HTMLElement>('[data-action]');
+  if (!actionEl || actionEl.hasAttribute('disabled')) return;
+  const action = actionEl.dataset.action;
+  const turnId = actionEl.dataset.turnId;
+  if ((action === 'retry' || action === 'continue') && turnId) {
+    if (state.busy.has(turnBusyKey(turnId))) return;
+    host.post({ type: action, turnId });
+    actionEl.setAttribute('disabled', '');
+    setState(markBusy(state, turnBusyKey(turnId)));
+    scroll.pin();
+  } else if (action === 'pick-session') {
+    host.post({ type: 'pickSession' });
+  } else if (action === 'dismiss-error') {
+    setState(dismissError(state));
+  }
+});
+
+renderer.render(state);
+host.post({ type: 'ready' });
+sk.composer.focus();

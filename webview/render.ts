@@ -1,0 +1,113 @@
+/**
+ * Renders a `ViewState` into the skeleton. Turns are cached by identity (the reducer returns new
+ * objects only for changed turns) plus a context key, so an update re-renders only the turns it
+ * touched and leaves the others' DOM (and any text selection in them) alone.
+ */
+import type { TranscriptTurn } from '../src/core/transcript';
+import { isFollowedUp } from '../src/core/transcript';
+import { renderHeader, renderOrphan, renderWelcome } from './render/chrome';
+import { renderTurn, turnKey, type TurnContext } from './render/turn';
+import { setFlag, type Skeleton } from './layout';
+import { requestBusyKey, turnBusyKey, type ViewState } from './state';
+
+interface CachedTurn {
+  readonly turn: TranscriptTurn;
+  readonly key: string;
+  readonly el: HTMLElement;
+}
+
+/** Renders view states into one skeleton, remembering what it rendered last. */
+export class ChatRenderer {
+  private readonly turns = new Map<string, CachedTurn>();
+  private headerKey = '';
+  private welcome: HTMLElement | undefined;
+
+  /** Creates a renderer for a skeleton built by `buildSkeleton`. */
+  constructor(private readonly sk: Skeleton) {}
+
+  /** Brings the DOM in line with `state`. Never touches the composer's text or focus. */
+  render(state: ViewState): void {
+    const orphan = state.mode === 'orphan';
+    setFlag(this.sk.header, 'hidden', orphan);
+    setFlag(this.sk.transcript, 'hidden', orphan);
+    setFlag(this.sk.composerBox, 'hidden', orphan);
+    setFlag(this.sk.orphan, 'hidden', !orphan);
+    if (orphan && !this.sk.orphan.firstChild) this.sk.orphan.appendChild(renderOrphan());
+    this.renderHeader(state);
+    this.renderTranscript(state);
+    this.renderBars(state);
+    this.renderComposer(state);
+  }
+
+  private renderHeader(state: ViewState): void {
+    const key = JSON.stringify([state.session?.title, state.session?.provider, state.live.running]);
+    if (key === this.headerKey) return;
+    this.headerKey = key;
+    this.sk.header.replaceChildren(...renderHeader(state.session, state.live.running));
+  }
+
+  private renderTranscript(state: ViewState): void {
+    const content = this.sk.content;
+    if (state.mode !== 'chat') {
+      this.turns.clear();
+      content.replaceChildren();
+      return;
+    }
+    const turns = state.transcript.turns;
+    if (turns.length === 0) {
+      this.turns.clear();
+      this.welcome ??= renderWelcome();
+      if (content.firstChild !== this.welcome || content.childNodes.length !== 1) content.replaceChildren(this.welcome);
+      return;
+    }
+    const actionableIds = new Set(state.live.actionableRequestIds);
+    const busyRequestIds = new Set<string>();
+    for (const item of turns.flatMap((t) => t.items)) {
+      if (item.type === 'boundary' && state.busy.has(requestBusyKey(item.id))) busyRequestIds.add(item.id);
+    }
+    const wanted: HTMLElement[] = [];
+    const next = new Map<string, CachedTurn>();
+    for (const turn of turns) {
+      const ctx: TurnContext = {
+        actionableIds,
+        busyRequestIds,
+        busyTurn: state.busy.has(turnBusyKey(turn.id)),
+        followedUp: turn.errorClass ? isFollowedUp(state.transcript, turn.id) : false,
+        running: state.live.running,
+      };
+      const key = turnKey(turn, ctx);
+      const cached = this.turns.get(turn.id);
+      const entry = cached && cached.turn === turn && cached.key === key ? cached : { turn, key, el: renderTurn(turn, ctx) };
+      next.set(turn.id, entry);
+      wanted.push(entry.el);
+    }
+    this.turns.clear();
+    for (const [id, entry] of next) this.turns.set(id, entry);
+    reconcileChildren(content, wanted);
+  }
+
+  private renderBars(state: ViewState): void {
+    setFlag(this.sk.errorBar, 'hidden', !state.error);
+    this.sk.errorMessage.textContent = state.error?.message ?? '';
+    this.sk.errorBar.title = state.error?.code ?? '';
+    const reason = state.mode === 'chat' ? state.live.readOnlyReason : null;
+    setFlag(this.sk.readonlyBar, 'hidden', !reason);
+    this.sk.readonlyBar.textContent = reason ? `Read-only: ${reason}` : '';
+  }
+
+  private renderComposer(state: ViewState): void {
+    const running = state.mode === 'chat' && state.live.running;
+    setFlag(this.sk.stop, 'hidden', !running);
+    setFlag(this.sk.stop, 'disabled', !running);
+    setFlag(this.sk.send, 'disabled', state.mode !== 'chat' || !!state.live.readOnlyReason);
+  }
+}
+
+/** Makes `parent`'s children exactly `wanted`, in order, moving only what is out of place. */
+function reconcileChildren(parent: HTMLElement, wanted: readonly HTMLElement[]): void {
+  wanted.forEach((el, i) => {
+    const current = parent.children[i];
+    if (current !== el) parent.insertBefore(el, current ?? null);
+  });
+  while (parent.children.length > wanted.length) parent.lastElementChild!.remove();
+}

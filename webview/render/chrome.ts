@@ -1,0 +1,45 @@
+/**
+ * The parts around the transcript: the header (title, provider badge, running ring), the welcome
+ * text of an empty chat, and the orphan message.
+ */
+import type { SessionRecord } from '../../src/core/events';
+import { h } from '../dom';
+
+/** Renders the header contents: `.session-title`, `vscode-badge.provider-badge`, `vscode-progress-ring.running-indicator`. */
+export function renderHeader(session: SessionRecord | null, running: boolean): HTMLElement[] {
+  return [
+    h('span', { class: 'session-title', title: session?.title ?? '' }, session?.title ?? 'Loading chat…'),
+    session ? h('vscode-badge', { class: 'provider-badge', title: 'Agent' }, session.provider) : null,
+    running ? h('vscode-progress-ring', { class: 'running-indicator', 'aria-label': 'The agent is working' }) : null,
+  ].filter((el): el is HTMLElement => el !== null);
+}
+
+/** Renders `.welcome`: what the built-in local agent understands. */
+export function renderWelcome(): HTMLElement {
+  const cmd = (text: string) => h('code', {}, text);
+  return h(
+    'div',
+    { class: 'welcome' },
+    h('h2', {}, 'Start a chat'),
+    h('p', {}, 'Type a message below. The built-in local agent works offline and understands:'),
+    h(
+      'ul',
+      {},
+      h('li', {}, cmd('help'), ' — list what it can do'),
+      h('li', {}, cmd('run <command>'), ' — run a shell command (read-only ones like ', cmd('ls'), ' run at once; others ask you first)'),
+      h('li', {}, cmd('read <path>'), ' — show a file'),
+      h('li', {}, cmd('write <path>'), ' followed by a fenced ', cmd('```'), ' block — write that file (asks first outside the workspace)'),
+    ),
+    h('p', { class: 'hint' }, 'Enter sends, Shift+Enter adds a new line.'),
+  );
+}
+
+/** Renders `.orphan`: the tab lost its chat; a button (`data-action="pick-session"`) picks one. */
+export function renderOrphan(): HTMLElement {
+  return h(
+    'div',
+    { class: 'orphan' },
+    h('p', {}, 'This tab lost track of its chat.'),
+    h('vscode-button', { 'data-action': 'pick-session', appearance: 'primary' }, 'Pick a chat…'),
+  );
+}

@@ -1,0 +1,83 @@
+/**
+ * The chat view's state and how host messages change it. Pure and DOM-free (unit-tested): the
+ * entry point (`main.ts`) feeds every `HostMessage` through `reduceHostMessage` and re-renders.
+ */
+import type { SessionRecord } from '../src/core/events';
+import { applyUpdate, EMPTY_TRANSCRIPT, type Transcript } from '../src/core/transcript';
+import type { HostMessage, LiveState } from '../src/protocol/messages';
+
+/** Live facts before the host sent any: nothing running, nothing actionable, writable. */
+export const IDLE_LIVE: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };
+
+/** Everything the chat view renders from. */
+export interface ViewState {
+  /** `loading` until the first snapshot; `orphan` when the host says the tab has no session. */
+  readonly mode: 'loading' | 'chat' | 'orphan';
+  readonly session: SessionRecord | null;
+  readonly transcript: Transcript;
+  readonly live: LiveState;
+  /** The latest error the host reported, until dismissed. */
+  readonly error: { readonly code: string; readonly message: string } | null;
+  /**
+   * Keys of buttons the user clicked whose answer has not arrived (`request:<id>` for a decision,
+   * `turn:<id>` for Retry/Continue). Their buttons stay disabled until the next host message.
+   */
+  readonly busy: ReadonlySet<string>;
+}
+
+/** The state before the host said anything. */
+export const INITIAL_VIEW_STATE: ViewState = {
+  mode: 'loading',
+  session: null,
+  transcript: EMPTY_TRANSCRIPT,
+  live: IDLE_LIVE,
+  error: null,
+  busy: new Set(),
+};
+
+const NOTHING_BUSY: ReadonlySet<string> = new Set();
+
+/** Busy key of a boundary request's decision buttons. */
+export function requestBusyKey(requestId: string): string {
+  return `request:${requestId}`;
+}
+
+/** Busy key of a turn's Retry/Continue button. */
+export function turnBusyKey(turnId: string): string {
+  return `turn:${turnId}`;
+}
+
+/** Applies one host message. Unknown message types leave the state as it was. */
+export function reduceHostMessage(state: ViewState, message: HostMessage): ViewState {
+  switch (message.type) {
+    case 'snapshot':
+      return { ...state, mode: 'chat', session: message.session, transcript: message.transcript, live: message.live, busy: NOTHING_BUSY };
+    case 'update':
+      return { ...state, transcript: applyUpdate(state.transcript, message.update), busy: NOTHING_BUSY };
+    case 'live':
+      return { ...state, live: message.live, busy: NOTHING_BUSY };
+    case 'orphan':
+      return { ...state, mode: 'orphan', session: null, transcript: EMPTY_TRANSCRIPT, live: IDLE_LIVE, busy: NOTHING_BUSY };
+    case 'error':
+      return { ...state, error: { code: message.code, message: message.message }, busy: NOTHING_BUSY };
+    default:
+      return state;
+  }
+}
+
+/** Marks a button as waiting for the host's answer. */
+export function markBusy(state: ViewState, key: string): ViewState {
+  const busy = new Set(state.busy);
+  busy.add(key);
+  return { ...state, busy };
+}
+
+/** Hides the error bar. */
+export function dismissError(state: ViewState): ViewState {
+  return state.error ? { ...state, error: null } : state;
+}
+
+/** True when `value` looks like a host message (an object with a string `type`). */
+export function isHostMessage(value: unknown): value is HostMessage {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+}

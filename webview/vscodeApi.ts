@@ -1,0 +1,34 @@
+/**
+ * The typed handle on VS Code's webview API. `acquireVsCodeApi` may be called only once per page,
+ * so the entry point calls `connectHost` once and passes the result around.
+ */
+import type { WebviewMessage, WebviewPersistedState } from '../src/protocol/messages';
+
+/** What `acquireVsCodeApi()` returns (the parts this view uses). */
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  setState(state: unknown): void;
+  getState(): unknown;
+}
+
+declare global {
+  /** Injected by VS Code into every webview. */
+  function acquireVsCodeApi(): VsCodeApi;
+}
+
+/** A typed channel to the extension host. */
+export interface HostChannel {
+  /** Posts a protocol message to the host. */
+  post(message: WebviewMessage): void;
+  /** Persists which session this panel shows (read back by the host's serializer on restore). */
+  persist(state: WebviewPersistedState): void;
+}
+
+/** Acquires the VS Code API (once) and wraps it in a typed channel. */
+export function connectHost(): HostChannel {
+  const vscode = acquireVsCodeApi();
+  return {
+    post: (message) => vscode.postMessage(message),
+    persist: (state) => vscode.setState(state),
+  };
+}
