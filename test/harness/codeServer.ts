@@ -128,7 +128,7 @@ export function readManifest(from: string): ExtensionManifest {
  * Installs the extension unpacked: copies its packaged files (package.json, dist/, media/,
  * README.md, CHANGELOG.md, LICENSE*, package.nls*.json) from `from` into
  * `<extensionsDir>/<publisher>.<name>-<version>/`, replacing any earlier copy of any version, and
- * drops its entry from `<extensionsDir>/extensions.json` (code-server then re-scans the folder).
+ * points its entry in `<extensionsDir>/extensions.json` (if that list exists) at the new copy.
  * @param from the extension's root folder (the repo root); `dist/extension.js` must exist.
  * @param extensionsDir the code-server `--extensions-dir`; created if missing.
  * @returns the absolute path of the installed folder.
@@ -145,19 +145,24 @@ export function installExtension(from: string, extensionsDir: string): string {
   for (const e of fs.readdirSync(extensionsDir)) {
     if (e.toLowerCase().startsWith(prefix.toLowerCase())) fs.rmSync(path.join(extensionsDir, e), { recursive: true, force: true });
   }
-  // extensions.json is code-server's list of installed extensions; a stale entry (other version or
-  // location) would hide our fresh copy, so remove ours and let the scanner find the folder again.
+  const folder = `${id}-${m.version}`;
+  const dest = path.join(extensionsDir, folder);
+  // extensions.json is code-server's list of installed extensions. Without it, the server scans the
+  // folder once and writes it; once it exists, only listed extensions load. So point our entry at
+  // the fresh copy (another version or location would hide it).
   const listFile = path.join(extensionsDir, 'extensions.json');
   if (fs.existsSync(listFile)) {
-    try {
-      const list = JSON.parse(fs.readFileSync(listFile, 'utf8')) as Array<{ identifier?: { id?: string } }>;
-      const kept = list.filter((x) => x.identifier?.id?.toLowerCase() !== id.toLowerCase());
-      fs.writeFileSync(listFile, JSON.stringify(kept));
-    } catch {
-      fs.rmSync(listFile, { force: true });
-    }
+    let list: Array<{ identifier?: { id?: string } }> = [];
+    try { list = JSON.parse(fs.readFileSync(listFile, 'utf8')) as typeof list; } catch { /* rewrite */ }
+    const kept = Array.isArray(list) ? list.filter((x) => x.identifier?.id?.toLowerCase() !== id.toLowerCase()) : [];
+    kept.push({
+      identifier: { id },
+      version: m.version,
+      location: { $mid: 1, path: dest, scheme: 'file' },
+      relativeLocation: folder,
+    } as (typeof kept)[number]);
+    fs.writeFileSync(listFile, JSON.stringify(kept));
   }
-  const dest = path.join(extensionsDir, `${id}-${m.version}`);
   fs.mkdirSync(dest, { recursive: true });
   const wanted = (name: string) =>
     name === 'package.json' || name === 'dist' || name === 'media' || /^(README|CHANGELOG|LICENSE)(\.|$)/i.test(name) ||
@@ -172,7 +177,7 @@ export function installExtension(from: string, extensionsDir: string): string {
 export interface StartOptions {
   /** The folder opened in the workbench (also appended to the command line). */
   workspace: string;
-  /** `--user-data-dir`; created if missing. `User/settings.json` is (re)written with test settings. */
+  /** `--user-data-dir`; created if missing. `User/settings.json` gets {@link DEFAULT_SETTINGS} (user edits kept) and `settings`. */
   userDataDir: string;
   /** `--extensions-dir`; default `<userDataDir>/../extensions`. */
   extensionsDir?: string;
@@ -314,7 +319,8 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
   const settingsFile = path.join(userDataDir, 'User', 'settings.json');
   let existing: Record<string, unknown> = {};
   try { existing = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>; } catch { /* new */ }
-  fs.writeFileSync(settingsFile, JSON.stringify({ ...existing, ...DEFAULT_SETTINGS, ...opts.settings }, null, 2));
+  // Defaults < what the user changed in a persistent user-data-dir < this call's settings.
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...DEFAULT_SETTINGS, ...existing, ...opts.settings }, null, 2));
 
   if (opts.installExtensionFrom) installExtension(path.resolve(opts.installExtensionFrom), extensionsDir);
 

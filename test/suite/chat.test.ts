@@ -1,0 +1,89 @@
+// The chat in the real extension host: New Chat opens a chat tab (a webview panel of the chat view
+// type), the journal lives under globalStorageUri, and a prompt to the local agent lands in it.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import type { NativeAgentChatsApi } from '../../src/host/extension';
+
+const EXTENSION_ID = 'native-agent-chats.native-agent-chats';
+
+async function api(): Promise<NativeAgentChatsApi> {
+  const ext = vscode.extensions.getExtension<NativeAgentChatsApi>(EXTENSION_ID);
+  assert.ok(ext, 'extension missing');
+  return ext.activate();
+}
+
+function chatTabs(): vscode.Tab[] {
+  return vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('nativeAgentChats.chat'));
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+suite('chat tabs and the journal', () => {
+  test('the journal is a sql.js database under globalStorageUri', async () => {
+    const a = await api();
+    await a.ready;
+    assert.match(a.journalFile, /globalStorage[\\/]native-agent-chats\.native-agent-chats[\\/]journal\.sqlite$/);
+    assert.equal(fs.readFileSync(a.journalFile).subarray(0, 15).toString('latin1'), 'SQLite format 3');
+  });
+
+  test('New Chat opens a chat tab and records it in the journal', async () => {
+    const a = await api();
+    const runtime = await a.ready;
+    const before = chatTabs().length;
+    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat');
+    assert.equal(typeof sessionId, 'string');
+    await waitFor('a chat tab', () => (chatTabs().length === before + 1 ? true : undefined));
+    assert.ok(a.openSessionIds().includes(sessionId));
+    const tabs = await runtime.listTabs();
+    assert.ok(tabs.some((t) => t.sessionId === sessionId), 'the tab record is in the journal');
+    const session = await runtime.getSession(sessionId);
+    assert.equal(session?.provider, 'local');
+  });
+
+  test('a prompt to the local agent lands in the journal with its reply', async () => {
+    const a = await api();
+    const runtime = await a.ready;
+    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat');
+    const sent = await runtime.send(sessionId, 'help');
+    assert.ok(sent.ok, !sent.ok ? sent.message : '');
+    await runtime.whenIdle(sessionId);
+    const turns = await runtime.journal.read('listTurns', sessionId);
+    assert.equal(turns.length, 1);
+    assert.equal(turns[0]!.prompt, 'help');
+    assert.equal(turns[0]!.status, 'completed');
+    const text = (await runtime.journal.read('listEvents', sessionId))
+      .filter((e) => e.kind === 'text')
+      .map((e) => (e.kind === 'text' ? e.payload.text : ''))
+      .join('');
+    assert.match(text, /local agent/);
+  });
+
+  test('closing a chat tab by hand removes its tab record', async () => {
+    const a = await api();
+    const runtime = await a.ready;
+    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat');
+    await waitFor('the tab record', async () => ((await runtime.listTabs()).some((t) => t.sessionId === sessionId) ? true : undefined));
+    const tab = chatTabs().find((t) => t.isActive);
+    assert.ok(tab, 'an active chat tab');
+    await vscode.window.tabGroups.close(tab);
+    await waitFor('the tab record to go', async () => ((await runtime.listTabs()).some((t) => t.sessionId === sessionId) ? undefined : true));
+  });
+
+  test('Stop with no running agent says so and stops nothing', async () => {
+    await api();
+    await vscode.commands.executeCommand<string>('nativeAgentChats.newChat');
+    const stopped = await vscode.commands.executeCommand<boolean>('nativeAgentChats.stop');
+    assert.equal(stopped, false);
+  });
+});

@@ -1,0 +1,46 @@
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import { decodeWebviewMessage, sessionIdFromState } from '../../src/protocol/messages';
+
+describe('webview protocol decoding', () => {
+  it('accepts each well-formed message', () => {
+    for (const m of [
+      { type: 'ready' },
+      { type: 'send', text: 'run ls' },
+      { type: 'stop' },
+      { type: 'decide', requestId: 'r1', decision: 'allow_session' },
+      { type: 'retry', turnId: 't1' },
+      { type: 'continue', turnId: 't1' },
+      { type: 'pickSession' },
+    ]) {
+      const d = decodeWebviewMessage(m);
+      assert.ok(d.ok, JSON.stringify(m));
+      assert.deepEqual(d.value, m);
+    }
+  });
+
+  it('rejects malformed messages with a sentence that names the field', () => {
+    const cases: [unknown, RegExp][] = [
+      [null, /Malformed message/],
+      ['send', /Malformed message/],
+      [{ type: 'launchMissiles' }, /at "type"/],
+      [{ type: 'send' }, /at "text"/],
+      [{ type: 'send', text: '   ' }, /at "text"/],
+      [{ type: 'decide', requestId: 'r', decision: 'allow_forever' }, /at "decision"/],
+      [{ type: 'stop', extra: true }, /Malformed message/],
+      [{ type: 'retry', turnId: '' }, /at "turnId"/],
+    ];
+    for (const [raw, pattern] of cases) {
+      const d = decodeWebviewMessage(raw);
+      assert.equal(d.ok, false, JSON.stringify(raw));
+      assert.match(!d.ok ? d.message : '', pattern);
+    }
+  });
+
+  it('reads a session id from webview state only when well-formed', () => {
+    assert.equal(sessionIdFromState({ sessionId: 'abc' }), 'abc');
+    assert.equal(sessionIdFromState(undefined), undefined);
+    assert.equal(sessionIdFromState({ sessionId: 42 }), undefined);
+    assert.equal(sessionIdFromState('abc'), undefined);
+  });
+});

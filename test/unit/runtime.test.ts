@@ -1,0 +1,281 @@
+/**
+ * The chat runtime with the real local agent, a real journal on disk and real shell commands in a
+ * temporary workspace: prompts, boundary requests and their decisions, Stop, and the restart story
+ * across two runtime lifetimes (the first "dies" without writing anything more).
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import type { Transcript, TranscriptItem } from '../../src/core/transcript';
+import type { Journal } from '../../src/journal/journal';
+import { LocalAgent } from '../../src/runtime/agents/localAgent';
+import { ChatRuntime } from '../../src/runtime/chatRuntime';
+import { fakeInstance, openJournal, tempDir } from './helpers';
+
+interface Harness {
+  runtime: ChatRuntime;
+  journal: Journal;
+  workspace: string;
+  file: string;
+}
+
+async function harness(file = path.join(tempDir(), 'journal.sqlite'), workspace = tempDir('nac-ws-'), instance = 'host-a', dead: string[] = []): Promise<Harness> {
+  const journal = await openJournal(file);
+  const agent = new LocalAgent();
+  const runtime = new ChatRuntime({
+    journal,
+    instance: fakeInstance(instance, process.pid),
+    agentFor: (p) => (p === 'local' ? agent : undefined),
+    workspaceRoot: () => workspace,
+    isAlive: (i) => !dead.includes(i.id),
+    flushIntervalMs: 5,
+  });
+  await runtime.start();
+  return { runtime, journal, workspace, file };
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function items(t: Transcript, turnIndex: number): readonly TranscriptItem[] {
+  return t.turns[turnIndex]!.items;
+}
+
+const pendingRequest = (h: Harness, sessionId: string) =>
+  waitFor('a pending boundary request', () => h.runtime.liveState(sessionId).actionableRequestIds[0]);
+
+describe('chat runtime with the local agent', () => {
+  it('runs an allowlisted command without asking and journals the reply and output', async () => {
+    const h = await harness();
+    fs.writeFileSync(path.join(h.workspace, 'hello.txt'), 'hi\n');
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    const sent = await h.runtime.send(s.value.id, 'run ls');
+    assert.ok(sent.ok);
+    await h.runtime.whenIdle(s.value.id);
+    const t = await h.runtime.transcript(s.value.id);
+    assert.equal(t.turns.length, 1);
+    assert.equal(t.turns[0]!.status, 'completed');
+    const inv = items(t, 0).find((i) => i.type === 'invocation');
+    assert.ok(inv && inv.type === 'invocation');
+    assert.equal(inv.status, 'completed');
+    assert.equal(inv.output, 'hello.txt\n');
+    assert.equal(items(t, 0).some((i) => i.type === 'boundary'), false);
+    assert.equal((await h.runtime.getSession(s.value.id))!.title, 'run ls');
+    await h.journal.close();
+  });
+
+  it('asks before a command outside the allowlist; Allow once runs it', async () => {
+    const h = await harness();
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    await h.runtime.send(s.value.id, 'run touch made.txt && echo made-it');
+    const requestId = await pendingRequest(h, s.value.id);
+    assert.equal(fs.existsSync(path.join(h.workspace, 'made.txt')), false);
+    const row = (await h.journal.read('getBoundaryRequest', requestId))!;
+    assert.equal(row.status, 'pending');
+    assert.equal(row.subject, 'touch made.txt && echo made-it');
+    assert.equal(row.turnId, (await h.runtime.transcript(s.value.id)).turns[0]!.id);
+    const decided = await h.runtime.decide(s.value.id, requestId, 'allow_once');
+    assert.deepEqual(decided, { ok: true, value: { approved: true } });
+    await h.runtime.whenIdle(s.value.id);
+    assert.equal(fs.existsSync(path.join(h.workspace, 'made.txt')), true);
+    const inv = items(await h.runtime.transcript(s.value.id), 0).find((i) => i.type === 'invocation');
+    assert.ok(inv && inv.type === 'invocation');
+    assert.equal(inv.output, 'made-it\n');
+    // The decision reached the agent exactly once: a second click is refused.
+    const again = await h.runtime.decide(s.value.id, requestId, 'deny');
+    assert.equal(!again.ok && again.reason, 'already_decided');
+    await h.journal.close();
+  });
+
+  it('Deny runs nothing and ends the invocation as denied', async () => {
+    const h = await harness();
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    await h.runtime.send(s.value.id, 'run touch nope.txt');
+    const requestId = await pendingRequest(h, s.value.id);
+    await h.runtime.decide(s.value.id, requestId, 'deny');
+    await h.runtime.whenIdle(s.value.id);
+    assert.equal(fs.existsSync(path.join(h.workspace, 'nope.txt')), false);
+    const t = await h.runtime.transcript(s.value.id);
+    const inv = items(t, 0).find((i) => i.type === 'invocation');
+    assert.equal(inv?.type === 'invocation' && inv.status, 'denied');
+    const card = items(t, 0).find((i) => i.type === 'boundary');
+    assert.equal(card?.type === 'boundary' && card.closureReason, 'user_decision');
+    assert.equal(t.turns[0]!.status, 'completed');
+    await h.journal.close();
+  });
+
+  it('Allow for this session approves the same kind of request later without asking', async () => {
+    const h = await harness();
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    await h.runtime.send(s.value.id, 'run touch a.txt');
+    await h.runtime.decide(s.value.id, await pendingRequest(h, s.value.id), 'allow_session');
+    await h.runtime.whenIdle(s.value.id);
+    await h.runtime.send(s.value.id, 'run touch b.txt');
+    await h.runtime.whenIdle(s.value.id);
+    assert.equal(fs.existsSync(path.join(h.workspace, 'b.txt')), true);
+    const card = items(await h.runtime.transcript(s.value.id), 1).find((i) => i.type === 'boundary');
+    assert.ok(card && card.type === 'boundary');
+    assert.equal(card.status, 'approved');
+    assert.equal(card.closureReason, 'session_grant');
+    // Another program is a different scope: it asks.
+    await h.runtime.send(s.value.id, 'run mkdir d');
+    const requestId = await pendingRequest(h, s.value.id);
+    await h.runtime.decide(s.value.id, requestId, 'deny');
+    await h.runtime.whenIdle(s.value.id);
+    // A grant in one chat does not leak into another.
+    const other = await h.runtime.createSession('local');
+    assert.ok(other.ok);
+    await h.runtime.send(other.value.id, 'run touch c.txt');
+    await h.runtime.decide(other.value.id, await pendingRequest(h, other.value.id), 'deny');
+    await h.runtime.whenIdle(other.value.id);
+    assert.equal(fs.existsSync(path.join(h.workspace, 'c.txt')), false);
+    await h.journal.close();
+  });
+
+  it('Stop while a request waits closes it as run_stopped and the turn as stopped', async () => {
+    const h = await harness();
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    await h.runtime.send(s.value.id, 'run rm -rf /tmp/definitely-not-here');
+    const requestId = await pendingRequest(h, s.value.id);
+    assert.deepEqual(await h.runtime.stop(s.value.id), { ok: true, value: { stopped: true } });
+    await h.runtime.whenIdle(s.value.id);
+    const row = (await h.journal.read('getBoundaryRequest', requestId))!;
+    assert.equal(row.status, 'denied');
+    assert.equal(row.closureReason, 'run_stopped');
+    assert.equal((await h.runtime.transcript(s.value.id)).turns[0]!.status, 'stopped');
+    assert.deepEqual(h.runtime.liveState(s.value.id).actionableRequestIds, []);
+    assert.equal(h.runtime.liveState(s.value.id).running, false);
+    await h.journal.close();
+  });
+
+  it('Stop kills a running command', async () => {
+    const h = await harness();
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    await h.runtime.send(s.value.id, 'run sleep 30');
+    await h.runtime.decide(s.value.id, await pendingRequest(h, s.value.id), 'allow_once');
+    const started = Date.now();
+    await new Promise((r) => setTimeout(r, 100));
+    await h.runtime.stop(s.value.id);
+    await h.runtime.whenIdle(s.value.id);
+    assert.ok(Date.now() - started < 10_000);
+    assert.equal((await h.runtime.transcript(s.value.id)).turns[0]!.status, 'stopped');
+    await h.journal.close();
+  });
+
+  it('refuses a second prompt while the agent works', async () => {
+    const h = await harness();
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    await h.runtime.send(s.value.id, 'run touch x');
+    await pendingRequest(h, s.value.id);
+    const second = await h.runtime.send(s.value.id, 'help');
+    assert.equal(!second.ok && second.reason, 'busy');
+    await h.runtime.stop(s.value.id);
+    await h.runtime.whenIdle(s.value.id);
+    await h.journal.close();
+  });
+});
+
+describe('chat runtime across a host restart', () => {
+  it('a pending prompt at restart is denied as host_restarted; Retry asks again and Allow once runs it', async () => {
+    const workspace = tempDir('nac-ws-');
+    const a = await harness(undefined, workspace, 'host-a');
+    const s = await a.runtime.createSession('local');
+    assert.ok(s.ok);
+    await a.runtime.send(s.value.id, 'run touch proof.txt && echo made-it');
+    const firstRequest = await pendingRequest(a, s.value.id);
+    // Host A dies: it writes nothing more.
+    a.runtime.dispose();
+    await a.journal.close();
+
+    const b = await harness(a.file, workspace, 'host-b', ['host-a']);
+    const t = await b.runtime.transcript(s.value.id);
+    const failed = t.turns[0]!;
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.errorClass, 'sandbox_boundary_closed_by_restart');
+    const card = failed.items.find((i) => i.type === 'boundary');
+    assert.ok(card && card.type === 'boundary');
+    assert.equal(card.id, firstRequest);
+    assert.equal(card.status, 'denied');
+    assert.equal(card.closureReason, 'host_restarted');
+    // A persisted request with no live owner is never actionable.
+    assert.deepEqual(b.runtime.liveState(s.value.id).actionableRequestIds, []);
+    const late = await b.runtime.decide(s.value.id, firstRequest, 'allow_once');
+    assert.equal(!late.ok && late.reason, 'already_decided');
+
+    const retried = await b.runtime.retry(s.value.id, failed.id);
+    assert.ok(retried.ok);
+    const secondRequest = await pendingRequest(b, s.value.id);
+    assert.notEqual(secondRequest, firstRequest);
+    await b.runtime.decide(s.value.id, secondRequest, 'allow_once');
+    await b.runtime.whenIdle(s.value.id);
+    const after = await b.runtime.transcript(s.value.id);
+    assert.equal(after.turns.length, 2);
+    assert.equal(after.turns[1]!.origin, 'retry');
+    assert.equal(after.turns[1]!.parentTurnId, failed.id);
+    assert.equal(after.turns[1]!.prompt, failed.prompt);
+    const inv = after.turns[1]!.items.find((i) => i.type === 'invocation');
+    assert.equal(inv?.type === 'invocation' && inv.output, 'made-it\n');
+    assert.equal(fs.existsSync(path.join(workspace, 'proof.txt')), true);
+    // Retry is spent once used.
+    const twice = await b.runtime.retry(s.value.id, failed.id);
+    assert.equal(!twice.ok && twice.reason, 'not_retryable');
+    await b.journal.close();
+  });
+
+  it('a plain interrupted turn is app_restarted and Continue starts a linked turn', async () => {
+    const workspace = tempDir('nac-ws-');
+    const a = await harness(undefined, workspace, 'host-a');
+    const s = await a.runtime.createSession('local');
+    assert.ok(s.ok);
+    await a.runtime.send(s.value.id, 'run sleep 5');
+    await a.runtime.decide(s.value.id, await pendingRequest(a, s.value.id), 'allow_once');
+    a.runtime.dispose();
+    await a.journal.close();
+
+    const b = await harness(a.file, workspace, 'host-b', ['host-a']);
+    const failed = (await b.runtime.transcript(s.value.id)).turns[0]!;
+    assert.equal(failed.errorClass, 'app_restarted');
+    const wrongAction = await b.runtime.retry(s.value.id, 'missing');
+    assert.equal(!wrongAction.ok && wrongAction.reason, 'not_found');
+    const continued = await b.runtime.continueTurn(s.value.id, failed.id);
+    assert.ok(continued.ok);
+    const requestId = await pendingRequest(b, s.value.id);
+    await b.runtime.decide(s.value.id, requestId, 'deny');
+    await b.runtime.whenIdle(s.value.id);
+    const after = await b.runtime.transcript(s.value.id);
+    assert.equal(after.turns[1]!.origin, 'continue');
+    assert.equal(after.turns[1]!.parentTurnId, failed.id);
+    await b.journal.close();
+  });
+
+  it('Continue is refused for a turn closed by a boundary restart (Retry is the way)', async () => {
+    const workspace = tempDir('nac-ws-');
+    const a = await harness(undefined, workspace, 'host-a');
+    const s = await a.runtime.createSession('local');
+    assert.ok(s.ok);
+    await a.runtime.send(s.value.id, 'run touch z');
+    await pendingRequest(a, s.value.id);
+    a.runtime.dispose();
+    await a.journal.close();
+    const b = await harness(a.file, workspace, 'host-b', ['host-a']);
+    const failed = (await b.runtime.transcript(s.value.id)).turns[0]!;
+    const r = await b.runtime.continueTurn(s.value.id, failed.id);
+    assert.equal(!r.ok && r.reason, 'not_retryable');
+    await b.journal.close();
+  });
+});
