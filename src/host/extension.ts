@@ -42,7 +42,13 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
   let journalRef: Journal | undefined;
   let panels!: ChatPanels; // assigned below, before `ready` first awaits
   const ready = (async () => {
-    const journal = await Journal.open({ file: journalFile, wasmPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath });
+    const dist = vscode.Uri.joinPath(context.extensionUri, 'dist');
+    const journal = await Journal.open({
+      file: journalFile,
+      wasmPath: vscode.Uri.joinPath(dist, 'sql-wasm.wasm').fsPath,
+      workerPath: vscode.Uri.joinPath(dist, 'journal-worker.js').fsPath,
+    });
+    context.subscriptions.push({ dispose: journal.onLog(log) });
     journalRef = journal;
     const r = journal.report;
     log(`[journal] ${journalFile}: schema ${r.versionFound} → ${r.version}${r.created ? ' (new)' : ''}${r.readOnlyReason ? ' READ-ONLY' : ''}`);

@@ -9,8 +9,10 @@
  */
 import type { Database, SqlValue } from 'sql.js';
 import type { LedgerEvent, NewLedgerEvent, SessionRecord, TurnRecord } from '../core/events';
-import type {
-  BoundaryDecision, BoundaryKind, BoundaryStatus, ClosureReason, ErrorClass, InvocationStatus, RunStatus, TurnStatus,
+import {
+  ERROR_CLASSES, EVENT_KINDS, TURN_STATUSES, isOneOf,
+  type BoundaryDecision, type BoundaryKind, type BoundaryStatus, type ClosureReason, type ErrorClass, type InvocationStatus,
+  type RunStatus, type TurnStatus,
 } from '../core/vocabulary';
 import { JournalRefusedError } from './errors';
 import type { BoundaryRequestRecord, InstanceRecord, InvocationRecord, RunRecord, TabRecord } from './records';
@@ -66,9 +68,84 @@ export interface FinishInvocationInput {
   readonly at: number;
 }
 
+/** Receives every write statement (SQL and parameters) a transaction runs, for the redo log. */
+export type StatementRecorder = (sql: string, params: readonly (string | number | null)[]) => void;
+
+/**
+ * A row this build cannot decode (unknown status, malformed JSON…). Reads skip it and fence its
+ * chat; writes to a fenced chat are refused, every other chat keeps working.
+ */
+export class UnreadableRowError extends Error {
+  constructor(readonly sessionId: string, readonly table: string, readonly rowId: string, detail: string) {
+    super(`A ${table} row (${rowId}) of this chat cannot be read by this version: ${detail}`);
+    this.name = 'UnreadableRowError';
+  }
+}
+
 /** Synchronous journal operations over one sql.js database (see module docstring). */
 export class JournalCore {
-  constructor(private readonly db: Database) {}
+  private touchedSessions = new Set<string>();
+  private readonly fences = new Map<string, string>();
+
+  /** @param record called with every write statement (the redo log's source). */
+  constructor(private readonly db: Database, private readonly record: StatementRecorder = () => undefined) {}
+
+  /** Sessions the current write touched; clears the set. */
+  takeTouched(): string[] {
+    const list = [...this.touchedSessions];
+    this.touchedSessions.clear();
+    return list;
+  }
+
+  /** Why writes to a chat are refused (it has a row this build cannot read), or null. */
+  getFence(sessionId: string): string | null {
+    return this.fences.get(sessionId) ?? null;
+  }
+
+  /** Marks a session as changed by this write; refuses if the chat is fenced. */
+  private touch(sessionId: string): void {
+    const fence = this.fences.get(sessionId);
+    if (fence) throw new JournalRefusedError('row_unreadable', fence);
+    this.touchedSessions.add(sessionId);
+  }
+
+  /** Decodes rows, skipping (and fencing the chat of) rows this build cannot read. */
+  private decodeAll<T>(rows: Row[], decode: (r: Row) => T): T[] {
+    const out: T[] = [];
+    for (const row of rows) {
+      try {
+        out.push(decode(row));
+      } catch (error) {
+        if (!(error instanceof UnreadableRowError)) throw error;
+        this.fences.set(error.sessionId, `${error.message}. Update the extension to change this chat; other chats are not affected.`);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Runs the migrations above the database's `user_version` up to `target`, one per call:
+   * returns the version reached, or undefined when there is nothing to do. Statements are recorded,
+   * so other processes replay the migration from the log.
+   */
+  migrateOne(migrations: readonly { version: number; sql: string }[]): number | undefined {
+    const current = (this.db.exec('PRAGMA user_version')[0]?.values[0]?.[0] as number | undefined) ?? 0;
+    const next = migrations.find((m) => m.version === current + 1);
+    if (!next) return undefined;
+    this.exec(next.sql);
+    this.exec(`PRAGMA user_version = ${next.version}`);
+    return next.version;
+  }
+
+  /** The database's `user_version`. */
+  userVersion(): number {
+    return (this.db.exec('PRAGMA user_version')[0]?.values[0]?.[0] as number | undefined) ?? 0;
+  }
+
+  private exec(sql: string): void {
+    this.db.exec(sql);
+    this.record(sql, []);
+  }
 
   // ---------------------------------------------------------------- low level
 
@@ -88,15 +165,18 @@ export class JournalCore {
     return this.all(sql, params)[0];
   }
 
-  private run(sql: string, params: SqlValue[] = []): number {
+  private run(sql: string, params: (string | number | null)[] = []): number {
     this.db.run(sql, params);
-    return this.db.getRowsModified();
+    const changed = this.db.getRowsModified();
+    if (changed > 0) this.record(sql, params);
+    return changed;
   }
 
   // ---------------------------------------------------------------- sessions
 
   /** Creates a session. Throws a `not_found`-free constraint error if the id exists. */
   createSession(session: SessionRecord): SessionRecord {
+    this.touch(session.id);
     this.run('INSERT INTO sessions (id, title, provider, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [
       session.id, session.title, session.provider, session.createdAt, session.updatedAt,
     ]);
@@ -105,6 +185,7 @@ export class JournalCore {
 
   /** Renames a session; refuses `not_found` for an unknown id. */
   renameSession(id: string, title: string, at: number): SessionRecord {
+    this.touch(id);
     if (this.run('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?', [title, at, id]) === 0) {
       throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
     }
@@ -113,6 +194,7 @@ export class JournalCore {
 
   /** Stores the provider's own state for a session (e.g. its session or thread id), JSON text. */
   setProviderState(id: string, state: string | null, at: number): void {
+    this.touch(id);
     this.run('UPDATE sessions SET provider_state = ?, updated_at = ? WHERE id = ?', [state, at, id]);
   }
 
@@ -139,6 +221,7 @@ export class JournalCore {
   startTurn(input: StartTurnInput): { turn: TurnRecord; run: RunRecord } {
     const t = input.turn;
     if (!this.getSession(t.sessionId)) throw new JournalRefusedError('not_found', `No chat with id ${t.sessionId}.`);
+    this.touch(t.sessionId);
     this.run(
       'INSERT INTO turns (id, session_id, prompt, origin, parent_turn_id, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       [t.id, t.sessionId, t.prompt, t.origin, t.parentTurnId, 'running', t.createdAt],
@@ -154,12 +237,12 @@ export class JournalCore {
   /** One turn or undefined. */
   getTurn(id: string): TurnRecord | undefined {
     const row = this.one('SELECT * FROM turns WHERE id = ?', [id]);
-    return row && toTurn(row);
+    return row && this.decodeAll([row], toTurn)[0];
   }
 
   /** A session's turns, oldest first. */
   listTurns(sessionId: string): TurnRecord[] {
-    return this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]).map(toTurn);
+    return this.decodeAll(this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]), toTurn);
   }
 
   /** One run or undefined. */
@@ -180,6 +263,7 @@ export class JournalCore {
   finishRun(input: FinishRunInput): { finished: boolean; events: LedgerEvent[] } {
     const run = this.getRun(input.runId);
     if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
+    this.touch(run.sessionId);
     const changed = this.run(
       "UPDATE runs SET status = ?, error_class = ?, finished_at = ? WHERE id = ? AND status = 'running'",
       [input.status, input.errorClass ?? null, input.at, input.runId],
@@ -210,6 +294,7 @@ export class JournalCore {
     if (events.length === 0) return [];
     const run = this.getRun(runId);
     if (!run) throw new JournalRefusedError('not_found', `No run with id ${runId}.`);
+    this.touch(run.sessionId);
     const next = (this.one('SELECT COALESCE(MAX(seq), 0) AS s FROM events WHERE run_id = ?', [runId])!.s as number) + 1;
     const stored: LedgerEvent[] = [];
     events.forEach((event, i) => {
@@ -224,11 +309,14 @@ export class JournalCore {
 
   /** A session's ledger, in run start order then sequence order. */
   listEvents(sessionId: string): LedgerEvent[] {
-    return this.all(
-      `SELECT e.* FROM events e JOIN runs r ON r.id = e.run_id
-       WHERE e.session_id = ? ORDER BY r.started_at, e.run_id, e.seq`,
-      [sessionId],
-    ).map(toEvent);
+    return this.decodeAll(
+      this.all(
+        `SELECT e.* FROM events e JOIN runs r ON r.id = e.run_id
+         WHERE e.session_id = ? ORDER BY r.started_at, e.run_id, e.seq`,
+        [sessionId],
+      ),
+      toEvent,
+    );
   }
 
   // ---------------------------------------------------------------- invocations
@@ -237,6 +325,7 @@ export class JournalCore {
   startInvocation(input: { id: string; runId: string; tool: string; input: string; summary: string; diff?: string; at: number }): LedgerEvent[] {
     const run = this.getRun(input.runId);
     if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
+    this.touch(run.sessionId);
     this.run(
       'INSERT INTO invocations (id, run_id, turn_id, session_id, tool, input, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       [input.id, input.runId, run.turnId, run.sessionId, input.tool, input.input, 'running', input.at],
@@ -272,6 +361,7 @@ export class JournalCore {
   finishInvocation(input: FinishInvocationInput): { finished: boolean; events: LedgerEvent[] } {
     const inv = this.getInvocation(input.id);
     if (!inv) throw new JournalRefusedError('not_found', `No tool invocation with id ${input.id}.`);
+    this.touch(inv.sessionId);
     const changed = this.run(
       "UPDATE invocations SET status = ?, failure_class = ?, finished_at = ? WHERE id = ? AND status IN ('running', 'awaiting_approval')",
       [input.status, input.failureClass ?? null, input.at, input.id],
@@ -301,6 +391,7 @@ export class JournalCore {
   createBoundaryRequest(input: CreateBoundaryRequestInput): { request: BoundaryRequestRecord; events: LedgerEvent[] } {
     const run = this.getRun(input.runId);
     if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
+    this.touch(run.sessionId);
     const approved = input.autoApproved === true;
     this.run(
       `INSERT INTO boundary_requests (id, session_id, turn_id, run_id, invocation_id, kind, subject, why, detail, scope_key,
@@ -366,6 +457,7 @@ export class JournalCore {
   settleBoundaryRequest(input: SettleBoundaryRequestInput): { settled: boolean; request: BoundaryRequestRecord; events: LedgerEvent[] } {
     const existing = this.getBoundaryRequest(input.id);
     if (!existing) throw new JournalRefusedError('not_found', `No boundary request with id ${input.id}.`);
+    this.touch(existing.sessionId);
     const changed = this.run(
       "UPDATE boundary_requests SET status = ?, decision = ?, closure_reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
       [input.status, input.decision, input.closureReason, input.at, input.id],
@@ -392,11 +484,13 @@ export class JournalCore {
 
   /** Records that a chat has an open tab (idempotent). */
   recordTab(sessionId: string, at: number): void {
+    this.touchedSessions.add(sessionId);
     this.run('INSERT INTO tabs (session_id, opened_at) VALUES (?, ?) ON CONFLICT(session_id) DO NOTHING', [sessionId, at]);
   }
 
   /** Forgets a chat's tab (the user closed it). */
   removeTab(sessionId: string): void {
+    this.touchedSessions.add(sessionId);
     this.run('DELETE FROM tabs WHERE session_id = ?', [sessionId]);
   }
 
@@ -440,6 +534,10 @@ function toSession(r: Row): SessionRecord {
 }
 
 function toTurn(r: Row): TurnRecord {
+  const bad = (detail: string) => new UnreadableRowError(r.session_id as string, 'turns', r.id as string, detail);
+  if (!isOneOf(TURN_STATUSES, r.status)) throw bad(`unknown status "${String(r.status)}"`);
+  if (!isOneOf(['prompt', 'retry', 'continue'] as const, r.origin)) throw bad(`unknown origin "${String(r.origin)}"`);
+  if (r.error_class !== null && !isOneOf(ERROR_CLASSES, r.error_class)) throw bad(`unknown error class "${String(r.error_class)}"`);
   return {
     id: r.id as string,
     sessionId: r.session_id as string,
@@ -513,13 +611,22 @@ function toInstance(r: Row): InstanceRecord {
 }
 
 function toEvent(r: Row): LedgerEvent {
+  const bad = (detail: string) => new UnreadableRowError(r.session_id as string, 'events', `${String(r.run_id)}#${String(r.seq)}`, detail);
+  if (!isOneOf(EVENT_KINDS, r.kind)) throw bad(`unknown event kind "${String(r.kind)}"`);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(r.payload as string);
+  } catch {
+    throw bad('its payload is not valid JSON');
+  }
+  if (typeof payload !== 'object' || payload === null) throw bad('its payload is not an object');
   return {
     runId: r.run_id as string,
     seq: r.seq as number,
     sessionId: r.session_id as string,
     turnId: r.turn_id as string,
-    kind: r.kind as LedgerEvent['kind'],
-    payload: JSON.parse(r.payload as string),
+    kind: r.kind,
+    payload,
     at: r.at as number,
   } as LedgerEvent;
 }

@@ -5,8 +5,9 @@
  * - `storage_failed`: the disk refused the write (full disk, I/O error); nothing was acknowledged.
  * - `not_found`: the row the write depends on does not exist.
  * - `closed`: the journal was closed (the extension host is shutting down).
+ * - `row_unreadable`: the chat has a row this build cannot read; writes to that chat only are refused.
  */
-export const JOURNAL_REFUSALS = ['read_only', 'storage_failed', 'not_found', 'closed'] as const;
+export const JOURNAL_REFUSALS = ['read_only', 'storage_failed', 'not_found', 'closed', 'row_unreadable'] as const;
 export type JournalRefusal = (typeof JOURNAL_REFUSALS)[number];
 
 /** Thrown inside a write to abort its transaction with a refusal (caught by the journal). */

@@ -5,26 +5,24 @@
  *   const sessions = await journal.read('listSessions');
  *   const result = await journal.write('startTurn', input);   // Result<…, JournalRefusal>
  *
- * Every `write` is one transaction, acknowledged (resolved with `ok`) only once it is on disk.
- * A refused write resolves with `{ ok: false, reason, message }` and changes nothing:
- * `read_only` (journal written by a newer schema version), `storage_failed` (full disk, I/O error),
- * `not_found`. Operations run one at a time, in call order.
+ * The database lives in a worker thread (`worker.ts`) with its persistence (`logStore.ts`: snapshot
+ * plus fdatasync'ed redo log, shared safely by several processes), so the calling thread — the
+ * extension host's, shared by every extension of the window — never waits on SQLite or the disk.
  *
- * Operations are named, with plain-data arguments and results, so the database can move off the
- * calling thread (issue #3) without changing this interface.
+ * Every `write` is one transaction, acknowledged (resolved `{ ok: true, value }`) only once it is
+ * on disk. A refused write resolves `{ ok: false, reason, message }` and changed nothing: `read_only`
+ * (newer schema, or part of the log unreadable), `storage_failed` (full disk, I/O error, lock),
+ * `not_found`, `row_unreadable` (that one chat has a row this build cannot read), `closed`.
+ * Programming errors (an unknown operation, a constraint violation) reject.
  *
- * Opening: a missing file starts a new journal; migrations run one transaction each; a journal at a
- * newer `user_version` opens read-only; a file that is not a readable SQLite database is moved aside
- * (never deleted or overwritten) and a fresh journal starts, reported in `report.quarantined`.
+ * `onExternalChange` reports sessions other processes (VS Code windows) changed, within the worker's
+ * poll interval (default 50 ms).
  */
-import * as fs from 'node:fs';
-import type { Database, SqlJsStatic } from 'sql.js';
+import { Worker } from 'node:worker_threads';
 import { fail, ok, type Result } from '../core/result';
-import { JournalCore } from './core';
-import { JournalRefusedError, type JournalRefusal } from './errors';
-import { FileStore } from './fileStore';
-import { MIGRATIONS, SCHEMA_VERSION } from './schema';
-import { loadSqlJs } from './sqljs';
+import type { JournalCore } from './core';
+import type { JournalRefusal } from './errors';
+import type { FromWorker, ToWorker, WorkerOpenOptions, WorkerOpenReport } from './workerProtocol';
 
 /** Names of JournalCore methods. */
 export type JournalOp = {
@@ -37,184 +35,170 @@ export type OpArgs<K extends JournalOp> = Parameters<OpFn<K>>;
 /** Result of operation K. */
 export type OpResult<K extends JournalOp> = ReturnType<OpFn<K>>;
 
-/** Options of `Journal.open`. */
+/** Options of `Journal.open`. Sizes in bytes, times in ms. */
 export interface OpenJournalOptions {
-  /** Absolute path of the database file; its folder is created on first write. */
+  /** Absolute path of the snapshot file (`…/journal.sqlite`); its folder is created. */
   readonly file: string;
   /** Absolute path of `sql-wasm.wasm` (the extension's `dist/` copy; tests use node_modules'). */
   readonly wasmPath: string;
-  /** Clock in ms (tests inject one). */
-  readonly now?: () => number;
+  /** Absolute path of the worker script (`dist/journal-worker.js`, or `out/src/journal/worker.js`). */
+  readonly workerPath: string;
+  /** How often to look for other windows' commits (default 50 ms). */
+  readonly pollIntervalMs?: number;
+  /** Start a new log generation (and compact the old ones) past this size (default 4 MiB). */
+  readonly rotateAtBytes?: number;
+  readonly preallocBytes?: number;
+  readonly lockTimeoutMs?: number;
+  /** Tests only (see LogStoreOptions.faultInjection). */
+  readonly faultInjection?: boolean;
 }
 
-/** What opening found and did. */
-export interface JournalOpenReport {
-  /** The file did not exist; a new journal was started. */
-  readonly created: boolean;
-  /** `user_version` found on disk (0 for a new file) and after migrations. */
-  readonly versionFound: number;
-  readonly version: number;
-  /** Set when writes are refused for the whole journal, with a sentence for people. */
-  readonly readOnlyReason: string | null;
-  /** Set when an unreadable file was moved aside: where it went and why. */
-  readonly quarantined: { readonly path: string; readonly reason: string } | null;
-}
+/** What opening found and did (see `WorkerOpenReport`). */
+export type JournalOpenReport = WorkerOpenReport;
+
+type Pending = { resolve: (m: FromWorker) => void; reject: (e: Error) => void };
 
 /** The journal (see module docstring). */
 export class Journal {
-  private queue: Promise<unknown> = Promise.resolve();
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly externalListeners = new Set<(sessionIds: readonly string[]) => void>();
+  private readonly logListeners = new Set<(line: string) => void>();
   private closed = false;
+  private failure: string | undefined;
+  private readOnlyNow: string | null;
 
   private constructor(
-    private readonly sql: SqlJsStatic,
-    private db: Database,
-    private core: JournalCore,
-    private readonly store: FileStore,
+    private readonly worker: Worker,
     readonly report: JournalOpenReport,
-  ) {}
-
-  /** Opens (or starts) the journal at `options.file`. Rejects only when sql.js itself cannot load. */
-  static async open(options: OpenJournalOptions): Promise<Journal> {
-    const sql = await loadSqlJs(options.wasmPath);
-    const store = new FileStore(options.file);
-    const now = options.now ?? Date.now;
-    let bytes: Uint8Array | undefined;
-    let quarantined: JournalOpenReport['quarantined'] = null;
-    bytes = store.read();
-    let db: Database | undefined;
-    if (bytes) {
-      const problem = unreadableReason(sql, bytes);
-      if (problem) {
-        const aside = `${options.file}.unreadable-${now()}`;
-        fs.renameSync(options.file, aside);
-        quarantined = { path: aside, reason: problem };
-        bytes = undefined;
-        store.read();
-      } else {
-        db = new sql.Database(bytes);
-      }
-    }
-    const created = !bytes;
-    db ??= new sql.Database();
-    const versionFound = userVersion(db);
-    let readOnlyReason: string | null = null;
-    if (versionFound > SCHEMA_VERSION) {
-      readOnlyReason =
-        `This chat journal was written by a newer version of Native Agent Chats (schema ${versionFound}; this version knows ${SCHEMA_VERSION}). ` +
-        'History can be read, but nothing can be changed until you update the extension.';
-    } else if (versionFound < SCHEMA_VERSION) {
-      for (const migration of MIGRATIONS.filter((m) => m.version > versionFound)) {
-        db.exec('BEGIN IMMEDIATE');
-        try {
-          db.exec(migration.sql);
-          db.exec(`PRAGMA user_version = ${migration.version}`);
-          db.exec('COMMIT');
-        } catch (error) {
-          db.exec('ROLLBACK');
-          throw new Error(`Journal migration ${migration.version} (${migration.description}) failed: ${(error as Error).message}`);
-        }
-      }
-      await store.write(db.export());
-    }
-    const report: JournalOpenReport = { created, versionFound, version: userVersion(db), readOnlyReason, quarantined };
-    return new Journal(sql, db, new JournalCore(db), store, report);
-  }
-
-  /** True when every write is refused (see `report.readOnlyReason`). */
-  get readOnly(): boolean {
-    return this.report.readOnlyReason !== null;
-  }
-
-  /** Path of the database file. */
-  get file(): string {
-    return this.store.file;
-  }
-
-  /** Runs a read-only operation on the current journal state (re-read first if another process wrote). */
-  read<K extends JournalOp>(op: K, ...args: OpArgs<K>): Promise<OpResult<K>> {
-    return this.enqueue(() => {
-      this.refreshIfChanged();
-      return (this.core[op] as (...a: unknown[]) => OpResult<K>)(...args);
-    });
+    readonly file: string,
+  ) {
+    this.readOnlyNow = report.readOnlyReason;
   }
 
   /**
-   * Runs operation K as one transaction and acknowledges it once durable.
-   * Resolves with `{ ok: true, value }` or a refusal; rejects only on programming errors
-   * (e.g. a constraint violation from a bad id), after rolling back.
+   * Starts the worker and opens the journal. Rejects when the worker cannot start or open it
+   * (sql.js missing, folder not writable); an unreadable file is quarantined, not a rejection.
    */
-  write<K extends JournalOp>(op: K, ...args: OpArgs<K>): Promise<Result<OpResult<K>, JournalRefusal>> {
-    if (this.closed) return Promise.resolve(fail('closed', 'The chat journal is closed.'));
-    return this.enqueue(async () => {
-      if (this.report.readOnlyReason) return fail('read_only', this.report.readOnlyReason);
-      this.refreshIfChanged();
-      let value: OpResult<K>;
-      this.db.exec('BEGIN IMMEDIATE');
-      try {
-        value = (this.core[op] as (...a: unknown[]) => OpResult<K>)(...args);
-        this.db.exec('COMMIT');
-      } catch (error) {
-        this.db.exec('ROLLBACK');
-        if (error instanceof JournalRefusedError) return fail(error.reason, error.message);
-        throw error;
-      }
-      try {
-        await this.store.write(this.db.export());
-      } catch (error) {
-        // Not durable: drop the in-memory change by re-reading the last durable state.
-        this.reload();
-        const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
-        return fail(
-          'storage_failed',
-          `The chat journal could not be saved (${code}${code === 'ENOSPC' ? ': the disk is full' : ''}). Nothing was changed.`,
-        );
-      }
-      return ok(value);
+  static open(options: OpenJournalOptions): Promise<Journal> {
+    const data: { role: 'journal' } & WorkerOpenOptions = {
+      role: 'journal',
+      file: options.file,
+      wasmPath: options.wasmPath,
+      pollIntervalMs: options.pollIntervalMs ?? 50,
+      ...(options.rotateAtBytes ? { rotateAtBytes: options.rotateAtBytes } : {}),
+      ...(options.preallocBytes ? { preallocBytes: options.preallocBytes } : {}),
+      ...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
+      ...(options.faultInjection ? { faultInjection: true } : {}),
+    };
+    const worker = new Worker(options.workerPath, { workerData: data });
+    return new Promise((resolve, reject) => {
+      const early = (m: FromWorker) => {
+        if (m.kind === 'opened') {
+          worker.off('message', early);
+          worker.off('error', onError);
+          const journal = new Journal(worker, m.report, options.file);
+          journal.listen();
+          resolve(journal);
+        } else if (m.kind === 'openFailed') {
+          void worker.terminate();
+          reject(new Error(`The chat journal could not be opened: ${m.message}`));
+        }
+      };
+      const onError = (e: Error) => reject(new Error(`The chat journal's worker failed to start: ${e.message}`));
+      worker.on('message', early);
+      worker.once('error', onError);
     });
   }
 
-  /** Waits for queued operations, then releases the database. Later calls reject. */
+  /** True when every write is refused (see `readOnlyReason`). */
+  get readOnly(): boolean {
+    return this.readOnlyNow !== null;
+  }
+
+  /** Why every write is refused now, or null. */
+  get readOnlyReason(): string | null {
+    return this.readOnlyNow;
+  }
+
+  /** Subscribes to other processes' changes (session ids). Returns an unsubscribe function. */
+  onExternalChange(listener: (sessionIds: readonly string[]) => void): () => void {
+    this.externalListeners.add(listener);
+    return () => this.externalListeners.delete(listener);
+  }
+
+  /** Subscribes to the worker's log lines (compactions, poll failures). */
+  onLog(listener: (line: string) => void): () => void {
+    this.logListeners.add(listener);
+    return () => this.logListeners.delete(listener);
+  }
+
+  /** Runs a read-only operation on the current journal state (other windows' commits included). */
+  async read<K extends JournalOp>(op: K, ...args: OpArgs<K>): Promise<OpResult<K>> {
+    const m = await this.request({ kind: 'read', id: 0, op, args });
+    if (m.kind === 'result') return m.value as OpResult<K>;
+    throw new Error(m.kind === 'error' || m.kind === 'refused' ? m.message : `unexpected reply ${m.kind}`);
+  }
+
+  /** Runs operation K as one durable transaction (see module docstring). */
+  async write<K extends JournalOp>(op: K, ...args: OpArgs<K>): Promise<Result<OpResult<K>, JournalRefusal>> {
+    if (this.closed) return fail('closed', 'The chat journal is closed.');
+    if (this.failure) return fail('storage_failed', this.failure);
+    const m = await this.request({ kind: 'write', id: 0, op, args }).catch((e: Error) => ({ kind: 'refused', reason: 'storage_failed', message: e.message }) as const);
+    if (m.kind === 'result') return ok(m.value as OpResult<K>);
+    if (m.kind === 'refused') return fail(m.reason, m.message);
+    throw new Error(m.kind === 'error' ? m.message : `unexpected reply ${m.kind}`);
+  }
+
+  /** Asks the worker to start a compaction now (tests, benchmarks). */
+  async compactNow(): Promise<void> {
+    await this.request({ kind: 'compact', id: 0 });
+  }
+
+  /** Waits for queued operations, then stops the worker. Later writes answer `closed`. */
   async close(): Promise<void> {
     if (this.closed) return;
-    const last = this.enqueue(async () => this.db.close());
     this.closed = true;
-    await last;
+    if (!this.failure) await this.request({ kind: 'close', id: 0 }, true).catch(() => undefined);
+    await this.worker.terminate();
   }
 
-  private enqueue<T>(task: () => T | Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('The chat journal is closed.'));
-    const run = this.queue.then(task);
-    this.queue = run.catch(() => undefined);
-    return run;
+  private request(message: ToWorker, evenIfClosed = false): Promise<FromWorker> {
+    if (this.failure) return Promise.reject(new Error(this.failure));
+    if (this.closed && !evenIfClosed) return Promise.reject(new Error('The chat journal is closed.'));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ ...message, id });
+    });
   }
 
-  private refreshIfChanged(): void {
-    if (this.store.changedOnDisk()) this.reload();
-  }
-
-  private reload(): void {
-    const bytes = this.store.read();
-    this.db.close();
-    this.db = bytes ? new this.sql.Database(bytes) : new this.sql.Database();
-    this.core = new JournalCore(this.db);
-  }
-}
-
-function userVersion(db: Database): number {
-  return (db.exec('PRAGMA user_version')[0]?.values[0]?.[0] as number | undefined) ?? 0;
-}
-
-/** Why `bytes` cannot be used as a journal, or undefined when it can. */
-function unreadableReason(sql: SqlJsStatic, bytes: Uint8Array): string | undefined {
-  let db: Database | undefined;
-  try {
-    db = new sql.Database(bytes);
-    const check = db.exec('PRAGMA quick_check')[0]?.values[0]?.[0];
-    if (check !== 'ok') return `SQLite integrity check failed: ${String(check)}`;
-    return undefined;
-  } catch (error) {
-    return `not a readable SQLite database (${(error as Error).message})`;
-  } finally {
-    db?.close();
+  private listen(): void {
+    this.worker.on('message', (m: FromWorker) => {
+      if (m.kind === 'external') {
+        this.readOnlyNow = m.readOnlyReason;
+        for (const l of this.externalListeners) l(m.sessionIds);
+        return;
+      }
+      if (m.kind === 'log') {
+        for (const l of this.logListeners) l(m.line);
+        return;
+      }
+      if (m.kind === 'result' || m.kind === 'refused' || m.kind === 'error') {
+        const p = this.pending.get(m.id);
+        this.pending.delete(m.id);
+        p?.resolve(m);
+      }
+    });
+    const die = (why: string) => {
+      this.failure = `The chat journal stopped: ${why}`;
+      for (const p of this.pending.values()) p.reject(new Error(this.failure));
+      this.pending.clear();
+      for (const l of this.logListeners) l(`[journal] ${this.failure}`);
+    };
+    this.worker.on('error', (e) => die(e.message));
+    this.worker.on('exit', (code) => {
+      if (!this.closed) die(`its worker exited (code ${code})`);
+    });
   }
 }

@@ -157,7 +157,7 @@ export class ChatRuntime {
     return {
       running: run !== undefined,
       actionableRequestIds: run ? [...run.waiters.keys()] : [],
-      readOnlyReason: this.options.journal.report.readOnlyReason,
+      readOnlyReason: this.options.journal.readOnlyReason,
     };
   }
 

@@ -6,25 +6,12 @@
  * whose owner is dead. An instance is identified by pid plus the process start time (so a reused
  * pid is not mistaken for the old process) and the hostname.
  */
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { processStartTime } from '../journal/processInfo';
 import type { InstanceRecord } from '../journal/records';
 
-/**
- * Start time of process `pid` as an opaque string, or null where it cannot be read.
- * Linux: field 22 of `/proc/<pid>/stat` (clock ticks since boot), read after the `)` that ends the
- * command name (which may itself contain spaces or parentheses).
- */
-export function processStartTime(pid: number): string | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null; // field 22 overall; fields[0] is field 3
-  } catch {
-    return null;
-  }
-}
+export { processStartTime };
 
 /** Describes this process as a new instance (fresh id). `now` in ms. */
 export function describeThisInstance(now: number): InstanceRecord {

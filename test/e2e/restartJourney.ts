@@ -71,9 +71,6 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
   await step('new-chat', async () => {
     await runCommand(page, 'Agent Chats: New Chat', TIMEOUTS.ui);
     await visible(chatFrame(page).locator('#composer'), 'the composer #composer in the chat webview', TIMEOUTS.webview);
-    title = await activeTabTitle(page);
-    if (!title) throw new Error('the chat tab has an empty title');
-    ctx.log(`  chat tab "${title}"`);
   });
 
   await step('message-sent', async () => {
@@ -92,6 +89,10 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
     await visible(card.locator('[data-decision="allow_once"]'), 'the card\'s allow_once button', TIMEOUTS.ui);
     firstRequest = (await card.getAttribute('data-request-id')) ?? '';
     if (fs.existsSync(path.join(ctx.workspace, PROOF_FILE))) throw new Error(`${PROOF_FILE} exists before approval: the boundary did not hold`);
+    // The chat may rename its tab after the first prompt: take the title the user sees now.
+    title = await activeTabTitle(page);
+    if (!title) throw new Error('the chat tab has an empty title');
+    ctx.log(`  chat tab "${title}"`);
   });
 
   await step('reloaded', async () => {

@@ -244,6 +244,7 @@ export const DEFAULT_SETTINGS: Readonly<Record<string, unknown>> = {
   'workbench.tips.enabled': false,
   'workbench.welcomePage.walkthroughs.openOnInstall': false,
   'git.openRepositoryInParentFolders': 'never',
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
 };
 
 const live = new Set<ChildProcess>();
@@ -406,7 +407,7 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
   }
   return {
     url, port, pid: cp.pid!, workspace, userDataDir, extensionsDir, logFile,
-    folderUrl: `${url}?folder=${encodeURIComponent(workspace)}`,
+    folderUrl: `${url}?folder=${encodeURIComponent(workspace).replace(/%2F/g, '/')}`,
     tail, exited, stop,
   };
 }
@@ -460,7 +461,7 @@ export async function waitForWorkbench(page: Page, timeoutMs = 90_000): Promise<
  * Runs a command from the F1 command palette by its full label ("Category: Title"), exactly as a
  * user: presses F1 (clicking the status bar first if the keyboard focus is elsewhere), types
  * `>label`, waits for the matching row to be the focused one and presses Enter. If the row does
- * not show within 8 s (the palette snapshots the command list when it opens, so commands that
+ * not show within 4 s (the palette snapshots the command list when it opens, so commands that
  * register a moment later are missing), closes and reopens the palette, until `timeoutMs`.
  * @param timeoutMs overall budget (default 45 s). @throws Error naming the label on timeout.
  */
@@ -491,14 +492,14 @@ export async function runCommand(page: Page, label: string, timeoutMs = 45_000):
           return !!row && (row.textContent ?? '').includes(l);
         },
         label,
-        { timeout: left(8000) },
+        { timeout: left(4000) },
       );
       await input.press('Enter');
       await input.waitFor({ state: 'hidden', timeout: left(10_000) }).catch(() => undefined);
       return;
     } catch (e) {
       lastError = e;
-      if (process.env.NAC_DEBUG) await page.screenshot({ path: `/tmp/runCommand-${attempt}.png` }).catch(() => undefined);
+      if (process.env.NAC_DEBUG) await page.screenshot({ path: path.join(os.tmpdir(), `runCommand-${attempt}.png`) }).catch(() => undefined);
       if (process.env.NAC_DEBUG) console.error(`[runCommand] attempt ${attempt} for ${label}: ${e instanceof Error ? e.message.split('\n')[0] : e}`);
       await page.keyboard.press('Escape').catch(() => undefined);
     }

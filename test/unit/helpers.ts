@@ -6,8 +6,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Database } from 'sql.js';
-import { Journal } from '../../src/journal/journal';
+import { Journal, type OpenJournalOptions } from '../../src/journal/journal';
 import type { InstanceRecord } from '../../src/journal/records';
+import { compact } from '../../src/journal/logStore';
 import { loadSqlJs } from '../../src/journal/sqljs';
 
 /** sql-wasm.wasm inside node_modules. */
@@ -18,14 +19,21 @@ export function tempDir(prefix = 'nac-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** Opens a journal at `file` (a new store lifetime). */
-export function openJournal(file: string, now?: () => number): Promise<Journal> {
-  return Journal.open({ file, wasmPath: WASM_PATH, ...(now ? { now } : {}) });
+/** The journal worker compiled by tsc (out/src/journal/worker.js). */
+export const WORKER_PATH = path.resolve(__dirname, '../../src/journal/worker.js');
+
+/** Opens a journal at `file` (a new store lifetime: its own worker). */
+export function openJournal(file: string, options: Partial<OpenJournalOptions> = {}): Promise<Journal> {
+  return Journal.open({ file, wasmPath: WASM_PATH, workerPath: WORKER_PATH, ...options });
 }
 
-/** Opens `file` with raw sql.js, lets `edit` change it, and writes it back (simulates other builds or crashes). */
+/**
+ * Folds every log generation into the snapshot (the journal must be closed), then opens the snapshot
+ * with raw sql.js, lets `edit` change it, and writes it back (simulates other builds or crashes).
+ */
 export async function editJournalFile(file: string, edit: (db: Database) => void): Promise<void> {
   const SQL = await loadSqlJs(WASM_PATH);
+  compact(SQL, file, Number.MAX_SAFE_INTEGER);
   const db = new SQL.Database(fs.readFileSync(file));
   edit(db);
   fs.writeFileSync(file, db.export());

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { probeUserVersion } from '../../src/journal/fileStore';
+import { probeUserVersion } from '../../src/journal/files';
 import { SCHEMA_VERSION } from '../../src/journal/schema';
 import { editJournalFile, openJournal, tempDir } from './helpers';
 
@@ -73,19 +73,22 @@ describe('journal: open and migrations', () => {
     await journal.close();
   });
 
-  it('refuses a write the disk cannot take and keeps the previous state', async () => {
+  it('refuses a write the disk cannot take, keeps the previous state, and works again once there is room', async () => {
     const file = path.join(tempDir(), 'journal.sqlite');
-    const journal = await openJournal(file);
-    await journal.write('createSession', session('kept'));
-    // The temp file path is taken by a folder: the durable write fails as a full disk would.
-    fs.mkdirSync(`${file}.tmp-${process.pid}`);
-    const refused = await journal.write('createSession', session('lost'));
+    const journal = await openJournal(file, { faultInjection: true });
+    await journal.write('createSession', session('kept', 1));
+    fs.writeFileSync(`${file}.fault-enospc`, '');
+    const refused = await journal.write('createSession', session('lost', 2));
     assert.equal(refused.ok, false);
     assert.equal(!refused.ok && refused.reason, 'storage_failed');
+    assert.match(!refused.ok ? refused.message : '', /disk is full/);
     assert.deepEqual((await journal.read('listSessions')).map((s) => s.id), ['kept']);
-    fs.rmdirSync(`${file}.tmp-${process.pid}`);
-    assert.equal((await journal.write('createSession', session('later'))).ok, true);
+    fs.rmSync(`${file}.fault-enospc`);
+    assert.equal((await journal.write('createSession', session('later', 3))).ok, true);
     await journal.close();
+    const reopened = await openJournal(file);
+    assert.deepEqual((await reopened.read('listSessions')).map((s) => s.id).sort(), ['kept', 'later']);
+    await reopened.close();
   });
 
   it('sees what another process wrote before it acts', async () => {

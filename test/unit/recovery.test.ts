@@ -34,7 +34,7 @@ async function seedInvocationWithRequest(j: Journal, run: string, inv: string, r
 
 /** Opens the journal in a new lifetime, runs `fn`, closes it. */
 async function lifetime<T>(file: string, fn: (j: Journal) => Promise<T>): Promise<T> {
-  const j = await openJournal(file, clock);
+  const j = await openJournal(file);
   try {
     return await fn(j);
   } finally {

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (.ci/run → npm test). Stages, stopping at the first failure:
+#   deps      npm ci when node_modules is missing or package-lock.json changed (hash stamp)
+#   vscode    bash scripts/ensure-vscode.sh (chromium, Node 24, code-server into .vscode-test/)
+#   tsc       a clean `npx tsc -p .` into out/
+#   build     node esbuild.mjs into dist/
+#   unit      node --test over out/test/unit/**/*.test.js
+#   suite     node out/test/runInCodeServer.js (mocha suite in code-server's real extension host)
+#   e2e       node out/test/e2e/run.js (restart journey in Chromium; screenshots in test-artifacts/e2e)
+# Output: each stage's log and timing, then one combined line `N passed, N failed` (a failed
+# build-type stage counts as 1 failed). Exit code 0 only if every stage passed.
+# Env: NAC_SKIP="e2e suite" skips the named stages (for local iteration; CI skips nothing).
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+
+PASSED=0
+FAILED=0
+T0=$(date +%s.%N)
+LOGS="$(mktemp -d "${TMPDIR:-/tmp}/nac-test-all.XXXXXX")"
+trap 'rm -rf "$LOGS"' EXIT
+
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+
+finish() { # $1 = exit code, $2 = message
+  echo
+  echo "[test-all] $2 (total $(elapsed "$T0") s)"
+  echo "$PASSED passed, $FAILED failed"
+  exit "$1"
+}
+
+skipped() { [[ " ${NAC_SKIP:-} " == *" $1 "* ]]; }
+
+# run_stage NAME COMMAND... : runs a build-type stage; on failure stops everything.
+run_stage() {
+  local name="$1"; shift
+  if skipped "$name"; then echo "=== [$name] skipped (NAC_SKIP)"; return; fi
+  echo "=== [$name] $*"
+  local t; t=$(date +%s.%N)
+  if ! "$@"; then
+    FAILED=$((FAILED + 1))
+    finish 1 "FAILED at stage '$name' after $(elapsed "$t") s: $*"
+  fi
+  echo "=== [$name] ok ($(elapsed "$t") s)"
+}
+
+# test_stage NAME COMMAND... : runs a stage whose output ends with `N passed, N failed`.
+test_stage() {
+  local name="$1"; shift
+  if skipped "$name"; then echo "=== [$name] skipped (NAC_SKIP)"; return; fi
+  echo "=== [$name] $*"
+  local t rc line p f; t=$(date +%s.%N)
+  "$@" 2>&1 | tee "$LOGS/$name.log"
+  rc=${PIPESTATUS[0]}
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOGS/$name.log" | tail -1)
+  p=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"${line:-0 passed, 0 failed}")
+  f=$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"${line:-0 passed, 0 failed}")
+  if [ -z "$line" ] && [ "$rc" -ne 0 ]; then f=1; fi
+  PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
+  if [ "$rc" -ne 0 ] || [ "$f" -ne 0 ]; then
+    [ "$f" -eq 0 ] && FAILED=$((FAILED + 1))
+    finish 1 "FAILED at stage '$name' after $(elapsed "$t") s (exit $rc, ${line:-no result line})"
+  fi
+  echo "=== [$name] ok: $p passed ($(elapsed "$t") s)"
+}
+
+ensure_deps() {
+  local want have=""
+  want=$(sha256sum package-lock.json | cut -d' ' -f1)
+  [ -f node_modules/.nac-lock-sha256 ] && have=$(cat node_modules/.nac-lock-sha256)
+  if [ -d node_modules ] && [ "$want" = "$have" ]; then echo "node_modules up to date"; return 0; fi
+  # An install made before this stamp existed: trust it if npm's own record is newer than the lock.
+  if [ -z "$have" ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then
+    echo "$want" > node_modules/.nac-lock-sha256; echo "node_modules up to date (stamped)"; return 0
+  fi
+  npm ci --no-audit --no-fund --loglevel=error && echo "$want" > node_modules/.nac-lock-sha256
+}
+
+clean_tsc() { rm -rf out && npx tsc -p .; }
+
+unit_tests() {
+  local files=()
+  [ -d out/test/unit ] && mapfile -t files < <(find out/test/unit -name '*.test.js' | sort)
+  if [ "${#files[@]}" -eq 0 ]; then echo "no unit tests under out/test/unit"; echo "0 passed, 0 failed"; return 0; fi
+  local tap="$LOGS/unit.tap" rc
+  node --test --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="$tap" "${files[@]}"
+  rc=$?
+  local p f
+  p=$(grep -E '^# pass [0-9]+' "$tap" | tail -1 | awk '{print $3}')
+  f=$(grep -E '^# fail [0-9]+' "$tap" | tail -1 | awk '{print $3}')
+  echo "${p:-0} passed, ${f:-$([ "$rc" -eq 0 ] && echo 0 || echo 1)} failed"
+  return "$rc"
+}
+
+run_stage deps ensure_deps
+run_stage vscode bash scripts/ensure-vscode.sh
+run_stage tsc clean_tsc
+run_stage build node esbuild.mjs
+test_stage unit unit_tests
+test_stage suite node out/test/runInCodeServer.js
+test_stage e2e node out/test/e2e/run.js
+finish 0 "all stages passed"

@@ -1,0 +1,562 @@
+/**
+ * `LogStore`: durable, crash-safe, multi-process persistence of the journal database as a snapshot
+ * plus an append-only redo log. Synchronous; it runs in the journal's worker thread.
+ *
+ * Files, next to the snapshot `journal.sqlite`:
+ *   journal.sqlite           snapshot: a complete SQLite database; its `journal_checkpoint` row
+ *                            (generation g, seq s) says it holds every record with seq <= s
+ *   journal.sqlite.log.<g>   redo log generations (format: logFormat.ts), replayed from g on
+ *   journal.sqlite.lock      the write lock (lockFile.ts)
+ *
+ * Commit protocol (`write`): take the lock; apply records other processes appended since this
+ * process last read (catch-up), so the transaction sees the current state; run the transaction in
+ * memory, recording its statements; append them as one framed record and fdatasync; COMMIT in
+ * memory; release the lock; acknowledge. A failed append rolls back and nothing is acknowledged.
+ *
+ * Open: load the snapshot, replay the log generations from its checkpoint, stop at the first frame
+ * that is not a valid record. A torn tail (nothing valid after it) is cut off; a bad frame followed
+ * by valid records means part of the log is unreadable, and the journal opens read-only.
+ *
+ * Compaction: when the current log passes `rotateAtBytes`, the writer starts a new generation
+ * (under the lock); `compact()` (run in another thread, so writes never wait for it) rebuilds the
+ * snapshot from the old snapshot plus the closed generations, writes it to a temporary file,
+ * fsyncs, renames it over the snapshot, fsyncs the folder, then deletes the closed generations.
+ * Design and measurements: ../shared/notes/journal-durability.md.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Database, SqlJsStatic } from 'sql.js';
+import { JournalRefusedError } from './errors';
+
+import { LockFile } from './lockFile';
+import {
+  FRAME_BYTES, LOG_FORMAT_VERSION, LOG_HEADER_BYTES, decodeFrame, decodeHeader, encodeHeader, encodeRecord,
+  type LogRecord, type LoggedStatement, type ReadOutcome,
+} from './logFormat';
+
+/** Options of a LogStore. Sizes in bytes, times in ms. */
+export interface LogStoreOptions {
+  /** Snapshot path; the log and lock files sit beside it. */
+  readonly file: string;
+  readonly sql: SqlJsStatic;
+  readonly now: () => number;
+  /** Preallocation chunk of a log file (default 1 MiB). */
+  readonly preallocBytes?: number;
+  /** Start a new log generation past this size (default 4 MiB). */
+  readonly rotateAtBytes?: number;
+  /** Longest wait for another process's lock (default 10 s). */
+  readonly lockTimeoutMs?: number;
+  /**
+   * Tests only: while a file `<snapshot>.fault-enospc` exists, every log append fails with ENOSPC
+   * (a full disk), so the refusal path is exercised for real.
+   */
+  readonly faultInjection?: boolean;
+}
+
+/** What opening found. */
+export interface LogOpenReport {
+  readonly snapshotFound: boolean;
+  readonly recordsReplayed: number;
+  readonly tornTailCut: boolean;
+  /** Set when part of the log could not be read (the store is then read-only). */
+  readonly unreadable: string | null;
+}
+
+/** Thrown when the snapshot is not a usable database (the caller quarantines it). */
+export class UnreadableSnapshotError extends Error {
+  constructor(readonly file: string, reason: string) {
+    super(reason);
+    this.name = 'UnreadableSnapshotError';
+  }
+}
+
+const CHECKPOINT_DDL =
+  'CREATE TABLE IF NOT EXISTS journal_checkpoint (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, seq INTEGER NOT NULL)';
+
+/** Path of log generation `g` of the snapshot `file`. */
+export function logPath(file: string, generation: number): string {
+  return `${file}.log.${generation}`;
+}
+
+/** Log generations present beside `file`, ascending. */
+export function listGenerations(file: string): number[] {
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.log.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length)))
+    .map((n) => Number(n.slice(prefix.length)))
+    .sort((a, b) => a - b);
+}
+
+/** Reads the (generation, seq) checkpoint of a snapshot database; (1, 0) when it has none. */
+export function readCheckpoint(db: Database): { generation: number; seq: number } {
+  const hasTable = db.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal_checkpoint'").length > 0;
+  if (!hasTable) return { generation: 1, seq: 0 };
+  const row = db.exec('SELECT generation, seq FROM journal_checkpoint WHERE id = 1')[0]?.values[0];
+  return row ? { generation: Number(row[0]), seq: Number(row[1]) } : { generation: 1, seq: 0 };
+}
+
+/** Applies one logged statement (multi-statement SQL without parameters runs through exec). */
+export function applyStatement(db: Database, [sql, params]: LoggedStatement): void {
+  if (params.length === 0) db.exec(sql);
+  else db.run(sql, params as (string | number | null)[]);
+}
+
+/** An open log generation file. */
+class LogFile {
+  private constructor(
+    readonly generation: number,
+    readonly fd: number,
+    public allocated: number,
+  ) {}
+
+  /** Opens an existing generation for reading and writing. Undefined if it does not exist or has no valid header. */
+  static open(file: string, generation: number): LogFile | undefined {
+    let fd: number;
+    try {
+      fd = fs.openSync(logPath(file, generation), 'r+');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    const header = Buffer.alloc(LOG_HEADER_BYTES);
+    const n = fs.readSync(fd, header, 0, LOG_HEADER_BYTES, 0);
+    const decoded = n === LOG_HEADER_BYTES ? decodeHeader(header) : undefined;
+    if (!decoded || decoded.generation !== generation) {
+      fs.closeSync(fd);
+      return undefined;
+    }
+    return new LogFile(generation, fd, fs.fstatSync(fd).size);
+  }
+
+  /**
+   * Creates generation `g` atomically: header + a preallocated zero chunk written to a temporary file,
+   * fsynced, renamed into place, folder fsynced. Returns undefined if another process created it first.
+   */
+  static create(file: string, generation: number, preallocBytes: number, now: number, sqljs: string): LogFile | undefined {
+    const final = logPath(file, generation);
+    const tmp = `${final}.tmp-${process.pid}`;
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      const header = encodeHeader({ format: LOG_FORMAT_VERSION, generation, createdAt: now, sqljs });
+      fs.writeSync(fd, header, 0, header.length, 0);
+      const zeros = Buffer.alloc(preallocBytes);
+      fs.writeSync(fd, zeros, 0, zeros.length, LOG_HEADER_BYTES);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    try {
+      fs.linkSync(tmp, final); // fails with EEXIST instead of replacing another process's generation
+    } catch (error) {
+      fs.rmSync(tmp, { force: true });
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+      throw error;
+    }
+    fs.rmSync(tmp, { force: true });
+    fsyncDirSync(path.dirname(final));
+    return LogFile.open(file, generation);
+  }
+
+  /** Reads the frame at `offset`. */
+  readAt(offset: number): ReadOutcome {
+    const frame = Buffer.alloc(FRAME_BYTES);
+    const n = fs.readSync(this.fd, frame, 0, FRAME_BYTES, offset);
+    if (n < FRAME_BYTES) return { type: 'end' };
+    const length = frame.readUInt32LE(0);
+    if (length === 0) return decodeFrame(frame, undefined, offset);
+    const size = fs.fstatSync(this.fd).size;
+    if (offset + FRAME_BYTES + length > size) return { type: 'bad', length, why: 'record runs past the end of the file' };
+    const payload = Buffer.alloc(length);
+    fs.readSync(this.fd, payload, 0, length, offset + FRAME_BYTES);
+    return decodeFrame(frame, payload, offset);
+  }
+
+  /** Writes `bytes` at `offset` (growing the preallocation if needed) and makes them durable. */
+  writeDurably(bytes: Buffer, offset: number, preallocBytes: number): void {
+    if (offset + bytes.length > this.allocated) {
+      const grow = Math.max(preallocBytes, offset + bytes.length - this.allocated);
+      const zeros = Buffer.alloc(grow);
+      fs.writeSync(this.fd, zeros, 0, zeros.length, this.allocated);
+      fs.fsyncSync(this.fd); // the size changes: a full fsync, once per chunk
+      this.allocated += grow;
+    }
+    fs.writeSync(this.fd, bytes, 0, bytes.length, offset);
+    fs.fdatasyncSync(this.fd);
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+}
+
+function fsyncDirSync(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL') throw error;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** The store (see module docstring). */
+export class LogStore {
+  private log!: LogFile;
+  private offset = LOG_HEADER_BYTES;
+  private lastSeq = 0;
+  private readonly lock: LockFile;
+  private readonly prealloc: number;
+  private readonly rotateAt: number;
+  private recording: LoggedStatement[] | undefined;
+  private unreadable: string | null = null;
+
+  private constructor(
+    private readonly options: LogStoreOptions,
+    public db: Database,
+  ) {
+    this.lock = new LockFile(`${options.file}.lock`);
+    this.prealloc = options.preallocBytes ?? 1024 * 1024;
+    this.rotateAt = options.rotateAtBytes ?? 4 * 1024 * 1024;
+  }
+
+  /**
+   * Opens the store: snapshot + replay (see module docstring).
+   * @throws UnreadableSnapshotError when the snapshot is not a readable SQLite database.
+   */
+  static open(options: LogStoreOptions): { store: LogStore; report: LogOpenReport } {
+    fs.mkdirSync(path.dirname(options.file), { recursive: true });
+    for (let attempt = 0; ; attempt++) {
+      const bytes = readIfExists(options.file);
+      let db: Database;
+      let checkpoint: { generation: number; seq: number };
+      try {
+        db = bytes ? new options.sql.Database(bytes) : new options.sql.Database();
+        checkpoint = readCheckpoint(db);
+        db.exec('PRAGMA user_version');
+      } catch (error) {
+        throw new UnreadableSnapshotError(options.file, `not a readable SQLite database (${(error as Error).message})`);
+      }
+      const store = new LogStore(options, db);
+      store.lastSeq = checkpoint.seq;
+      const replay = store.replayFrom(checkpoint.generation);
+      if (replay === 'snapshot-moved' && attempt < 5) {
+        db.close();
+        continue; // a compaction replaced the snapshot and removed a log under us: start over
+      }
+      if (replay === 'snapshot-moved') throw new Error('The chat journal keeps changing while it is opened.');
+      return { store, report: { snapshotFound: bytes !== undefined, recordsReplayed: replay.records, tornTailCut: replay.tornTailCut, unreadable: store.unreadable } };
+    }
+  }
+
+  /** Set when part of the log cannot be read; writes are then refused. */
+  get unreadableReason(): string | null {
+    return this.unreadable;
+  }
+
+  /** Current log generation (for tests and compaction). */
+  get generation(): number {
+    return this.log.generation;
+  }
+
+  /** Highest applied record sequence number. */
+  get seq(): number {
+    return this.lastSeq;
+  }
+
+  /** Bytes of the current generation's records (its end offset). */
+  get logBytes(): number {
+    return this.offset;
+  }
+
+  private replayFrom(firstGeneration: number): { records: number; tornTailCut: boolean } | 'snapshot-moved' {
+    const generations = listGenerations(this.options.file).filter((g) => g >= firstGeneration);
+    let records = 0;
+    let tornTailCut = false;
+    if (generations.length === 0) {
+      const created = LogFile.create(this.options.file, firstGeneration, this.prealloc, this.options.now(), sqljsVersion(this.db));
+      const log = created ?? LogFile.open(this.options.file, firstGeneration);
+      if (!log) return 'snapshot-moved';
+      this.log = log;
+      this.offset = LOG_HEADER_BYTES;
+      return { records, tornTailCut };
+    }
+    if (generations[0] !== firstGeneration) return 'snapshot-moved';
+    for (let i = 0; i < generations.length; i++) {
+      const log = LogFile.open(this.options.file, generations[i]!);
+      if (!log) return 'snapshot-moved';
+      if (this.log) this.log.close();
+      this.log = log;
+      this.offset = LOG_HEADER_BYTES;
+      const last = i === generations.length - 1;
+      const result = this.applyAvailable();
+      records += result.records;
+      if (result.bad) {
+        const followedByValid = this.validRecordFollows(result.bad.length);
+        if (!last || followedByValid) {
+          this.unreadable =
+            `Part of the chat journal's log (${path.basename(logPath(this.options.file, log.generation))} at byte ${this.offset}) cannot be read: ` +
+            `${result.bad.why}. History up to that point is shown; nothing can be changed until it is repaired.`;
+          return { records, tornTailCut };
+        }
+        this.cutTornTail();
+        tornTailCut = true;
+      }
+    }
+    return { records, tornTailCut };
+  }
+
+  /** Applies every valid record from the current offset of the current generation. */
+  private applyAvailable(): { records: number; touched: Set<string>; bad?: { length: number; why: string } } {
+    let records = 0;
+    const touched = new Set<string>();
+    for (;;) {
+      const outcome = this.log.readAt(this.offset);
+      if (outcome.type === 'end') return { records, touched };
+      if (outcome.type === 'bad') return { records, touched, bad: { length: outcome.length, why: outcome.why } };
+      const record = outcome.record;
+      if (record.s > this.lastSeq) {
+        if (record.s !== this.lastSeq + 1) {
+          return { records, touched, bad: { length: outcome.next - this.offset - FRAME_BYTES, why: `sequence gap (${this.lastSeq} → ${record.s})` } };
+        }
+        this.applyRecord(record);
+        for (const s of record.x ?? []) touched.add(s);
+        records++;
+      }
+      this.offset = outcome.next;
+    }
+  }
+
+  private applyRecord(record: LogRecord): void {
+    this.db.exec('BEGIN');
+    try {
+      for (const statement of record.t) applyStatement(this.db, statement);
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw new Error(`Replaying journal record ${record.s} failed: ${(error as Error).message}`);
+    }
+    this.lastSeq = record.s;
+  }
+
+  /** After a bad frame: is there a valid record right after where its length says it ends? */
+  private validRecordFollows(badLength: number): boolean {
+    if (badLength <= 0 || badLength > 64 * 1024 * 1024) return false;
+    const next = this.log.readAt(this.offset + FRAME_BYTES + badLength);
+    return next.type === 'record' && next.record.s > this.lastSeq;
+  }
+
+  /** Cuts a torn tail: zeroes the bad frame header under the lock so every reader sees the end. */
+  private cutTornTail(): void {
+    this.lock.acquire(this.options.lockTimeoutMs);
+    try {
+      const again = this.log.readAt(this.offset);
+      if (again.type === 'bad') this.log.writeDurably(Buffer.alloc(FRAME_BYTES), this.offset, this.prealloc);
+    } finally {
+      this.lock.release();
+    }
+  }
+
+  /**
+   * Applies what other processes committed since this process last read (no lock needed: a frame
+   * being written reads as bad and is simply not applied yet). Returns the sessions touched.
+   */
+  catchUp(): Set<string> {
+    const touched = new Set<string>();
+    if (this.unreadable) return touched;
+    for (;;) {
+      const result = this.applyAvailable();
+      for (const s of result.touched) touched.add(s);
+      const next = LogFile.open(this.options.file, this.log.generation + 1);
+      if (!next) return touched;
+      // The next generation exists, so this one is final: finish it (it may have grown), then move on.
+      const rest = this.applyAvailable();
+      for (const s of rest.touched) touched.add(s);
+      this.log.close();
+      this.log = next;
+      this.offset = LOG_HEADER_BYTES;
+    }
+  }
+
+  /** Statement recorder for JournalCore: every write statement passes through here while recording. */
+  record(sql: string, params: readonly (string | number | null)[]): void {
+    this.recording?.push([sql, params]);
+  }
+
+  /**
+   * Runs `transaction` as one durable, logged transaction (see module docstring). Returns its value.
+   * `touched` names the sessions it changes (for other windows' views), read after it ran.
+   * @throws JournalRefusedError('read_only') when part of the log is unreadable;
+   *         JournalRefusedError('storage_failed') when the append or the lock fails (rolled back);
+   *         whatever `transaction` throws (rolled back).
+   */
+  write<T>(transaction: () => T, touched: () => readonly string[]): { value: T; rotated: boolean } {
+    if (this.unreadable) throw new JournalRefusedError('read_only', this.unreadable);
+    try {
+      this.lock.acquire(this.options.lockTimeoutMs);
+    } catch (error) {
+      throw new JournalRefusedError('storage_failed', `The chat journal could not be locked: ${(error as Error).message}`);
+    }
+    try {
+      this.catchUp();
+      if (this.unreadable) throw new JournalRefusedError('read_only', this.unreadable);
+      this.recording = [];
+      this.db.exec('BEGIN IMMEDIATE');
+      let value: T;
+      try {
+        value = transaction();
+      } catch (error) {
+        this.recording = undefined;
+        this.db.exec('ROLLBACK');
+        throw error;
+      }
+      const statements = this.recording;
+      this.recording = undefined;
+      if (statements.length > 0) {
+        const record: LogRecord = { s: this.lastSeq + 1, t: statements, x: [...touched()] };
+        const bytes = encodeRecord(record);
+        try {
+          if (this.options.faultInjection && fs.existsSync(`${this.options.file}.fault-enospc`)) {
+            throw Object.assign(new Error('ENOSPC: no space left on device (injected)'), { code: 'ENOSPC' });
+          }
+          this.log.writeDurably(bytes, this.offset, this.prealloc);
+        } catch (error) {
+          this.db.exec('ROLLBACK');
+          const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
+          throw new JournalRefusedError(
+            'storage_failed',
+            `The chat journal could not be saved (${code}${code === 'ENOSPC' ? ': the disk is full' : ''}). Nothing was changed.`,
+          );
+        }
+        this.lastSeq = record.s;
+        this.offset += bytes.length - FRAME_BYTES; // the terminator is overwritten by the next record
+      }
+      this.db.exec('COMMIT');
+      let rotated = false;
+      if (this.offset >= this.rotateAt) rotated = this.rotate();
+      return { value, rotated };
+    } finally {
+      this.lock.release();
+    }
+  }
+
+  /** Starts the next log generation now (takes the lock). Returns false if another process just did. */
+  rotateNow(): boolean {
+    if (this.unreadable) return false;
+    this.lock.acquire(this.options.lockTimeoutMs);
+    try {
+      this.catchUp();
+      return this.rotate();
+    } finally {
+      this.lock.release();
+    }
+  }
+
+  /** Starts the next log generation (called under the lock). */
+  private rotate(): boolean {
+    const next = this.log.generation + 1;
+    const created = LogFile.create(this.options.file, next, this.prealloc, this.options.now(), sqljsVersion(this.db));
+    if (!created) return false;
+    this.log.close();
+    this.log = created;
+    this.offset = LOG_HEADER_BYTES;
+    return true;
+  }
+
+  /** Closes the log file (the database is the caller's). */
+  close(): void {
+    this.log.close();
+  }
+}
+
+/**
+ * Rebuilds the snapshot from the current snapshot plus every closed log generation below
+ * `belowGeneration`, durably replaces it, then deletes those generations. Safe against concurrent
+ * writers (they only append to newer generations) and concurrent compactors (a `.compact.lock`).
+ * Returns what it did, or undefined when another compaction holds the lock.
+ */
+export function compact(sql: SqlJsStatic, file: string, belowGeneration: number): { records: number; bytes: number } | undefined {
+  const compactLock = new LockFile(`${file}.compact.lock`);
+  try {
+    compactLock.acquire(0);
+  } catch {
+    return undefined;
+  }
+  try {
+    const bytes = readIfExists(file);
+    const db = bytes ? new sql.Database(bytes) : new sql.Database();
+    try {
+      const checkpoint = readCheckpoint(db);
+      let seq = checkpoint.seq;
+      let records = 0;
+      const closed = listGenerations(file).filter((g) => g >= checkpoint.generation && g < belowGeneration);
+      if (closed.length === 0) return { records: 0, bytes: bytes?.length ?? 0 };
+      for (const g of closed) {
+        const log = LogFile.open(file, g);
+        if (!log) throw new Error(`log generation ${g} vanished during compaction`);
+        try {
+          let offset = LOG_HEADER_BYTES;
+          for (;;) {
+            const outcome = log.readAt(offset);
+            if (outcome.type !== 'record') break;
+            if (outcome.record.s > seq) {
+              db.exec('BEGIN');
+              for (const statement of outcome.record.t) applyStatement(db, statement);
+              db.exec('COMMIT');
+              seq = outcome.record.s;
+              records++;
+            }
+            offset = outcome.next;
+          }
+        } finally {
+          log.close();
+        }
+      }
+      db.exec(CHECKPOINT_DDL);
+      db.run('INSERT INTO journal_checkpoint (id, generation, seq) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET generation = excluded.generation, seq = excluded.seq', [
+        closed[closed.length - 1]! + 1, seq,
+      ]);
+      const image = db.export();
+      const tmp = `${file}.compact-${process.pid}`;
+      const fd = fs.openSync(tmp, 'w');
+      try {
+        fs.writeSync(fd, image, 0, image.length, 0);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(tmp, file);
+      fsyncDirSync(path.dirname(file));
+      for (const g of closed) fs.rmSync(logPath(file, g), { force: true });
+      return { records, bytes: image.length };
+    } finally {
+      db.close();
+    }
+  } finally {
+    compactLock.release();
+  }
+}
+
+function readIfExists(file: string): Uint8Array | undefined {
+  try {
+    return fs.readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function sqljsVersion(db: Database): string {
+  return String(db.exec('SELECT sqlite_version()')[0]?.values[0]?.[0] ?? 'unknown');
+}
+
+

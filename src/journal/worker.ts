@@ -1,0 +1,197 @@
+/**
+ * The journal worker thread: owns the sql.js database and its persistence (`LogStore`), so no
+ * journal operation — opening a 200 MB journal, a durable commit, a compaction — runs on the
+ * extension host's thread, which every extension of the window shares.
+ *
+ * Roles (`workerData.role`):
+ * - `journal`: opens the journal (quarantining an unreadable snapshot, migrating, or opening
+ *   read-only on a newer schema), then serves read/write operations of `JournalCore` one at a time,
+ *   and polls for other processes' commits every `pollIntervalMs` ms.
+ * - `compactor`: rebuilds the snapshot from closed log generations (`compact`) and exits; spawned by
+ *   the journal worker after a log rotation so writes never wait for a compaction.
+ */
+import * as fs from 'node:fs';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import type { SqlJsStatic } from 'sql.js';
+import { JournalCore } from './core';
+import { JournalRefusedError } from './errors';
+import { LogStore, UnreadableSnapshotError, compact, listGenerations, logPath } from './logStore';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema';
+import { loadSqlJs } from './sqljs';
+import type { FromWorker, ToWorker, WorkerOpenOptions, WorkerOpenReport } from './workerProtocol';
+
+/** Operations that only read (served without the write lock). */
+const WRITE_OPS = new Set([
+  'createSession', 'renameSession', 'setProviderState', 'startTurn', 'finishRun', 'appendEvents', 'startInvocation',
+  'setInvocationStatus', 'finishInvocation', 'createBoundaryRequest', 'settleBoundaryRequest', 'recordTab', 'removeTab',
+  'registerInstance', 'removeInstance',
+]);
+
+/** Sentence shown when the journal was written by a newer schema. */
+export function newerSchemaMessage(found: number): string {
+  return (
+    `This chat journal was written by a newer version of Native Agent Chats (schema ${found}; this version knows ${SCHEMA_VERSION}). ` +
+    'History can be read, but nothing can be changed until you update the extension.'
+  );
+}
+
+function post(message: FromWorker): void {
+  parentPort!.postMessage(message);
+}
+
+/** Moves an unreadable snapshot and its logs aside (never deletes them); returns where the snapshot went. */
+function quarantine(file: string, stamp: number): string {
+  const aside = `${file}.unreadable-${stamp}`;
+  fs.renameSync(file, aside);
+  for (const g of listGenerations(file)) fs.renameSync(logPath(file, g), `${aside}.log.${g}`);
+  return aside;
+}
+
+async function runJournal(options: WorkerOpenOptions): Promise<void> {
+  const started = performance.now();
+  const sql: SqlJsStatic = await loadSqlJs(options.wasmPath);
+  const storeOptions = {
+    file: options.file,
+    sql,
+    now: Date.now,
+    ...(options.rotateAtBytes ? { rotateAtBytes: options.rotateAtBytes } : {}),
+    ...(options.preallocBytes ? { preallocBytes: options.preallocBytes } : {}),
+    ...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
+    ...(options.faultInjection ? { faultInjection: true } : {}),
+  };
+  let quarantined: WorkerOpenReport['quarantined'] = null;
+  let opened: ReturnType<typeof LogStore.open>;
+  try {
+    opened = LogStore.open(storeOptions);
+  } catch (error) {
+    if (!(error instanceof UnreadableSnapshotError)) throw error;
+    const aside = quarantine(options.file, Date.now());
+    quarantined = { path: aside, reason: error.message };
+    opened = LogStore.open(storeOptions);
+  }
+  const { store, report } = opened;
+  const core = new JournalCore(store.db, (s, p) => store.record(s, p));
+  let compactor: Worker | undefined;
+  let compactAgain = false;
+  const created = !report.snapshotFound && report.recordsReplayed === 0;
+  const versionFound = core.userVersion();
+  let readOnlyReason: string | null = report.unreadable;
+  if (!readOnlyReason && versionFound > SCHEMA_VERSION) readOnlyReason = newerSchemaMessage(versionFound);
+  if (!readOnlyReason) {
+    // Each migration is its own logged transaction; a process that migrated first leaves nothing to do.
+    while (store.write(() => core.migrateOne(MIGRATIONS), () => []).value !== undefined) { /* next migration */ }
+    if (versionFound < SCHEMA_VERSION || !report.snapshotFound) compactSoon(true);
+  }
+  const version = core.userVersion();
+  post({
+    kind: 'opened',
+    report: { created, versionFound, version, readOnlyReason, quarantined, recordsReplayed: report.recordsReplayed, tornTailCut: report.tornTailCut, openMs: performance.now() - started },
+  });
+
+  function compactSoon(force = false): void {
+    if (compactor) {
+      compactAgain = true;
+      return;
+    }
+    // Forced (new or just-migrated journal): close the current generation and compact it right here,
+    // so the snapshot on disk (what `probeUserVersion` reads) carries the schema version at once.
+    if (force) {
+      store.rotateNow();
+      compact(sql, options.file, store.generation);
+      return;
+    }
+    const below = store.generation;
+    if (listGenerations(options.file).filter((g) => g < below).length === 0) return;
+    compactor = new Worker(__filename, { workerData: { role: 'compactor', file: options.file, wasmPath: options.wasmPath, below } });
+    compactor.on('message', (m: FromWorker) => post(m));
+    compactor.on('error', (e) => post({ kind: 'log', line: `[journal] compaction failed: ${e.message}` }));
+    compactor.on('exit', () => {
+      compactor = undefined;
+      if (compactAgain) {
+        compactAgain = false;
+        compactSoon();
+      }
+    });
+  }
+
+  const checkVersion = () => {
+    if (!readOnlyReason && core.userVersion() > SCHEMA_VERSION) readOnlyReason = newerSchemaMessage(core.userVersion());
+  };
+
+  const poll = setInterval(() => {
+    try {
+      const touched = store.catchUp();
+      if (touched.size > 0) {
+        checkVersion();
+        post({ kind: 'external', sessionIds: [...touched], readOnlyReason });
+      }
+    } catch (error) {
+      post({ kind: 'log', line: `[journal] reading other windows' changes failed: ${(error as Error).message}` });
+    }
+  }, options.pollIntervalMs);
+
+  parentPort!.on('message', (message: ToWorker) => {
+    if (message.kind === 'close') {
+      clearInterval(poll);
+      store.close();
+      store.db.close();
+      post({ kind: 'result', id: message.id, value: null });
+      void compactor?.terminate();
+      parentPort!.close();
+      return;
+    }
+    if (message.kind === 'compact') {
+      compactSoon(true);
+      post({ kind: 'result', id: message.id, value: null });
+      return;
+    }
+    const fn = (core as unknown as Record<string, (...a: unknown[]) => unknown>)[message.op];
+    if (typeof fn !== 'function' || message.op === 'constructor') {
+      post({ kind: 'error', id: message.id, message: `unknown journal operation ${message.op}` });
+      return;
+    }
+    try {
+      if (message.kind === 'read') {
+        const touched = store.catchUp();
+        if (touched.size > 0) {
+          checkVersion();
+          post({ kind: 'external', sessionIds: [...touched], readOnlyReason });
+        }
+        post({ kind: 'result', id: message.id, value: fn.apply(core, message.args as unknown[]) });
+        return;
+      }
+      if (!WRITE_OPS.has(message.op)) {
+        post({ kind: 'error', id: message.id, message: `${message.op} is not a write operation` });
+        return;
+      }
+      checkVersion();
+      if (readOnlyReason) {
+        post({ kind: 'refused', id: message.id, reason: 'read_only', message: readOnlyReason });
+        return;
+      }
+      core.takeTouched();
+      const { value, rotated } = store.write(() => fn.apply(core, message.args as unknown[]), () => core.takeTouched());
+      post({ kind: 'result', id: message.id, value });
+      if (rotated) compactSoon();
+    } catch (error) {
+      core.takeTouched();
+      if (error instanceof JournalRefusedError) post({ kind: 'refused', id: message.id, reason: error.reason, message: error.message });
+      else post({ kind: 'error', id: message.id, message: (error as Error).stack ?? String(error) });
+    }
+  });
+}
+
+async function runCompactor(data: { file: string; wasmPath: string; below: number }): Promise<void> {
+  const sql = await loadSqlJs(data.wasmPath);
+  const started = performance.now();
+  const result = compact(sql, data.file, data.below);
+  if (result) {
+    post({ kind: 'log', line: `[journal] compacted ${result.records} record(s) into a ${(result.bytes / 1048576).toFixed(1)} MB snapshot in ${(performance.now() - started).toFixed(0)} ms` });
+  }
+}
+
+if (!isMainThread && parentPort) {
+  const data = workerData as ({ role: 'journal' } & WorkerOpenOptions) | { role: 'compactor'; file: string; wasmPath: string; below: number };
+  const run = data.role === 'compactor' ? runCompactor(data) : runJournal(data);
+  run.catch((error: unknown) => post({ kind: 'openFailed', message: (error as Error).stack ?? String(error) }));
+}

@@ -1,0 +1,48 @@
+/**
+ * Messages between the `Journal` door (extension-host thread) and the journal worker thread.
+ * Plain data only (structured clone).
+ */
+import type { JournalRefusal } from './errors';
+
+/** Options the worker opens the journal with. Sizes in bytes, times in ms. */
+export interface WorkerOpenOptions {
+  readonly file: string;
+  readonly wasmPath: string;
+  /** How often the worker looks for other processes' commits. */
+  readonly pollIntervalMs: number;
+  readonly rotateAtBytes?: number;
+  readonly preallocBytes?: number;
+  readonly lockTimeoutMs?: number;
+  /** Tests only (see LogStoreOptions.faultInjection). */
+  readonly faultInjection?: boolean;
+}
+
+/** Extension host → worker. */
+export type ToWorker =
+  | { readonly kind: 'read' | 'write'; readonly id: number; readonly op: string; readonly args: readonly unknown[] }
+  | { readonly kind: 'close'; readonly id: number }
+  | { readonly kind: 'compact'; readonly id: number };
+
+/** What the worker found and did when it opened the journal. */
+export interface WorkerOpenReport {
+  readonly created: boolean;
+  readonly versionFound: number;
+  readonly version: number;
+  readonly readOnlyReason: string | null;
+  readonly quarantined: { readonly path: string; readonly reason: string } | null;
+  readonly recordsReplayed: number;
+  readonly tornTailCut: boolean;
+  /** Milliseconds the worker spent opening (load + replay + migrations). */
+  readonly openMs: number;
+}
+
+/** Worker → extension host. */
+export type FromWorker =
+  | { readonly kind: 'opened'; readonly report: WorkerOpenReport }
+  | { readonly kind: 'openFailed'; readonly message: string }
+  | { readonly kind: 'result'; readonly id: number; readonly value: unknown }
+  | { readonly kind: 'refused'; readonly id: number; readonly reason: JournalRefusal; readonly message: string }
+  | { readonly kind: 'error'; readonly id: number; readonly message: string }
+  /** Other processes committed changes to these sessions (and `readOnlyReason` if that changed). */
+  | { readonly kind: 'external'; readonly sessionIds: readonly string[]; readonly readOnlyReason: string | null }
+  | { readonly kind: 'log'; readonly line: string };
