@@ -11,6 +11,11 @@ CACHE="${NAC_CACHE:-$ROOT/.vscode-test}"
 CODE_SERVER_VERSION=4.139.1
 NODE24_VERSION=24.22.3
 mkdir -p "$CACHE"
+# One installer at a time (npm test and npm start may both call this); a warm cache holds it for ms.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$CACHE/.ensure.lock"
+  flock -w 1800 9 || { echo "[ensure-vscode] another install holds $CACHE/.ensure.lock for 30 min; giving up" >&2; exit 1; }
+fi
 
 if ! command -v chromium >/dev/null 2>&1 || ! dpkg -s libkrb5-dev >/dev/null 2>&1; then
   echo "[ensure-vscode] installing Debian packages chromium libkrb5-dev"

@@ -9,7 +9,9 @@
 #   e2e       node out/test/e2e/run.js (restart journey in Chromium; screenshots in test-artifacts/e2e)
 # Output: each stage's log and timing, then one combined line `N passed, N failed` (a failed
 # build-type stage counts as 1 failed). Exit code 0 only if every stage passed.
-# Env: NAC_SKIP="e2e suite" skips the named stages (for local iteration; CI skips nothing).
+# Env: NAC_SKIP="e2e suite" skips the named stages (for local iteration; CI skips nothing);
+#      NAC_UNIT_TIMEOUT / NAC_SUITE_STAGE_TIMEOUT / NAC_E2E_STAGE_TIMEOUT (s; 900/600/600) bound stages.
+# Never hangs: unit tests have a 120 s per-test timeout and each test stage an overall one.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -83,9 +85,12 @@ unit_tests() {
   [ -d out/test/unit ] && mapfile -t files < <(find out/test/unit -name '*.test.js' | sort)
   if [ "${#files[@]}" -eq 0 ]; then echo "no unit tests under out/test/unit"; echo "0 passed, 0 failed"; return 0; fi
   local tap="$LOGS/unit.tap" rc
-  node --test --test-reporter=spec --test-reporter-destination=stdout \
+  # Per test 120 s; the whole stage is bounded by UNIT_TIMEOUT below.
+  timeout --kill-after=10 "${NAC_UNIT_TIMEOUT:-900}" node --test --test-timeout=120000 \
+    --test-reporter=spec --test-reporter-destination=stdout \
     --test-reporter=tap --test-reporter-destination="$tap" "${files[@]}"
   rc=$?
+  [ "$rc" -eq 124 ] && echo "unit tests did not finish within ${NAC_UNIT_TIMEOUT:-900} s (killed)"
   local p f
   p=$(grep -E '^# pass [0-9]+' "$tap" | tail -1 | awk '{print $3}')
   f=$(grep -E '^# fail [0-9]+' "$tap" | tail -1 | awk '{print $3}')
@@ -98,6 +103,8 @@ run_stage vscode bash scripts/ensure-vscode.sh
 run_stage tsc clean_tsc
 run_stage build node esbuild.mjs
 test_stage unit unit_tests
-test_stage suite node out/test/runInCodeServer.js
-test_stage e2e node out/test/e2e/run.js
+# Both runners have their own timeouts; `timeout` is the outer guard against a wedged browser
+# (--foreground: the runner gets the SIGTERM and stops its code-server itself).
+test_stage suite timeout --foreground --kill-after=20 "${NAC_SUITE_STAGE_TIMEOUT:-600}" node out/test/runInCodeServer.js
+test_stage e2e timeout --foreground --kill-after=20 "${NAC_E2E_STAGE_TIMEOUT:-600}" node out/test/e2e/run.js
 finish 0 "all stages passed"

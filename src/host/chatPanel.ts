@@ -90,7 +90,7 @@ export class ChatPanel {
       return;
     }
     this.panel.title = session.title;
-    this.post({ type: 'snapshot', session, transcript: await runtime.transcript(session.id), live: runtime.liveState(session.id) });
+    this.post({ type: 'snapshot', session, transcript: await runtime.transcript(session.id), live: await runtime.liveState(session.id) });
   }
 
   private async receive(raw: unknown): Promise<void> {
@@ -126,7 +126,7 @@ export class ChatPanel {
     if (!result.ok) {
       this.post({ type: 'error', code: result.reason, message: result.message });
       // A stale prompt (decided elsewhere) must stop looking actionable.
-      this.post({ type: 'live', live: runtime.liveState(sessionId) });
+      this.post({ type: 'live', live: await runtime.liveState(sessionId) });
     }
   }
 

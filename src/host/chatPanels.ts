@@ -133,7 +133,8 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     for (const chat of this.panels) {
       if (chat.sessionId !== sessionId) continue;
       if (n.type === 'update') chat.post({ type: 'update', update: n.update });
-      else if (n.type === 'live') chat.post({ type: 'live', live: this.runtime.liveState(sessionId) });
+      else if (n.type === 'live') void this.runtime.liveState(sessionId).then((live) => chat.post({ type: 'live', live }));
+      else if (n.type === 'refresh') void chat.sendSnapshot();
       else {
         chat.panel.title = n.session.title;
         void chat.sendSnapshot();

@@ -482,12 +482,12 @@ export class LogStore {
  * Rebuilds the snapshot from the current snapshot plus every closed log generation below
  * `belowGeneration`, durably replaces it, then deletes those generations. Safe against concurrent
  * writers (they only append to newer generations) and concurrent compactors (a `.compact.lock`).
- * Returns what it did, or undefined when another compaction holds the lock.
+ * Returns what it did, or undefined when another compaction held the lock for more than `waitMs` ms.
  */
-export function compact(sql: SqlJsStatic, file: string, belowGeneration: number): { records: number; bytes: number } | undefined {
+export function compact(sql: SqlJsStatic, file: string, belowGeneration: number, waitMs = 0): { records: number; bytes: number } | undefined {
   const compactLock = new LockFile(`${file}.compact.lock`);
   try {
-    compactLock.acquire(0);
+    compactLock.acquire(waitMs);
   } catch {
     return undefined;
   }

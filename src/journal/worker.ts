@@ -89,7 +89,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   });
 
   function compactSoon(force = false): void {
-    if (compactor) {
+    if (compactor && !force) {
       compactAgain = true;
       return;
     }
@@ -97,7 +97,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     // so the snapshot on disk (what `probeUserVersion` reads) carries the schema version at once.
     if (force) {
       store.rotateNow();
-      compact(sql, options.file, store.generation);
+      compact(sql, options.file, store.generation, 60_000);
       return;
     }
     const below = store.generation;

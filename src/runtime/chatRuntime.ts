@@ -28,7 +28,9 @@ import { SandboxedToolRunner } from './toolRuntime';
 export type RuntimeNotification =
   | { readonly type: 'update'; readonly sessionId: string; readonly update: TranscriptUpdate }
   | { readonly type: 'live'; readonly sessionId: string }
-  | { readonly type: 'session'; readonly session: SessionRecord };
+  | { readonly type: 'session'; readonly session: SessionRecord }
+  /** Another window changed this chat: views re-read it from the journal. */
+  | { readonly type: 'refresh'; readonly sessionId: string };
 
 /** Stable codes of refused runtime actions (besides journal refusals). */
 export type RuntimeRefusal =
@@ -79,9 +81,31 @@ export class ChatRuntime {
   private readonly log: (line: string) => void;
   private disposed = false;
 
+  private readonly offExternal: () => void;
+
   constructor(private readonly options: ChatRuntimeOptions) {
     this.now = options.now ?? Date.now;
     this.log = options.log ?? (() => undefined);
+    this.offExternal = options.journal.onExternalChange((ids) => void this.onExternalChange(ids));
+  }
+
+  /**
+   * Another window committed changes to these chats: a decision taken there reaches the run waiting
+   * here (exactly once: the waiter is removed as it resolves), and views re-read the chats.
+   */
+  private async onExternalChange(sessionIds: readonly string[]): Promise<void> {
+    for (const sessionId of sessionIds) {
+      const active = this.active.get(sessionId);
+      if (active) {
+        for (const [requestId, waiter] of [...active.waiters]) {
+          const row = await this.options.journal.read('getBoundaryRequest', requestId);
+          if (!row || row.status === 'pending' || !active.waiters.has(requestId)) continue;
+          active.waiters.delete(requestId);
+          waiter.resolve({ approved: row.status === 'approved', decision: row.decision ?? 'deny', requestId });
+        }
+      }
+      this.emit({ type: 'refresh', sessionId });
+    }
   }
 
   /** The journal behind this runtime. */
@@ -151,13 +175,31 @@ export class ChatRuntime {
     return buildTranscript(turns, events);
   }
 
-  /** Live facts of a chat in this runtime. */
-  liveState(sessionId: string): LiveState {
+  /**
+   * Live facts of a chat: whether a run is in flight (here or in another live window) and which
+   * pending requests may be answered from this window — those a live run waits on, here or in
+   * another window. A pending request whose owner is dead is never actionable.
+   */
+  async liveState(sessionId: string): Promise<LiveState> {
     const run = this.active.get(sessionId);
+    const actionable = new Set(run ? run.waiters.keys() : []);
+    let running = run !== undefined;
+    const pending = await this.options.journal.read('listSessionPendingBoundaryRequests', sessionId);
+    const inFlight = (await this.options.journal.read('listRunsInFlight')).filter((r) => r.sessionId === sessionId && r.instanceId !== this.options.instance.id);
+    if (inFlight.length > 0) {
+      const liveOwners = new Set<string>();
+      for (const r of inFlight) {
+        const owner = await this.options.journal.read('getInstance', r.instanceId);
+        if (owner && (this.options.isAlive ?? isInstanceAlive)(owner)) liveOwners.add(r.id);
+      }
+      running ||= liveOwners.size > 0;
+      for (const request of pending) if (request.runId && liveOwners.has(request.runId)) actionable.add(request.id);
+    }
+    const fence = await this.options.journal.read('getFence', sessionId);
     return {
-      running: run !== undefined,
-      actionableRequestIds: run ? [...run.waiters.keys()] : [],
-      readOnlyReason: this.options.journal.readOnlyReason,
+      running,
+      actionableRequestIds: [...actionable],
+      readOnlyReason: this.options.journal.readOnlyReason ?? fence,
     };
   }
 
@@ -394,7 +436,20 @@ export class ChatRuntime {
       const row = await journal.read('getBoundaryRequest', requestId);
       if (!row || row.sessionId !== sessionId) return fail('not_found', 'That request is not part of this chat.');
       if (row.status !== 'pending') return fail('already_decided', describeSettled(row.status, row.closureReason));
-      return fail('not_actionable', 'That request belongs to a run this window does not drive, so it cannot be answered here.');
+      if (!(await this.liveState(sessionId)).actionableRequestIds.includes(requestId)) {
+        return fail('not_actionable', 'No running agent is waiting for this request any more, so it cannot be answered.');
+      }
+      // Owned by a live run in another window: the decision goes through the journal, which that
+      // window reads within its poll interval and hands to its agent.
+      const approvedElsewhere = decision !== 'deny';
+      const settledElsewhere = await journal.write('settleBoundaryRequest', {
+        id: requestId, status: approvedElsewhere ? 'approved' : 'denied', decision, closureReason: 'user_decision', at: this.now(),
+      });
+      if (!settledElsewhere.ok) return settledElsewhere;
+      if (!settledElsewhere.value.settled) return fail('already_decided', describeSettled(settledElsewhere.value.request.status, settledElsewhere.value.request.closureReason));
+      this.publish(sessionId, settledElsewhere.value.events);
+      this.emit({ type: 'live', sessionId });
+      return ok({ approved: approvedElsewhere });
     }
     const approved = decision !== 'deny';
     const settled = await journal.write('settleBoundaryRequest', {
@@ -415,7 +470,9 @@ export class ChatRuntime {
   /** Stops the chat's run: aborts the agent and closes its waiting requests. */
   async stop(sessionId: string): Promise<Result<{ stopped: boolean }, RuntimeRefusal>> {
     const active = this.active.get(sessionId);
-    if (!active) return ok({ stopped: false });
+    // A replayed Stop (already stopping) never interrupts twice.
+    if (!active || active.abort.signal.aborted) return ok({ stopped: false });
+    // The interrupt comes first: bookkeeping writes below may fail (full disk) without blocking it.
     active.abort.abort();
     await this.closeWaiters(active, 'run_stopped');
     return ok({ stopped: true });
@@ -440,6 +497,7 @@ export class ChatRuntime {
    */
   dispose(): void {
     this.disposed = true;
+    this.offExternal();
     for (const active of this.active.values()) active.abort.abort();
     this.listeners.clear();
   }

@@ -177,7 +177,10 @@ export function installExtension(from: string, extensionsDir: string): string {
 export interface StartOptions {
   /** The folder opened in the workbench (also appended to the command line). */
   workspace: string;
-  /** `--user-data-dir`; created if missing. `User/settings.json` gets {@link DEFAULT_SETTINGS} (user edits kept) and `settings`. */
+  /**
+   * `--user-data-dir`; created if missing. `User/settings.json` gets {@link DEFAULT_SETTINGS} (values
+   * the user set are kept) and `settings`; a file that is not plain JSON (comments) is left untouched.
+   */
   userDataDir: string;
   /** `--extensions-dir`; default `<userDataDir>/../extensions`. */
   extensionsDir?: string;
@@ -318,10 +321,16 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
   for (const d of [workspace, path.join(userDataDir, 'User'), extensionsDir, home, path.dirname(logFile)]) fs.mkdirSync(d, { recursive: true });
 
   const settingsFile = path.join(userDataDir, 'User', 'settings.json');
-  let existing: Record<string, unknown> = {};
-  try { existing = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>; } catch { /* new */ }
-  // Defaults < what the user changed in a persistent user-data-dir < this call's settings.
-  fs.writeFileSync(settingsFile, JSON.stringify({ ...DEFAULT_SETTINGS, ...existing, ...opts.settings }, null, 2));
+  let existing: Record<string, unknown> | undefined = {};
+  if (fs.existsSync(settingsFile)) {
+    // A user-edited file may be JSONC (comments, trailing commas): then leave it alone.
+    try { existing = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>; } catch { existing = undefined; }
+  }
+  if (existing) {
+    // Defaults < what the user changed in a persistent user-data-dir < this call's settings.
+    const merged = JSON.stringify({ ...DEFAULT_SETTINGS, ...existing, ...opts.settings }, null, 2);
+    if (merged !== JSON.stringify(existing, null, 2)) fs.writeFileSync(settingsFile, merged);
+  }
 
   if (opts.installExtensionFrom) installExtension(path.resolve(opts.installExtensionFrom), extensionsDir);
 

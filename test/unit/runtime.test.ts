@@ -50,7 +50,7 @@ function items(t: Transcript, turnIndex: number): readonly TranscriptItem[] {
 }
 
 const pendingRequest = (h: Harness, sessionId: string) =>
-  waitFor('a pending boundary request', () => h.runtime.liveState(sessionId).actionableRequestIds[0]);
+  waitFor('a pending boundary request', async () => (await h.runtime.liveState(sessionId)).actionableRequestIds[0]);
 
 describe('chat runtime with the local agent', () => {
   it('runs an allowlisted command without asking and journals the reply and output', async () => {
@@ -156,8 +156,8 @@ describe('chat runtime with the local agent', () => {
     assert.equal(row.status, 'denied');
     assert.equal(row.closureReason, 'run_stopped');
     assert.equal((await h.runtime.transcript(s.value.id)).turns[0]!.status, 'stopped');
-    assert.deepEqual(h.runtime.liveState(s.value.id).actionableRequestIds, []);
-    assert.equal(h.runtime.liveState(s.value.id).running, false);
+    assert.deepEqual((await h.runtime.liveState(s.value.id)).actionableRequestIds, []);
+    assert.equal((await h.runtime.liveState(s.value.id)).running, false);
     await h.journal.close();
   });
 
@@ -213,7 +213,7 @@ describe('chat runtime across a host restart', () => {
     assert.equal(card.status, 'denied');
     assert.equal(card.closureReason, 'host_restarted');
     // A persisted request with no live owner is never actionable.
-    assert.deepEqual(b.runtime.liveState(s.value.id).actionableRequestIds, []);
+    assert.deepEqual((await b.runtime.liveState(s.value.id)).actionableRequestIds, []);
     const late = await b.runtime.decide(s.value.id, firstRequest, 'allow_once');
     assert.equal(!late.ok && late.reason, 'already_decided');
 

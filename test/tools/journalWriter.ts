@@ -1,0 +1,51 @@
+/**
+ * A journal writer process for the crash harness and the two-process tests.
+ *
+ *   node out/test/tools/journalWriter.js <journal file> <mode> <count> <tag> [rotateAtBytes]
+ *
+ * Modes:
+ *   sessions  — creates sessions `<tag>-<i>`, printing `ack <i>` after each acknowledged write;
+ *   counter   — appends to run `shared-run` (created if missing) events whose payload names the
+ *               previous event's seq as read inside the same transaction (state-dependent writes),
+ *               printing `ack <seq>`.
+ * Exits 0 after `count` writes; prints `refused <reason>` and exits 2 on a refusal.
+ */
+import * as path from 'node:path';
+import { Journal } from '../../src/journal/journal';
+
+async function main(): Promise<void> {
+  const [file, mode, countText, tag, rotate] = process.argv.slice(2);
+  if (!file || !mode || !countText || !tag) throw new Error('usage: journalWriter <file> <sessions|counter> <count> <tag> [rotateAtBytes]');
+  const journal = await Journal.open({
+    file,
+    wasmPath: path.join(path.dirname(require.resolve('sql.js')), 'sql-wasm.wasm'),
+    workerPath: path.resolve(__dirname, '../../src/journal/worker.js'),
+    ...(rotate ? { rotateAtBytes: Number(rotate) } : {}),
+  });
+  const count = Number(countText);
+  if (mode === 'counter') {
+    await journal.write('createSession', { id: 'shared', title: 'shared', provider: 'local', createdAt: 1, updatedAt: 1 }).catch(() => undefined);
+    await journal.write('startTurn', {
+      turn: { id: 'shared-turn', sessionId: 'shared', prompt: 'p', origin: 'prompt', parentTurnId: null, createdAt: 1 },
+      run: { id: 'shared-run', instanceId: 'writer', provider: 'local' },
+    }).catch(() => undefined);
+  }
+  for (let i = 0; i < count; i++) {
+    const result =
+      mode === 'sessions'
+        ? await journal.write('createSession', { id: `${tag}-${i}`, title: `${tag} ${i}`, provider: 'local', createdAt: i, updatedAt: i })
+        : await journal.write('appendEvents', 'shared-run', [{ kind: 'notice', payload: { level: 'info', message: `${tag}-${i}` } }], i);
+    if (!result.ok) {
+      process.stdout.write(`refused ${result.reason} ${result.message}\n`);
+      process.exit(2);
+    }
+    const ack = mode === 'sessions' ? i : (result.value as { seq: number }[])[0]!.seq;
+    process.stdout.write(`ack ${ack}\n`);
+  }
+  await journal.close();
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});

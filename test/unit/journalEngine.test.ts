@@ -1,0 +1,217 @@
+/**
+ * The journal engine under stress: SIGKILLed writer processes, a corrupted log tail at every byte,
+ * two processes interleaving state-dependent writes, rows this build cannot read, a log unreadable
+ * in the middle. Not timed: speed is measured by `npm run bench`.
+ */
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { LOG_HEADER_BYTES } from '../../src/journal/logFormat';
+import { LogStore, listGenerations, logPath } from '../../src/journal/logStore';
+import { loadSqlJs } from '../../src/journal/sqljs';
+import { editJournalFile, openJournal, tempDir, WASM_PATH } from './helpers';
+
+const WRITER = path.resolve(__dirname, '../tools/journalWriter.js');
+const CRASH_TRIALS = Number(process.env.NAC_CRASH_TRIALS ?? 24);
+
+/** Runs the writer tool; resolves with the acks it printed and how it ended. */
+function runWriter(args: string[], killAfterMs?: number): Promise<{ acks: number[]; code: number | null; signal: string | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [WRITER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    child.on('close', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      const acks = out.split('\n').filter((l) => l.startsWith('ack ')).map((l) => Number(l.slice(4)));
+      resolve({ acks, code, signal, out, err });
+    });
+  });
+}
+
+describe('journal engine: crash safety', () => {
+  it(`loses no acknowledged write when the writer is SIGKILLed at random moments (${CRASH_TRIALS} trials)`, async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    let expected = new Set<string>();
+    let killed = 0;
+    for (let trial = 0; trial < CRASH_TRIALS; trial++) {
+      // Small generations so kills also land inside rotations and compactions.
+      const run = await runWriter([file, 'sessions', '100000', `t${trial}`, '65536'], 150 + ((trial * 97) % 400));
+      if (run.signal === 'SIGKILL') killed++;
+      assert.ok(run.signal === 'SIGKILL' || run.code === 0, `writer failed: ${run.err}`);
+      for (const i of run.acks) expected.add(`t${trial}-${i}`);
+      const journal = await openJournal(file);
+      const present = new Set((await journal.read('listSessions')).map((s) => s.id));
+      await journal.close();
+      const lost = [...expected].filter((id) => !present.has(id));
+      assert.deepEqual(lost, [], `trial ${trial}: acknowledged writes lost`);
+      expected = present;
+    }
+    assert.ok(killed >= CRASH_TRIALS / 2, `only ${killed} of ${CRASH_TRIALS} writers were killed mid-run`);
+    assert.ok(expected.size > CRASH_TRIALS, 'the writers acknowledged writes');
+  });
+});
+
+describe('journal engine: corrupted log tails', () => {
+  it('recovers exactly when the tail is truncated or flipped at every byte of the last records', async () => {
+    const SQL = await loadSqlJs(WASM_PATH);
+    const dir = tempDir();
+    const base = path.join(dir, 'base.sqlite');
+    // Build a journal whose current generation holds 5 committed records.
+    const journal = await openJournal(base);
+    for (let i = 0; i < 5; i++) {
+      assert.ok((await journal.write('createSession', { id: `s${i}`, title: `session ${i}`, provider: 'local', createdAt: i, updatedAt: i })).ok);
+    }
+    await journal.close();
+    const generation = listGenerations(base).at(-1)!;
+    const log = fs.readFileSync(logPath(base, generation));
+    // Find record boundaries.
+    const ends: number[] = [];
+    let offset = LOG_HEADER_BYTES;
+    for (;;) {
+      const len = log.readUInt32LE(offset);
+      if (len === 0) break;
+      offset += 8 + len;
+      ends.push(offset);
+    }
+    assert.equal(ends.length, 5);
+    const firstDamaged = ends[2]!; // damage records 4 and 5 (bytes from the end of record 3)
+    let cases = 0;
+    const open = (file: string) => LogStore.open({ file, sql: SQL, now: Date.now });
+    for (let at = firstDamaged; at < ends[4]!; at++) {
+      for (const damage of ['truncate', 'flip'] as const) {
+        const caseDir = path.join(dir, `c${cases++}`);
+        fs.mkdirSync(caseDir);
+        const file = path.join(caseDir, 'base.sqlite');
+        fs.copyFileSync(base, file);
+        const bytes = Buffer.from(log);
+        let content: Buffer;
+        if (damage === 'truncate') content = bytes.subarray(0, at);
+        else {
+          bytes[at] = bytes[at]! ^ 0xff;
+          content = bytes;
+        }
+        fs.writeFileSync(logPath(file, generation), content);
+        const { store, report } = open(file);
+        const ids = (store.db.exec('SELECT id FROM sessions ORDER BY id')[0]?.values ?? []).map((r) => String(r[0]));
+        const damagedRecord = at < ends[3]! ? 3 : 4; // 0-based index of the record the damage hits
+        if (report.unreadable) {
+          // Only a flip in record 4 can leave a valid record 5 behind it: then the journal is read-only.
+          assert.equal(damage, 'flip');
+          assert.equal(damagedRecord, 3);
+          assert.deepEqual(ids, ['s0', 's1', 's2']);
+        } else {
+          assert.deepEqual(ids, ['s0', 's1', 's2', 's3', 's4'].slice(0, damagedRecord), `${damage} at ${at}`);
+          // A flip always leaves a bad frame, which is cut; a truncation may end cleanly at a frame.
+          if (damage === 'flip') assert.equal(report.tornTailCut, true, `flip at ${at}`);
+        }
+        store.close();
+        store.db.close();
+        if (!report.unreadable) {
+          // The cut journal takes new writes and keeps them.
+          const j = await openJournal(file);
+          assert.ok((await j.write('createSession', { id: 'after', title: 'after', provider: 'local', createdAt: 9, updatedAt: 9 })).ok);
+          await j.close();
+          const again = open(file);
+          const n = Number(again.store.db.exec("SELECT count(*) FROM sessions WHERE id = 'after'")[0]!.values[0]![0]);
+          assert.equal(n, 1);
+          again.store.close();
+          again.store.db.close();
+        }
+        fs.rmSync(caseDir, { recursive: true, force: true });
+      }
+    }
+    assert.ok(cases > 200, `only ${cases} corruption cases`);
+  });
+
+  it('opens read-only, with history readable, when a record in the middle of the log is corrupt', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const journal = await openJournal(file);
+    for (let i = 0; i < 4; i++) await journal.write('createSession', { id: `s${i}`, title: `s${i}`, provider: 'local', createdAt: i, updatedAt: i });
+    await journal.close();
+    const g = listGenerations(file).at(-1)!;
+    const bytes = fs.readFileSync(logPath(file, g));
+    const firstLen = bytes.readUInt32LE(LOG_HEADER_BYTES);
+    const at = LOG_HEADER_BYTES + 8 + firstLen + 8 + 5; // inside the second record's payload
+    bytes[at] = bytes[at]! ^ 0x55;
+    fs.writeFileSync(logPath(file, g), bytes);
+    const reopened = await openJournal(file);
+    assert.equal(reopened.readOnly, true);
+    assert.match(reopened.readOnlyReason!, /cannot be read/);
+    assert.deepEqual((await reopened.read('listSessions')).map((s) => s.id), ['s0']);
+    const refused = await reopened.write('createSession', { id: 'x', title: 'x', provider: 'local', createdAt: 9, updatedAt: 9 });
+    assert.equal(!refused.ok && refused.reason, 'read_only');
+    await reopened.close();
+  });
+});
+
+describe('journal engine: several processes', () => {
+  it('two processes interleaving state-dependent writes lose nothing and never fork', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const n = Number(process.env.NAC_INTERLEAVE_WRITES ?? 400);
+    const [a, b] = await Promise.all([runWriter([file, 'counter', String(n), 'A', '131072']), runWriter([file, 'counter', String(n), 'B', '131072'])]);
+    assert.equal(a.code, 0, a.err);
+    assert.equal(b.code, 0, b.err);
+    // Every acknowledged seq is unique across both processes, and together they are 1..2n.
+    const all = [...a.acks, ...b.acks].sort((x, y) => x - y);
+    assert.deepEqual(all, Array.from({ length: 2 * n }, (_, i) => i + 1));
+    const j1 = await openJournal(file);
+    const j2 = await openJournal(file);
+    const e1 = (await j1.read('listEvents', 'shared')).map((e) => [e.seq, e.kind === 'notice' ? e.payload.message : '']);
+    const e2 = (await j2.read('listEvents', 'shared')).map((e) => [e.seq, e.kind === 'notice' ? e.payload.message : '']);
+    assert.deepEqual(e1, e2);
+    assert.equal(e1.length, 2 * n);
+    assert.equal(new Set(e1.map((e) => e[1])).size, 2 * n);
+    await j1.close();
+    await j2.close();
+  });
+
+  it('a second journal sees the first one\'s commits without writing (external change notice)', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const a = await openJournal(file, { pollIntervalMs: 20 });
+    const b = await openJournal(file, { pollIntervalMs: 20 });
+    const seen = new Promise<readonly string[]>((resolve) => b.onExternalChange(resolve));
+    assert.ok((await a.write('createSession', { id: 'from-a', title: 'a', provider: 'local', createdAt: 1, updatedAt: 1 })).ok);
+    assert.deepEqual(await seen, ['from-a']);
+    assert.deepEqual((await b.read('listSessions')).map((s) => s.id), ['from-a']);
+    await a.close();
+    await b.close();
+  });
+
+  it('compaction keeps every record and bounds the log replayed at open', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const j = await openJournal(file, { rotateAtBytes: 16_384 });
+    for (let i = 0; i < 300; i++) assert.ok((await j.write('createSession', { id: `s${i}`, title: 'x'.repeat(200), provider: 'local', createdAt: i, updatedAt: i })).ok);
+    await j.compactNow();
+    await j.close();
+    const reopened = await openJournal(file);
+    assert.equal((await reopened.read('listSessions')).length, 300);
+    assert.ok(reopened.report.recordsReplayed < 100, `replayed ${reopened.report.recordsReplayed} records`);
+    await reopened.close();
+  });
+});
+
+describe('journal engine: unreadable rows', () => {
+  it('fences only the chat with a row this build cannot read', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const j = await openJournal(file);
+    for (const id of ['bad', 'good']) {
+      await j.write('createSession', { id, title: id, provider: 'local', createdAt: 1, updatedAt: 1 });
+      await j.write('startTurn', { turn: { id: `${id}-t`, sessionId: id, prompt: 'p', origin: 'prompt', parentTurnId: null, createdAt: 2 }, run: { id: `${id}-r`, instanceId: 'i', provider: 'local' } });
+    }
+    await j.close();
+    await editJournalFile(file, (db) => db.run("UPDATE turns SET status = 'hibernating' WHERE id = 'bad-t'"));
+    const k = await openJournal(file);
+    assert.deepEqual(await k.read('listTurns', 'bad'), []);
+    assert.match((await k.read('getFence', 'bad'))!, /cannot be read by this version/);
+    const refused = await k.write('appendEvents', 'bad-r', [{ kind: 'text', payload: { text: 'x' } }], 3);
+    assert.equal(!refused.ok && refused.reason, 'row_unreadable');
+    assert.equal((await k.read('listTurns', 'good')).length, 1);
+    assert.ok((await k.write('appendEvents', 'good-r', [{ kind: 'text', payload: { text: 'x' } }], 3)).ok);
+    await k.close();
+  });
+});
