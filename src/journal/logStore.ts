@@ -400,6 +400,23 @@ export class LogStore {
    *         whatever `transaction` throws (rolled back).
    */
   write<T>(transaction: () => T, touched: () => readonly string[]): { value: T; rotated: boolean } {
+    const { outcomes, rotated } = this.writeGroup([transaction], touched);
+    const outcome = outcomes[0]!;
+    if (!outcome.ok) throw outcome.error;
+    return { value: outcome.value as T, rotated };
+  }
+
+  /**
+   * Group commit: runs several transactions under one lock, appends their records with one write and
+   * one fdatasync, and acknowledges them together. Each transaction keeps its own outcome (a SAVEPOINT
+   * each: one that throws is rolled back alone and logs nothing). If the append fails, every
+   * transaction of the group is rolled back and each outcome is the storage refusal.
+   * @throws JournalRefusedError('read_only' | 'storage_failed') for the whole group (lock, unreadable log).
+   */
+  writeGroup(transactions: readonly (() => unknown)[], touched: () => readonly string[]): {
+    outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[];
+    rotated: boolean;
+  } {
     if (this.unreadable) throw new JournalRefusedError('read_only', this.unreadable);
     try {
       this.lock.acquire(this.options.lockTimeoutMs);
@@ -409,21 +426,31 @@ export class LogStore {
     try {
       this.catchUp();
       if (this.unreadable) throw new JournalRefusedError('read_only', this.unreadable);
-      this.recording = [];
+      const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+      const records: LogRecord[] = [];
       this.db.exec('BEGIN IMMEDIATE');
-      let value: T;
-      try {
-        value = transaction();
-      } catch (error) {
-        this.recording = undefined;
-        this.db.exec('ROLLBACK');
-        throw error;
+      for (const transaction of transactions) {
+        this.recording = [];
+        this.db.exec('SAVEPOINT tx');
+        try {
+          const value = transaction();
+          this.db.exec('RELEASE tx');
+          const statements = this.recording;
+          if (statements.length > 0) records.push({ s: this.lastSeq + records.length + 1, t: statements, x: [...touched()] });
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          this.db.exec('ROLLBACK TO tx');
+          this.db.exec('RELEASE tx');
+          touched();
+          outcomes.push({ ok: false, error });
+        } finally {
+          this.recording = undefined;
+        }
       }
-      const statements = this.recording;
-      this.recording = undefined;
-      if (statements.length > 0) {
-        const record: LogRecord = { s: this.lastSeq + 1, t: statements, x: [...touched()] };
-        const bytes = encodeRecord(record);
+      if (records.length > 0) {
+        const frames = records.map(encodeRecord);
+        // One write: each record without its terminator, then the last one's terminator.
+        const bytes = Buffer.concat(frames.map((f, i) => (i === frames.length - 1 ? f : f.subarray(0, f.length - FRAME_BYTES))));
         try {
           if (this.options.faultInjection && fs.existsSync(`${this.options.file}.fault-enospc`)) {
             throw Object.assign(new Error('ENOSPC: no space left on device (injected)'), { code: 'ENOSPC' });
@@ -432,18 +459,19 @@ export class LogStore {
         } catch (error) {
           this.db.exec('ROLLBACK');
           const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
-          throw new JournalRefusedError(
+          const refusal = new JournalRefusedError(
             'storage_failed',
             `The chat journal could not be saved (${code}${code === 'ENOSPC' ? ': the disk is full' : ''}). Nothing was changed.`,
           );
+          return { outcomes: outcomes.map((o) => (o.ok ? { ok: false, error: refusal } : o)), rotated: false };
         }
-        this.lastSeq = record.s;
+        this.lastSeq += records.length;
         this.offset += bytes.length - FRAME_BYTES; // the terminator is overwritten by the next record
       }
       this.db.exec('COMMIT');
       let rotated = false;
       if (this.offset >= this.rotateAt) rotated = this.rotate();
-      return { value, rotated };
+      return { outcomes, rotated };
     } finally {
       this.lock.release();
     }

@@ -27,6 +27,9 @@ const WRITE_OPS = new Set([
   'registerInstance', 'removeInstance',
 ]);
 
+/** Most transactions committed as one group. */
+const MAX_GROUP = 64;
+
 /** Sentence shown when the journal was written by a newer schema. */
 export function newerSchemaMessage(found: number): string {
   return (
@@ -130,7 +133,40 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     }
   }, options.pollIntervalMs);
 
-  parentPort!.on('message', (message: ToWorker) => {
+  const operation = (op: string) => {
+    const fn = (core as unknown as Record<string, (...a: unknown[]) => unknown>)[op];
+    return typeof fn === 'function' && op !== 'constructor' ? fn : undefined;
+  };
+  const reply = (id: number, error: unknown) => {
+    if (error instanceof JournalRefusedError) post({ kind: 'refused', id, reason: error.reason, message: error.message });
+    else post({ kind: 'error', id, message: (error as Error).stack ?? String(error) });
+  };
+
+  /** Consecutive writes waiting in the queue commit as one group (one lock, one fdatasync). */
+  const writeGroup = (group: Extract<ToWorker, { kind: 'write' }>[]) => {
+    checkVersion();
+    const runnable = group.filter((m) => {
+      if (readOnlyReason) post({ kind: 'refused', id: m.id, reason: 'read_only', message: readOnlyReason });
+      else if (!WRITE_OPS.has(m.op) || !operation(m.op)) post({ kind: 'error', id: m.id, message: `${m.op} is not a write operation` });
+      else return true;
+      return false;
+    });
+    if (runnable.length === 0) return;
+    core.takeTouched();
+    try {
+      const { outcomes, rotated } = store.writeGroup(
+        runnable.map((m) => () => operation(m.op)!.apply(core, m.args as unknown[])),
+        () => core.takeTouched(),
+      );
+      outcomes.forEach((o, i) => (o.ok ? post({ kind: 'result', id: runnable[i]!.id, value: o.value }) : reply(runnable[i]!.id, o.error)));
+      if (rotated) compactSoon();
+    } catch (error) {
+      core.takeTouched();
+      for (const m of runnable) reply(m.id, error);
+    }
+  };
+
+  const handle = (message: Exclude<ToWorker, { kind: 'write' }>) => {
     if (message.kind === 'close') {
       clearInterval(poll);
       store.close();
@@ -138,6 +174,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
       post({ kind: 'result', id: message.id, value: null });
       void compactor?.terminate();
       parentPort!.close();
+      closed = true;
       return;
     }
     if (message.kind === 'compact') {
@@ -145,38 +182,43 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
       post({ kind: 'result', id: message.id, value: null });
       return;
     }
-    const fn = (core as unknown as Record<string, (...a: unknown[]) => unknown>)[message.op];
-    if (typeof fn !== 'function' || message.op === 'constructor') {
+    const fn = operation(message.op);
+    if (!fn) {
       post({ kind: 'error', id: message.id, message: `unknown journal operation ${message.op}` });
       return;
     }
     try {
-      if (message.kind === 'read') {
-        const touched = store.catchUp();
-        if (touched.size > 0) {
-          checkVersion();
-          post({ kind: 'external', sessionIds: [...touched], readOnlyReason });
-        }
-        post({ kind: 'result', id: message.id, value: fn.apply(core, message.args as unknown[]) });
-        return;
+      const touched = store.catchUp();
+      if (touched.size > 0) {
+        checkVersion();
+        post({ kind: 'external', sessionIds: [...touched], readOnlyReason });
       }
-      if (!WRITE_OPS.has(message.op)) {
-        post({ kind: 'error', id: message.id, message: `${message.op} is not a write operation` });
-        return;
-      }
-      checkVersion();
-      if (readOnlyReason) {
-        post({ kind: 'refused', id: message.id, reason: 'read_only', message: readOnlyReason });
-        return;
-      }
-      core.takeTouched();
-      const { value, rotated } = store.write(() => fn.apply(core, message.args as unknown[]), () => core.takeTouched());
-      post({ kind: 'result', id: message.id, value });
-      if (rotated) compactSoon();
+      post({ kind: 'result', id: message.id, value: fn.apply(core, message.args as unknown[]) });
     } catch (error) {
-      core.takeTouched();
-      if (error instanceof JournalRefusedError) post({ kind: 'refused', id: message.id, reason: error.reason, message: error.message });
-      else post({ kind: 'error', id: message.id, message: (error as Error).stack ?? String(error) });
+      reply(message.id, error);
+    }
+  };
+
+  const queue: ToWorker[] = [];
+  let draining = false;
+  let closed = false;
+  const drain = () => {
+    draining = false;
+    while (queue.length > 0 && !closed) {
+      if (queue[0]!.kind === 'write') {
+        const group: Extract<ToWorker, { kind: 'write' }>[] = [];
+        while (queue.length > 0 && queue[0]!.kind === 'write' && group.length < MAX_GROUP) group.push(queue.shift() as Extract<ToWorker, { kind: 'write' }>);
+        writeGroup(group);
+      } else {
+        handle(queue.shift() as Exclude<ToWorker, { kind: 'write' }>);
+      }
+    }
+  };
+  parentPort!.on('message', (message: ToWorker) => {
+    queue.push(message);
+    if (!draining) {
+      draining = true;
+      setImmediate(drain);
     }
   });
 }

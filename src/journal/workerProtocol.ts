@@ -19,7 +19,8 @@ export interface WorkerOpenOptions {
 
 /** Extension host → worker. */
 export type ToWorker =
-  | { readonly kind: 'read' | 'write'; readonly id: number; readonly op: string; readonly args: readonly unknown[] }
+  | { readonly kind: 'read'; readonly id: number; readonly op: string; readonly args: readonly unknown[] }
+  | { readonly kind: 'write'; readonly id: number; readonly op: string; readonly args: readonly unknown[] }
   | { readonly kind: 'close'; readonly id: number }
   | { readonly kind: 'compact'; readonly id: number };
 

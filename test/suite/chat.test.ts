@@ -72,12 +72,17 @@ suite('chat tabs and the journal', () => {
   test('closing a chat tab by hand removes its tab record', async () => {
     const a = await api();
     const runtime = await a.ready;
+    const opened: vscode.Tab[] = [];
+    const listener = vscode.window.tabGroups.onDidChangeTabs((e) => opened.push(...e.opened));
     const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat');
     await waitFor('the tab record', async () => ((await runtime.listTabs()).some((t) => t.sessionId === sessionId) ? true : undefined));
-    const tab = chatTabs().find((t) => t.isActive);
-    assert.ok(tab, 'an active chat tab');
-    await vscode.window.tabGroups.close(tab);
+    const tab = await waitFor('the new chat tab', () =>
+      opened.find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('nativeAgentChats.chat')),
+    );
+    listener.dispose();
+    assert.ok(await vscode.window.tabGroups.close(tab));
     await waitFor('the tab record to go', async () => ((await runtime.listTabs()).some((t) => t.sessionId === sessionId) ? undefined : true));
+    assert.equal(a.openSessionIds().includes(sessionId), false);
   });
 
   test('Stop with no running agent says so and stops nothing', async () => {

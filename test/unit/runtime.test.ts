@@ -279,3 +279,93 @@ describe('chat runtime across a host restart', () => {
     await b.journal.close();
   });
 });
+
+describe('chat runtime in two windows', () => {
+  it('a decision taken in the other window reaches the agent once; a late click there says it was decided', async () => {
+    const workspace = tempDir('nac-ws-');
+    const a = await harness(undefined, workspace, 'window-a');
+    const b = await harness(a.file, workspace, 'window-b');
+    const s = await a.runtime.createSession('local');
+    assert.ok(s.ok);
+    const refreshed = new Promise<void>((resolve) => b.runtime.onNotification((n) => n.type === 'refresh' && n.sessionId === s.value.id && resolve()));
+    await a.runtime.send(s.value.id, 'run touch cross.txt && echo crossed');
+    const requestId = await pendingRequest(a, s.value.id);
+    await refreshed; // window B heard about the chat without polling it
+    // Window B shows the prompt as actionable (its owner, window A, is alive) and decides it.
+    const inB = await waitFor('the request to be actionable in B', async () => (await b.runtime.liveState(s.value.id)).actionableRequestIds[0]);
+    assert.equal(inB, requestId);
+    assert.deepEqual(await b.runtime.decide(s.value.id, requestId, 'allow_once'), { ok: true, value: { approved: true } });
+    await a.runtime.whenIdle(s.value.id);
+    const t = await a.runtime.transcript(s.value.id);
+    const inv = t.turns[0]!.items.find((i) => i.type === 'invocation');
+    assert.equal(inv?.type === 'invocation' && inv.output, 'crossed\n');
+    assert.equal(fs.readdirSync(workspace).filter((f) => f === 'cross.txt').length, 1);
+    const late = await a.runtime.decide(s.value.id, requestId, 'deny');
+    assert.equal(!late.ok && late.reason, 'already_decided');
+    assert.deepEqual((await b.runtime.liveState(s.value.id)).actionableRequestIds, []);
+    await a.journal.close();
+    await b.journal.close();
+  });
+
+  it('a window never recovers a run another live window drives, and recovers it once that window dies', async () => {
+    const workspace = tempDir('nac-ws-');
+    const dead: string[] = [];
+    const a = await harness(undefined, workspace, 'window-a');
+    const s = await a.runtime.createSession('local');
+    assert.ok(s.ok);
+    await a.runtime.send(s.value.id, 'run touch alive.txt');
+    const requestId = await pendingRequest(a, s.value.id);
+    const b = await harness(a.file, workspace, 'window-b', dead);
+    assert.deepEqual(await b.runtime.recoverOrphans(), []);
+    assert.equal((await b.journal.read('getBoundaryRequest', requestId))!.status, 'pending');
+    // Window A dies (its process is gone): B's next check recovers the run.
+    a.runtime.dispose();
+    await a.journal.close();
+    dead.push('window-a');
+    const recovered = await b.runtime.recoverOrphans();
+    assert.deepEqual(recovered.map((r) => r.errorClass), ['sandbox_boundary_closed_by_restart']);
+    assert.equal((await b.journal.read('getBoundaryRequest', requestId))!.closureReason, 'host_restarted');
+    await b.journal.close();
+  });
+});
+
+describe('chat runtime on a failing disk', () => {
+  it('Stop still reaches the agent when the journal cannot write, and a replayed Stop does not interrupt twice', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const workspace = tempDir('nac-ws-');
+    const journal = await openJournal(file, { faultInjection: true });
+    let aborted = 0;
+    const runtime = new ChatRuntime({
+      journal,
+      instance: fakeInstance('host', process.pid),
+      agentFor: () => ({
+        provider: 'local',
+        label: 'waiting agent',
+        runTurn: (_request, ctx) =>
+          new Promise((resolve) => {
+            ctx.signal.addEventListener('abort', () => {
+              aborted++;
+              resolve({ status: 'completed' });
+            });
+          }),
+      }),
+      workspaceRoot: () => workspace,
+    });
+    await runtime.start();
+    const s = await runtime.createSession('local');
+    assert.ok(s.ok);
+    assert.ok((await runtime.send(s.value.id, 'wait')).ok);
+    fs.writeFileSync(`${file}.fault-enospc`, ''); // the disk fills up
+    assert.deepEqual(await runtime.stop(s.value.id), { ok: true, value: { stopped: true } });
+    assert.deepEqual(await runtime.stop(s.value.id), { ok: true, value: { stopped: false } });
+    await runtime.whenIdle(s.value.id);
+    assert.equal(aborted, 1);
+    // Other actions are refused with a clear message; nothing acknowledged is lost.
+    const refused = await runtime.send(s.value.id, 'help');
+    assert.equal(!refused.ok && refused.reason, 'storage_failed');
+    assert.match(!refused.ok ? refused.message : '', /disk is full/);
+    fs.rmSync(`${file}.fault-enospc`);
+    assert.equal((await runtime.transcript(s.value.id)).turns[0]!.prompt, 'wait');
+    await journal.close();
+  });
+});

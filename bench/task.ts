@@ -1,0 +1,145 @@
+/**
+ * Child-process tasks of the benchmark, so that the bench process's own memory and event loop stay
+ * clean (sql.js heaps never shrink):
+ *
+ *   node out/bench/task.js build  '{"dir":…,"sizeMB":…}'              → BuiltStats (builds/caches a journal)
+ *   node out/bench/task.js export '{"file":…,"dir":…,"iterations":…}'  → whole-file export timings
+ *   node out/bench/task.js probe  '{"file":…}'                          → fresh-process open time and RSS
+ *
+ * Each prints one JSON line `RESULT <json>` on stdout and exits.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Journal } from '../src/journal/journal';
+import { loadSqlJs } from '../src/journal/sqljs';
+import { LIVE, ensureJournal } from './build';
+import { writeText } from './rows';
+
+/** sql-wasm.wasm inside node_modules (same as test/unit/helpers.ts). */
+export const WASM_PATH = path.join(path.dirname(require.resolve('sql.js')), 'sql-wasm.wasm');
+/** The journal worker compiled by tsc. */
+export const WORKER_PATH = path.resolve(__dirname, '../src/journal/worker.js');
+
+/** Whole-file export timings (ms per iteration). */
+export interface ExportResult {
+  readonly iterations: number;
+  /** export() + write temp + fsync + rename, per transaction. */
+  readonly totalMs: number[];
+  /** export() alone. */
+  readonly exportMs: number[];
+  /** Opening: read the file + new Database. */
+  readonly openMs: number;
+}
+
+/** Fresh-process open (activation) and memory figures. */
+export interface ProbeResult {
+  /** Journal.open() call to resolution, ms (first journal of this process). */
+  readonly openMs: number;
+  /** The worker's own `report.openMs`. */
+  readonly reportOpenMs: number;
+  /** RSS before opening, after opening, after 100 writes (bytes). */
+  readonly rssBefore: number;
+  readonly rssOpen: number;
+  readonly rssAfterWrites: number;
+}
+
+function fsyncDir(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The old design's durable write: one INSERT transaction, then `db.export()`, write a temp file,
+ * fsync, rename over the journal, fsync the folder. Runs on a copy inside `dir`.
+ */
+export async function exportBench(file: string, dir: string, iterations: number): Promise<ExportResult> {
+  const SQL = await loadSqlJs(WASM_PATH);
+  const target = path.join(dir, 'export.sqlite');
+  const t0 = performance.now();
+  const db = new SQL.Database(fs.readFileSync(file));
+  const openMs = performance.now() - t0;
+  const totalMs: number[] = [];
+  const exportMs: number[] = [];
+  try {
+    const next = Number(db.exec('SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = ?', [LIVE.runId])[0]!.values[0]![0]);
+    for (let i = 0; i < iterations + 1; i++) {
+      db.exec('BEGIN');
+      db.run('INSERT INTO events (run_id, seq, session_id, turn_id, kind, payload, at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+        LIVE.runId, next + 1 + i, LIVE.sessionId, LIVE.turnId, 'text', JSON.stringify({ text: writeText(i) }), Date.now(),
+      ]);
+      db.exec('COMMIT');
+      const a = performance.now();
+      const image = db.export();
+      const b = performance.now();
+      const tmp = `${target}.tmp`;
+      const fd = fs.openSync(tmp, 'w');
+      try {
+        fs.writeSync(fd, image, 0, image.length, 0);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(tmp, target);
+      fsyncDir(dir);
+      const c = performance.now();
+      if (i > 0) {
+        // the first iteration is a warm-up
+        totalMs.push(c - a);
+        exportMs.push(b - a);
+      }
+    }
+  } finally {
+    db.close();
+    fs.rmSync(target, { force: true });
+  }
+  return { iterations, totalMs, exportMs, openMs };
+}
+
+/** Opens the journal `file` as the first journal of this fresh process, measuring time and RSS. */
+export async function probe(file: string): Promise<ProbeResult> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const journal = await Journal.open({ file, wasmPath: WASM_PATH, workerPath: WORKER_PATH });
+  const openMs = performance.now() - t0;
+  await new Promise((r) => setTimeout(r, 200));
+  gc?.();
+  const rssOpen = process.memoryUsage().rss;
+  try {
+    for (let i = 0; i < 100; i++) {
+      const r = await journal.write('appendEvents', LIVE.runId, [{ kind: 'text', payload: { text: writeText(i) } }], 1_800_000_000_000 + i);
+      if (!r.ok) throw new Error(`probe write refused: ${r.reason} ${r.message}`);
+    }
+    gc?.();
+    const rssAfterWrites = process.memoryUsage().rss;
+    return { openMs, reportOpenMs: journal.report.openMs, rssBefore, rssOpen, rssAfterWrites };
+  } finally {
+    await journal.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const [task, json] = process.argv.slice(2);
+  const args = JSON.parse(json ?? '{}') as Record<string, unknown>;
+  let result: unknown;
+  if (task === 'build') result = (await ensureJournal(() => loadSqlJs(WASM_PATH), String(args.dir), Number(args.sizeMB))).stats;
+  else if (task === 'export') result = await exportBench(String(args.file), String(args.dir), Number(args.iterations));
+  else if (task === 'probe') result = await probe(String(args.file));
+  else throw new Error(`unknown task ${String(task)}`);
+  process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}
