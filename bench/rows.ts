@@ -67,6 +67,13 @@ export function around(rand: () => number, min: number, max: number): number {
 
 /** ~1.15 KB of text for the measured writes' `text` events (index picks one of a few variants). */
 export function writeText(index: number): string {
-  const rand = prng(1000 + (index % 64));
-  return prose(rand, 1150);
+  const slot = index % 64;
+  let text = texts[slot];
+  if (text === undefined) {
+    text = prose(prng(1000 + slot), 1150);
+    texts[slot] = text;
+  }
+  return text;
 }
+
+const texts: (string | undefined)[] = [];

@@ -15,6 +15,10 @@ import { BOUNDARY_DECISIONS } from '../core/vocabulary';
 /** Longest prompt the host accepts, in characters. */
 export const MAX_PROMPT_CHARS = 100_000;
 
+// No generated code: keeps zod from probing `new Function` (and `navigator`, which VS Code's
+// extension host reports as an error) — a strict-CSP-friendly validator.
+z.config({ jitless: true });
+
 const id = z.string().min(1).max(200);
 
 /** Schemas of the messages a webview may send. */

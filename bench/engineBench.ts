@@ -1,0 +1,282 @@
+/**
+ * The measurements for one journal size: activation and memory (fresh processes), the engine's
+ * durable write against native better-sqlite3 (interleaved blocks), group commit, main-thread
+ * stalls during writes and during a compaction, writes during a background compaction, writes with
+ * a second process sharing the journal, and the old whole-file export.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { Journal } from '../src/journal/journal';
+import { LIVE, type BuiltStats } from './build';
+import { openNative } from './native';
+import { runTask, startWriter } from './procs';
+import { writeText } from './rows';
+import { round, summarize, type Summary } from './stats';
+import { WASM_PATH, WORKER_PATH, type ExportResult, type ProbeResult } from './task';
+
+/** Iteration counts for one size. */
+export interface SizePlan {
+  readonly sizeMB: number;
+  /** Measured single writes, engine and native each. */
+  readonly writes: number;
+  /** Writes per interleaved block. */
+  readonly block: number;
+  readonly warmup: number;
+  readonly exportIterations: number;
+  readonly inProcessOpens: number;
+  readonly freshOpens: number;
+  readonly group8Rounds: number;
+  readonly group32Rounds: number;
+  /** Writes of the second process. */
+  readonly writerCount: number;
+}
+
+/** Everything measured for one size (times in ms, memory in MB). */
+export interface SizeResult {
+  readonly plan: SizePlan;
+  readonly journal: BuiltStats;
+  readonly engineWrite: Summary;
+  readonly nativeWrite: Summary;
+  readonly ratioP50: number;
+  readonly ratioP99: number;
+  readonly nativeSettings: string;
+  readonly exportWrite: Summary;
+  readonly exportOnly: Summary;
+  readonly group: { readonly k8PerTx: number; readonly k32PerTx: number; readonly k8Rounds: Summary; readonly k32Rounds: Summary };
+  /** Longest gap between 1 ms event-loop ticks on the bench's main thread (includes the 1 ms period). */
+  readonly stall: { readonly writes: number; readonly compaction: number; readonly group: number; readonly twoProcess: number; readonly backgroundCompaction: number };
+  readonly compaction: { readonly callerMs: number; readonly writeQueuedBehindMs: number; readonly logRecords: number };
+  readonly backgroundCompaction: { readonly writes: Summary; readonly rotatedAfterWrites: number; readonly logLine: string | null } | null;
+  readonly activation: { readonly fresh: Summary; readonly freshReportOpenMs: Summary; readonly inProcess: Summary; readonly inProcessReportOpenMs: Summary };
+  readonly memory: { readonly rssOpenMB: number; readonly rssAfterWritesMB: number; readonly ratioOpen: number; readonly ratioAfterWrites: number; readonly samples: number };
+  readonly twoProcess: { readonly engine: Summary; readonly writerAcks: number; readonly writerSpanMs: number; readonly writerPerWriteMs: number; readonly writerExitCode: number | null };
+  readonly wallMs: number;
+}
+
+const MB = 1024 * 1024;
+
+function copyJournal(src: string, dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'journal.sqlite');
+  fs.copyFileSync(src, file);
+  return file;
+}
+
+function logGenerations(file: string): number[] {
+  const prefix = `${path.basename(file)}.log.`;
+  return fs
+    .readdirSync(path.dirname(file))
+    .filter((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length)))
+    .map((n) => Number(n.slice(prefix.length)));
+}
+
+function maxStallMs(h: IntervalHistogram): number {
+  return h.count === 0 ? 0 : h.max / 1e6;
+}
+
+/** Runs `fn` with the event-loop-delay histogram reset and enabled; returns its result and the max gap. */
+async function watched<T>(h: IntervalHistogram, fn: () => Promise<T>): Promise<{ value: T; stall: number }> {
+  h.reset();
+  h.enable();
+  try {
+    const value = await fn();
+    return { value, stall: maxStallMs(h) };
+  } finally {
+    h.disable();
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Measures one journal size (see module docstring). `log` prints progress lines. */
+export async function benchSize(plan: SizePlan, built: { file: string; stats: BuiltStats }, log: (line: string) => void): Promise<SizeResult> {
+  const wall = performance.now();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), `nac-bench-${plan.sizeMB}mb-`));
+  const h = monitorEventLoopDelay({ resolution: 1 });
+  let journal: Journal | undefined;
+  let native: ReturnType<typeof openNative> | undefined;
+  try {
+    // ---- activation and memory in fresh processes (each on its own copy)
+    log(`  activation in ${plan.freshOpens} fresh processes`);
+    const probes: ProbeResult[] = [];
+    for (let i = 0; i < plan.freshOpens; i++) {
+      const dir = path.join(work, `probe-${i}`);
+      const file = copyJournal(built.file, dir);
+      probes.push(await runTask<ProbeResult>('probe', { file }, 120_000, ['--expose-gc']));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+
+    // ---- activation in this process (a new worker each time)
+    const engineFile = copyJournal(built.file, path.join(work, 'engine'));
+    log(`  activation in this process x${plan.inProcessOpens}`);
+    const opens: number[] = [];
+    const reportOpens: number[] = [];
+    for (let i = 0; i < plan.inProcessOpens; i++) {
+      const t0 = performance.now();
+      const j = await Journal.open({ file: engineFile, wasmPath: WASM_PATH, workerPath: WORKER_PATH });
+      opens.push(performance.now() - t0);
+      reportOpens.push(j.report.openMs);
+      await j.close();
+    }
+
+    journal = await Journal.open({ file: engineFile, wasmPath: WASM_PATH, workerPath: WORKER_PATH });
+    const logLines: string[] = [];
+    journal.onLog((line) => logLines.push(line));
+    const nativeFile = copyJournal(built.file, path.join(work, 'native'));
+    native = openNative(nativeFile);
+    const j = journal;
+    const n = native;
+    let at = 1_800_000_000_000;
+    let k = 0;
+    const engineWrite = async (): Promise<number> => {
+      const text = writeText(k++);
+      const t0 = performance.now();
+      const r = await j.write('appendEvents', LIVE.runId, [{ kind: 'text', payload: { text } }], at++);
+      const dt = performance.now() - t0;
+      if (!r.ok) throw new Error(`engine write refused: ${r.reason}: ${r.message}`);
+      return dt;
+    };
+    const nativeWrite = (): number => {
+      const text = writeText(k++);
+      const t0 = performance.now();
+      n.write(text, at++);
+      return performance.now() - t0;
+    };
+
+    // ---- warm-up, then interleaved blocks
+    log(`  warm-up ${plan.warmup} + ${plan.warmup}, then ${plan.writes} engine / ${plan.writes} native writes in blocks of ${plan.block}`);
+    for (let i = 0; i < plan.warmup; i++) await engineWrite();
+    for (let i = 0; i < plan.warmup; i++) nativeWrite();
+    const eng: number[] = [];
+    const nat: number[] = [];
+    let writeStall = 0;
+    while (eng.length < plan.writes) {
+      const size = Math.min(plan.block, plan.writes - eng.length);
+      const { stall } = await watched(h, async () => {
+        for (let i = 0; i < size; i++) eng.push(await engineWrite());
+      });
+      writeStall = Math.max(writeStall, stall);
+      for (let i = 0; i < size; i++) {
+        nat.push(nativeWrite());
+        if (i % 20 === 19) await new Promise((r) => setImmediate(r));
+      }
+    }
+    const engineSummary = summarize(eng);
+    const nativeSummary = summarize(nat);
+
+    // ---- compaction on the big journal (compactNow), with a write queued right behind it
+    const logRecords = plan.warmup + plan.writes;
+    log(`  compactNow() with ${logRecords} logged records`);
+    const comp = await watched(h, async () => {
+      const t0 = performance.now();
+      const p = j.compactNow().then(() => performance.now() - t0);
+      const queued = engineWrite();
+      const [callerMs, writeMs] = await Promise.all([p, queued]);
+      return { callerMs, writeMs };
+    });
+
+    // ---- group commit: K writes fired together, total / K
+    log(`  group commit K=8 x${plan.group8Rounds}, K=32 x${plan.group32Rounds}`);
+    const groupRun = async (K: number, rounds: number): Promise<number[]> => {
+      const perTx: number[] = [];
+      for (let r = 0; r < rounds; r++) {
+        const t0 = performance.now();
+        const texts = Array.from({ length: K }, () => writeText(k++));
+        const results = await Promise.all(texts.map((text) => j.write('appendEvents', LIVE.runId, [{ kind: 'text', payload: { text } }], at++)));
+        perTx.push((performance.now() - t0) / K);
+        if (results.some((x) => !x.ok)) throw new Error('group write refused');
+      }
+      return perTx;
+    };
+    const group = await watched(h, async () => ({ k8: await groupRun(8, plan.group8Rounds), k32: await groupRun(32, plan.group32Rounds) }));
+
+    // ---- two processes: the test writer appends to the same journal while this process measures
+    log(`  two processes: a second writer (${plan.writerCount} writes) + this process`);
+    const writer = startWriter(engineFile, plan.writerCount, 'B', 300_000);
+    await Promise.race([writer.firstAck, sleep(120_000)]);
+    const two: number[] = [];
+    const twoStall = await watched(h, async () => {
+      while (!writer.exited() && two.length < 20_000) two.push(await engineWrite());
+    });
+    const writerDone = await writer.done;
+
+    // ---- writes during a background compaction (the product's path: rotation past 4 MiB of log,
+    //      compaction in a separate compactor thread)
+    log('  writing until the log rotates, then measuring writes during the background compaction');
+    let background: SizeResult['backgroundCompaction'] = null;
+    const gens0 = Math.max(...logGenerations(engineFile));
+    let rotatedAfter = 0;
+    const bg: number[] = [];
+    const bgStall = await watched(h, async () => {
+      const before = logLines.length;
+      while (rotatedAfter < 10_000 && Math.max(...logGenerations(engineFile)) === gens0) {
+        await engineWrite();
+        rotatedAfter++;
+      }
+      if (rotatedAfter >= 10_000) return;
+      const t0 = performance.now();
+      while (logLines.length === before && performance.now() - t0 < 60_000) bg.push(await engineWrite());
+    });
+    if (rotatedAfter < 10_000) background = { writes: summarize(bg), rotatedAfterWrites: rotatedAfter, logLine: logLines.find((l) => l.includes('compacted')) ?? null };
+
+    await j.close();
+    journal = undefined;
+    n.close();
+    native = undefined;
+
+    // ---- the old design: whole-file export per transaction (in a child process)
+    log(`  whole-file export x${plan.exportIterations}`);
+    const exportDir = path.join(work, 'export');
+    fs.mkdirSync(exportDir);
+    const exp = await runTask<ExportResult>('export', { file: built.file, dir: exportDir, iterations: plan.exportIterations }, 600_000);
+
+    const fresh = probes.map((p) => p.openMs);
+    const rssOpen = probes.map((p) => (p.rssOpen - p.rssBefore) / MB);
+    const rssWrites = probes.map((p) => (p.rssAfterWrites - p.rssBefore) / MB);
+    const med = (xs: number[]) => summarize(xs).p50;
+    const sizeMBActual = built.stats.bytes / MB;
+    return {
+      plan,
+      journal: built.stats,
+      engineWrite: engineSummary,
+      nativeWrite: nativeSummary,
+      ratioP50: engineSummary.p50 / nativeSummary.p50,
+      ratioP99: engineSummary.p99 / nativeSummary.p99,
+      nativeSettings: n.settings + `, SQLite ${n.sqliteVersion}`,
+      exportWrite: summarize(exp.totalMs),
+      exportOnly: summarize(exp.exportMs),
+      group: { k8PerTx: med(group.value.k8), k32PerTx: med(group.value.k32), k8Rounds: summarize(group.value.k8), k32Rounds: summarize(group.value.k32) },
+      stall: { writes: writeStall, compaction: comp.stall, group: group.stall, twoProcess: twoStall.stall, backgroundCompaction: bgStall.stall },
+      compaction: { callerMs: comp.value.callerMs, writeQueuedBehindMs: comp.value.writeMs, logRecords },
+      backgroundCompaction: background,
+      activation: {
+        fresh: summarize(fresh),
+        freshReportOpenMs: summarize(probes.map((p) => p.reportOpenMs)),
+        inProcess: summarize(opens),
+        inProcessReportOpenMs: summarize(reportOpens),
+      },
+      memory: {
+        rssOpenMB: round(med(rssOpen), 1),
+        rssAfterWritesMB: round(med(rssWrites), 1),
+        ratioOpen: round(med(rssOpen) / sizeMBActual, 2),
+        ratioAfterWrites: round(med(rssWrites) / sizeMBActual, 2),
+        samples: probes.length,
+      },
+      twoProcess: {
+        engine: summarize(two),
+        writerAcks: writerDone.acks,
+        writerSpanMs: writerDone.spanMs,
+        writerPerWriteMs: writerDone.acks > 1 ? writerDone.spanMs / (writerDone.acks - 1) : Number.NaN,
+        writerExitCode: writerDone.code,
+      },
+      wallMs: performance.now() - wall,
+    };
+  } finally {
+    h.disable();
+    if (journal) await journal.close().catch(() => undefined);
+    native?.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}

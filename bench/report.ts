@@ -1,0 +1,161 @@
+/**
+ * Presentation of the benchmark: target verdicts, a table per journal size (plain text for stdout,
+ * markdown for docs/BENCHMARKS.md), the machine description and `bench/results.json`.
+ */
+import { execFileSync } from 'node:child_process';
+import * as os from 'node:os';
+import type { SizeResult } from './engineBench';
+import { fmt, round } from './stats';
+
+/** The issue's targets. */
+export const TARGETS = {
+  p50RatioMax: 1.3,
+  p99MaxMs: 3,
+  groupPerTxMaxMs: 0.25,
+  stallMaxMs: 16,
+  activationMs: { 10: 50, 200: 300 } as Record<number, number>,
+} as const;
+
+/** The machine the bench ran on. */
+export interface Machine {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly memoryGB: number;
+  readonly node: string;
+  readonly os: string;
+  readonly disk: string;
+  readonly date: string;
+}
+
+/** Describes this machine; `workDir` is where the journals under test were written. */
+export function describeMachine(workDir: string, repoDir: string): Machine {
+  let disk = 'unknown';
+  try {
+    const df = (dir: string) => execFileSync('df', ['-T', dir], { encoding: 'utf8' }).trim().split('\n').pop()!.split(/\s+/);
+    const work = df(workDir);
+    const repo = df(repoDir);
+    disk = `journals under test in ${workDir} (${work[1]} on ${work[0]}, mounted at ${work[6]})` + (work[0] === repo[0] ? '; the same disk as the repo' : `; repo on ${repo[0]}`);
+  } catch {
+    /* df missing */
+  }
+  return {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    memoryGB: round(os.totalmem() / 1024 ** 3, 1),
+    node: process.version,
+    os: `${os.type()} ${os.release()} (${os.arch()})`,
+    disk,
+    date: new Date().toISOString(),
+  };
+}
+
+/** One verdict: met, not met, or no target at this size. */
+export type Verdict = 'met' | 'NOT MET' | 'no target';
+
+/** Verdicts of one size against TARGETS. */
+export interface Verdicts {
+  readonly p50Ratio: Verdict;
+  readonly p99: Verdict;
+  readonly groupCommit: Verdict;
+  readonly stall: Verdict;
+  readonly activation: Verdict;
+}
+
+const v = (ok: boolean): Verdict => (ok ? 'met' : 'NOT MET');
+
+/** Judges one size's figures against the targets. */
+export function verdicts(r: SizeResult): Verdicts {
+  const act = TARGETS.activationMs[r.plan.sizeMB];
+  return {
+    p50Ratio: v(r.ratioP50 <= TARGETS.p50RatioMax),
+    p99: v(r.engineWrite.p99 <= TARGETS.p99MaxMs),
+    groupCommit: v(r.group.k8PerTx <= TARGETS.groupPerTxMaxMs),
+    stall: v(Math.max(r.stall.writes, r.stall.compaction) <= TARGETS.stallMaxMs),
+    activation: act === undefined ? 'no target' : v(r.activation.fresh.p50 <= act && r.activation.inProcess.p50 <= act),
+  };
+}
+
+type Row = readonly [metric: string, value: string, target: string, verdict: string];
+
+function rows(r: SizeResult): Row[] {
+  const vd = verdicts(r);
+  const ms = (p50: number, p99: number) => `${fmt(p50)} / ${fmt(p99)}`;
+  const act = TARGETS.activationMs[r.plan.sizeMB];
+  const bg = r.backgroundCompaction;
+  return [
+    ['durable write, this engine, caller side (p50 / p99 ms)', `${ms(r.engineWrite.p50, r.engineWrite.p99)}  (n=${r.engineWrite.n}, max ${fmt(r.engineWrite.max)})`, `p99 <= ${TARGETS.p99MaxMs} ms`, vd.p99],
+    ['durable write, native better-sqlite3 WAL+FULL (p50 / p99 ms)', `${ms(r.nativeWrite.p50, r.nativeWrite.p99)}  (n=${r.nativeWrite.n}, max ${fmt(r.nativeWrite.max)})`, '', ''],
+    ['ratio engine / native (p50; p99)', `${r.ratioP50.toFixed(2)}x; ${r.ratioP99.toFixed(2)}x`, `p50 <= ${TARGETS.p50RatioMax}x`, vd.p50Ratio],
+    ['whole-file export + write + fsync + rename (p50 / p99 ms)', `${ms(r.exportWrite.p50, r.exportWrite.p99)}  (n=${r.exportWrite.n}; export() alone ${fmt(r.exportOnly.p50)})`, '', ''],
+    ['group commit, cost per transaction, K=8 (K=32) (ms)', `${fmt(r.group.k8PerTx)} (${fmt(r.group.k32PerTx)})  (median of ${r.group.k8Rounds.n} / ${r.group.k32Rounds.n} rounds)`, `<= ${TARGETS.groupPerTxMaxMs} ms`, vd.groupCommit],
+    ['longest main-thread stall during writes (ms)', fmt(r.stall.writes), `<= ${TARGETS.stallMaxMs} ms`, vd.stall],
+    ['longest main-thread stall during compactNow() (ms)', fmt(r.stall.compaction), `<= ${TARGETS.stallMaxMs} ms`, vd.stall],
+    ['compactNow() of the snapshot + log (caller side, ms)', `${fmt(r.compaction.callerMs)}  (${r.compaction.logRecords} records; a write queued behind it took ${fmt(r.compaction.writeQueuedBehindMs)})`, '', ''],
+    [
+      'writes during a background compaction (p50 / p99 ms)',
+      bg ? `${ms(bg.writes.p50, bg.writes.p99)}  (n=${bg.writes.n}, max ${fmt(bg.writes.max)}; stall ${fmt(r.stall.backgroundCompaction)})` : 'no rotation happened',
+      '', '',
+    ],
+    [
+      'activation-to-ready, fresh process (p50 / max ms)',
+      `${fmt(r.activation.fresh.p50)} / ${fmt(r.activation.fresh.max)}  (n=${r.activation.fresh.n}; worker openMs ${fmt(r.activation.freshReportOpenMs.p50)})`,
+      act === undefined ? 'none at this size' : `<= ${act} ms`, vd.activation,
+    ],
+    [
+      'activation-to-ready, new worker in a warm process (p50 / max ms)',
+      `${fmt(r.activation.inProcess.p50)} / ${fmt(r.activation.inProcess.max)}  (n=${r.activation.inProcess.n}; worker openMs ${fmt(r.activation.inProcessReportOpenMs.p50)})`,
+      act === undefined ? 'none at this size' : `<= ${act} ms`, vd.activation,
+    ],
+    [
+      'write with two processes sharing the journal (p50 / p99 ms)',
+      `${ms(r.twoProcess.engine.p50, r.twoProcess.engine.p99)}  (n=${r.twoProcess.engine.n}, max ${fmt(r.twoProcess.engine.max)}; other writer: ${r.twoProcess.writerAcks} writes, ${fmt(r.twoProcess.writerPerWriteMs)} ms each)`,
+      '', '',
+    ],
+    [
+      'resident memory after open, over journal size',
+      `+${r.memory.rssOpenMB} MB = ${r.memory.ratioOpen}x  (after 100 writes +${r.memory.rssAfterWritesMB} MB = ${r.memory.ratioAfterWrites}x; median of ${r.memory.samples})`,
+      '', '',
+    ],
+  ];
+}
+
+function title(r: SizeResult): string {
+  const j = r.journal;
+  return (
+    `${r.plan.sizeMB} MB journal: ${(j.bytes / 1048576).toFixed(1)} MB file, ${j.sessions} sessions, ${j.turns} turns, ${j.events} events, ` +
+    `${j.boundaryRequests} boundary requests; text/output payloads avg ${j.avgTextPayload} chars (all events ${j.avgPayload})`
+  );
+}
+
+/** The plain-text table of one size (stdout). */
+export function textTable(r: SizeResult): string {
+  const all = rows(r);
+  const header: Row = ['metric', 'value', 'target', 'verdict'];
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...[header, ...all].map((row) => row[i]!.length)));
+  const line = (row: Row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [`== ${title(r)}`, line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...all.map(line)].join('\n');
+}
+
+/** The markdown table of one size. */
+export function markdownTable(r: SizeResult): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  return [
+    `### ${title(r)}`,
+    '',
+    '| metric | value | target | verdict |',
+    '|---|---|---|---|',
+    ...rows(r).map((row) => `| ${row.map(esc).join(' | ')} |`),
+  ].join('\n');
+}
+
+/** One line per target: the verdict at every size. */
+export function verdictSummary(results: readonly SizeResult[]): string[] {
+  const names: [keyof Verdicts, string][] = [
+    ['p50Ratio', `p50 at most ${TARGETS.p50RatioMax}x native`],
+    ['p99', `p99 at most ${TARGETS.p99MaxMs} ms`],
+    ['groupCommit', `group commit at most ${TARGETS.groupPerTxMaxMs} ms per transaction (K=8)`],
+    ['stall', `no main-thread stall over ${TARGETS.stallMaxMs} ms (writes and compaction)`],
+    ['activation', 'activation-to-ready at most 50 ms at 10 MB, 300 ms at 200 MB'],
+  ];
+  return names.map(([key, label]) => `${label}: ${results.map((r) => `${r.plan.sizeMB} MB ${verdicts(r)[key]}`).join(', ')}`);
+}
