@@ -11,7 +11,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Journal } from '../src/journal/journal';
 import { LIVE, type BuiltStats } from './build';
 import { openNative } from './native';
-import { runTask, startWriter } from './procs';
+import { removeDir, runTask, startWriter, trackDir } from './procs';
 import { writeText } from './rows';
 import { round, summarize, type Summary } from './stats';
 import { WASM_PATH, WORKER_PATH, type ExportResult, type ProbeResult } from './task';
@@ -49,7 +49,16 @@ export interface SizeResult {
   readonly stall: { readonly writes: number; readonly compaction: number; readonly group: number; readonly twoProcess: number; readonly backgroundCompaction: number };
   readonly compaction: { readonly callerMs: number; readonly writeQueuedBehindMs: number; readonly logRecords: number };
   readonly backgroundCompaction: { readonly writes: Summary; readonly rotatedAfterWrites: number; readonly logLine: string | null } | null;
-  readonly activation: { readonly fresh: Summary; readonly freshReportOpenMs: Summary; readonly inProcess: Summary; readonly inProcessReportOpenMs: Summary };
+  readonly activation: {
+    readonly fresh: Summary;
+    readonly freshReportOpenMs: Summary;
+    readonly inProcess: Summary;
+    readonly inProcessReportOpenMs: Summary;
+    /** Fresh-process opens with a log generation filled to just below rotation. */
+    readonly fullLog: Summary;
+    readonly fullLogReportOpenMs: Summary;
+    readonly fullLogRecords: number;
+  };
   readonly memory: { readonly rssOpenMB: number; readonly rssAfterWritesMB: number; readonly ratioOpen: number; readonly ratioAfterWrites: number; readonly samples: number };
   readonly twoProcess: { readonly engine: Summary; readonly writerAcks: number; readonly writerSpanMs: number; readonly writerPerWriteMs: number; readonly writerExitCode: number | null };
   readonly wallMs: number;
@@ -62,6 +71,15 @@ function copyJournal(src: string, dir: string): string {
   const file = path.join(dir, 'journal.sqlite');
   fs.copyFileSync(src, file);
   return file;
+}
+
+/** Copies a journal folder (snapshot and log generations) to `dir`; returns the snapshot path there. */
+function copyJournalDir(srcDir: string, dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const name of fs.readdirSync(srcDir)) {
+    if (name.startsWith('journal.sqlite') && !name.endsWith('.lock')) fs.copyFileSync(path.join(srcDir, name), path.join(dir, name));
+  }
+  return path.join(dir, 'journal.sqlite');
 }
 
 function logGenerations(file: string): number[] {
@@ -88,28 +106,45 @@ async function watched<T>(h: IntervalHistogram, fn: () => Promise<T>): Promise<{
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Resolves `p`, or undefined after `ms` ms (the timer never outlives the race). */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Measures one journal size (see module docstring). `log` prints progress lines. */
 export async function benchSize(plan: SizePlan, built: { file: string; stats: BuiltStats }, log: (line: string) => void): Promise<SizeResult> {
   const wall = performance.now();
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), `nac-bench-${plan.sizeMB}mb-`));
+  const work = trackDir(fs.mkdtempSync(path.join(os.tmpdir(), `nac-bench-${plan.sizeMB}mb-`)));
   const h = monitorEventLoopDelay({ resolution: 1 });
   let journal: Journal | undefined;
   let native: ReturnType<typeof openNative> | undefined;
   try {
+    // ---- a base copy opened once, so it has its first log generation like any journal in use
+    const baseDir = path.join(work, 'base');
+    const baseFile = copyJournal(built.file, baseDir);
+    await (await Journal.open({ file: baseFile, wasmPath: WASM_PATH, workerPath: WORKER_PATH })).close();
+
     // ---- activation and memory in fresh processes (each on its own copy)
     log(`  activation in ${plan.freshOpens} fresh processes`);
-    const probes: ProbeResult[] = [];
-    for (let i = 0; i < plan.freshOpens; i++) {
-      const dir = path.join(work, `probe-${i}`);
-      const file = copyJournal(built.file, dir);
-      probes.push(await runTask<ProbeResult>('probe', { file }, 120_000, ['--expose-gc']));
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const probeAll = async (srcDir: string, writes: number): Promise<ProbeResult[]> => {
+      const out: ProbeResult[] = [];
+      for (let i = 0; i < plan.freshOpens; i++) {
+        const dir = path.join(work, `probe-${i}`);
+        const file = copyJournalDir(srcDir, dir);
+        out.push(await runTask<ProbeResult>('probe', { file, writes }, 180_000, ['--expose-gc']));
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+      return out;
+    };
+    const probes = await probeAll(baseDir, 100);
 
     // ---- activation in this process (a new worker each time)
-    const engineFile = copyJournal(built.file, path.join(work, 'engine'));
+    const engineFile = copyJournalDir(baseDir, path.join(work, 'engine'));
     log(`  activation in this process x${plan.inProcessOpens}`);
     const opens: number[] = [];
     const reportOpens: number[] = [];
@@ -195,7 +230,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
     // ---- two processes: the test writer appends to the same journal while this process measures
     log(`  two processes: a second writer (${plan.writerCount} writes) + this process`);
     const writer = startWriter(engineFile, plan.writerCount, 'B', 300_000);
-    await Promise.race([writer.firstAck, sleep(120_000)]);
+    await within(writer.firstAck, 120_000);
     const two: number[] = [];
     const twoStall = await watched(h, async () => {
       while (!writer.exited() && two.length < 20_000) two.push(await engineWrite());
@@ -217,14 +252,36 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
       }
       if (rotatedAfter >= 10_000) return;
       const t0 = performance.now();
-      while (logLines.length === before && performance.now() - t0 < 60_000) bg.push(await engineWrite());
+      while (!logLines.slice(before).some((l) => l.includes('compacted')) && performance.now() - t0 < 120_000) bg.push(await engineWrite());
     });
     if (rotatedAfter < 10_000) background = { writes: summarize(bg), rotatedAfterWrites: rotatedAfter, logLine: logLines.find((l) => l.includes('compacted')) ?? null };
 
+    // ---- activation with a nearly full log: count the records of one generation (write until the
+    //      next rotation), then write that many minus a margin into the fresh generation and reopen.
+    log('  filling a log generation to just below rotation (activation with a full log)');
+    const groupOf = async (K: number) => {
+      const results = await Promise.all(Array.from({ length: K }, () => j.write('appendEvents', LIVE.runId, [{ kind: 'text', payload: { text: writeText(k++) } }], at++)));
+      if (results.some((x) => !x.ok)) throw new Error('fill write refused');
+    };
+    const current = () => Math.max(...logGenerations(engineFile));
+    let g = current();
+    for (let w = 0; current() === g && w < 50_000; w += 16) await groupOf(16); // to a generation boundary
+    g = current();
+    let perGeneration = 0;
+    while (current() === g && perGeneration < 50_000) {
+      await groupOf(16);
+      perGeneration += 16;
+    }
+    for (let w = 0; w < perGeneration - 64; w += 16) await groupOf(16);
+    // let the background compactions finish (they delete the closed generations) before closing
+    const t0 = performance.now();
+    while (logGenerations(engineFile).length > 1 && performance.now() - t0 < 300_000) await new Promise((r) => setTimeout(r, 20));
     await j.close();
     journal = undefined;
     n.close();
     native = undefined;
+    log(`  activation with a full log in ${plan.freshOpens} fresh processes`);
+    const fullLog = await probeAll(path.dirname(engineFile), 0);
 
     // ---- the old design: whole-file export per transaction (in a child process)
     log(`  whole-file export x${plan.exportIterations}`);
@@ -256,6 +313,9 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
         freshReportOpenMs: summarize(probes.map((p) => p.reportOpenMs)),
         inProcess: summarize(opens),
         inProcessReportOpenMs: summarize(reportOpens),
+        fullLog: summarize(fullLog.map((p) => p.openMs)),
+        fullLogReportOpenMs: summarize(fullLog.map((p) => p.reportOpenMs)),
+        fullLogRecords: fullLog[0]?.recordsReplayed ?? 0,
       },
       memory: {
         rssOpenMB: round(med(rssOpen), 1),
@@ -277,6 +337,6 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
     h.disable();
     if (journal) await journal.close().catch(() => undefined);
     native?.close();
-    fs.rmSync(work, { recursive: true, force: true });
+    removeDir(work);
   }
 }

@@ -4,9 +4,30 @@
  * outlives its timeout, and `killAll` ends any still running when the bench exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 const live = new Set<ChildProcess>();
+const dirs = new Set<string>();
+
+/** Remembers a temporary folder so `cleanUp` removes it even when the bench is interrupted. */
+export function trackDir(dir: string): string {
+  dirs.add(dir);
+  return dir;
+}
+
+/** Removes a tracked temporary folder now. */
+export function removeDir(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+  dirs.delete(dir);
+}
+
+/** Kills every child still running and removes every tracked temporary folder. */
+export function cleanUp(): void {
+  killAll();
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  dirs.clear();
+}
 
 /** Kills every child this module started that is still running (by pid, SIGKILL). */
 export function killAll(): void {

@@ -4,7 +4,7 @@
  *
  *   node out/bench/task.js build  '{"dir":…,"sizeMB":…}'              → BuiltStats (builds/caches a journal)
  *   node out/bench/task.js export '{"file":…,"dir":…,"iterations":…}'  → whole-file export timings
- *   node out/bench/task.js probe  '{"file":…}'                          → fresh-process open time and RSS
+ *   node out/bench/task.js probe  '{"file":…,"writes":100}'             → fresh-process open time and RSS
  *
  * Each prints one JSON line `RESULT <json>` on stdout and exits.
  */
@@ -37,6 +37,8 @@ export interface ProbeResult {
   readonly openMs: number;
   /** The worker's own `report.openMs`. */
   readonly reportOpenMs: number;
+  /** Log records the open replayed. */
+  readonly recordsReplayed: number;
   /** RSS before opening, after opening, after 100 writes (bytes). */
   readonly rssBefore: number;
   readonly rssOpen: number;
@@ -99,8 +101,11 @@ export async function exportBench(file: string, dir: string, iterations: number)
   return { iterations, totalMs, exportMs, openMs };
 }
 
-/** Opens the journal `file` as the first journal of this fresh process, measuring time and RSS. */
-export async function probe(file: string): Promise<ProbeResult> {
+/**
+ * Opens the journal `file` as the first journal of this fresh process, measuring time and RSS,
+ * then makes `writes` writes and measures RSS again.
+ */
+export async function probe(file: string, writes: number): Promise<ProbeResult> {
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const rssBefore = process.memoryUsage().rss;
@@ -111,13 +116,13 @@ export async function probe(file: string): Promise<ProbeResult> {
   gc?.();
   const rssOpen = process.memoryUsage().rss;
   try {
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < writes; i++) {
       const r = await journal.write('appendEvents', LIVE.runId, [{ kind: 'text', payload: { text: writeText(i) } }], 1_800_000_000_000 + i);
       if (!r.ok) throw new Error(`probe write refused: ${r.reason} ${r.message}`);
     }
     gc?.();
     const rssAfterWrites = process.memoryUsage().rss;
-    return { openMs, reportOpenMs: journal.report.openMs, rssBefore, rssOpen, rssAfterWrites };
+    return { openMs, reportOpenMs: journal.report.openMs, recordsReplayed: journal.report.recordsReplayed, rssBefore, rssOpen, rssAfterWrites };
   } finally {
     await journal.close();
   }
@@ -129,7 +134,7 @@ async function main(): Promise<void> {
   let result: unknown;
   if (task === 'build') result = (await ensureJournal(() => loadSqlJs(WASM_PATH), String(args.dir), Number(args.sizeMB))).stats;
   else if (task === 'export') result = await exportBench(String(args.file), String(args.dir), Number(args.iterations));
-  else if (task === 'probe') result = await probe(String(args.file));
+  else if (task === 'probe') result = await probe(String(args.file), Number(args.writes ?? 100));
   else throw new Error(`unknown task ${String(task)}`);
   process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
 }

@@ -41,7 +41,9 @@ if [ ! -f "$CS_DIR/.installed" ]; then
     cd "$CS_DIR"
     # Its own package.json, so npm does not walk up to the extension's package.json.
     printf '{"name":"nac-code-server","private":true}\n' > package.json
-    npm install --no-audit --no-fund --loglevel=error "code-server@$CODE_SERVER_VERSION" >/dev/null
+    # --ignore-scripts: npm runs lifecycle scripts with its own Node (20) first on PATH, and
+    # code-server's postinstall refuses anything but Node 24; it is run by hand below instead.
+    npm install --no-audit --no-fund --loglevel=error --ignore-scripts "code-server@$CODE_SERVER_VERSION" >/dev/null
     cd node_modules/code-server
     npm_config_user_agent="npm/$(npm --version) node/$(node --version) linux x64 workspaces/false" sh ./postinstall.sh >postinstall.log 2>&1 || {
       echo "[ensure-vscode] code-server postinstall failed; see $CS_DIR/node_modules/code-server/postinstall.log" >&2; exit 1; }

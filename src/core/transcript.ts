@@ -76,6 +76,8 @@ export function applyUpdate(transcript: Transcript, update: TranscriptUpdate): T
       return { turns };
     }
     const existing = transcript.turns[index]!;
+    // A turn only moves from running to a terminal state: an older record never undoes a newer one.
+    if (existing.status !== 'running' && update.turn.status === 'running') return transcript;
     return replaceTurn(transcript, index, { ...existing, ...update.turn, items: existing.items, applied: existing.applied });
   }
   const event = update.event;

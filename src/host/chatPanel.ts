@@ -72,39 +72,54 @@ export class ChatPanel {
     await this.sendSnapshot();
   }
 
-  /** Sends one message to the webview (dropped if the panel is gone). */
-  post(message: HostMessage): void {
-    if (!this.disposed) void this.panel.webview.postMessage(message);
+  /**
+   * Sends one message to the webview, in order with every other message of this panel: messages
+   * whose content is computed asynchronously (snapshots, live state) are produced one after another,
+   * so a snapshot read before an update can never arrive after it and undo it. (An update that the
+   * snapshot already holds is applied twice harmlessly: the reducer drops a seq it has seen.)
+   * Dropped if the panel is gone.
+   */
+  post(message: HostMessage | (() => Promise<HostMessage | undefined>)): Promise<void> {
+    this.outbox = this.outbox.then(async () => {
+      const m = typeof message === 'function' ? await message() : message;
+      if (m && !this.disposed) await this.panel.webview.postMessage(m);
+    }).catch((error: unknown) => this.host.log(`[panel] could not update the chat view: ${(error as Error).message}`));
+    return this.outbox;
   }
 
+  private outbox: Promise<void> = Promise.resolve();
+
   /** Sends the full state: session, transcript rebuilt from the journal, live facts. */
-  async sendSnapshot(): Promise<void> {
-    const runtime = this.host.runtime;
-    if (!this.session) {
-      this.post({ type: 'orphan' });
-      return;
-    }
-    const session = await runtime.getSession(this.session);
-    if (!session) {
-      this.post({ type: 'error', code: 'not_found', message: 'This chat is no longer in the journal.' });
-      return;
-    }
-    this.panel.title = session.title;
-    this.post({ type: 'snapshot', session, transcript: await runtime.transcript(session.id), live: await runtime.liveState(session.id) });
+  sendSnapshot(): Promise<void> {
+    return this.post(async () => {
+      const runtime = this.host.runtime;
+      if (!this.session) return { type: 'orphan' };
+      const session = await runtime.getSession(this.session);
+      if (!session) return { type: 'error', code: 'not_found', message: 'This chat is no longer in the journal.' };
+      this.panel.title = session.title;
+      return { type: 'snapshot', session, transcript: await runtime.transcript(session.id), live: await runtime.liveState(session.id) };
+    });
+  }
+
+  /** Sends the chat's live state (in order with the other messages). */
+  sendLive(): Promise<void> {
+    const sessionId = this.session;
+    if (!sessionId) return Promise.resolve();
+    return this.post(async () => ({ type: 'live', live: await this.host.runtime.liveState(sessionId) }));
   }
 
   private async receive(raw: unknown): Promise<void> {
     const decoded = decodeWebviewMessage(raw);
     if (!decoded.ok) {
       this.host.log(`[panel] rejected a message: ${decoded.message}`);
-      this.post({ type: 'error', code: 'malformed_message', message: decoded.message });
+      void this.post({ type: 'error', code: 'malformed_message', message: decoded.message });
       return;
     }
     try {
       await this.handle(decoded.value);
     } catch (error) {
       this.host.log(`[panel] ${decoded.value.type} failed: ${(error as Error).stack ?? error}`);
-      this.post({ type: 'error', code: 'internal', message: `Something went wrong: ${(error as Error).message}. See Agent Chats: Show Logs.` });
+      void this.post({ type: 'error', code: 'internal', message: `Something went wrong: ${(error as Error).message}. See Agent Chats: Show Logs.` });
     }
   }
 
@@ -114,7 +129,7 @@ export class ChatPanel {
     if (message.type === 'pickSession') return this.host.pickSessionFor(this);
     const sessionId = this.session;
     if (!sessionId) {
-      this.post({ type: 'error', code: 'orphan', message: 'Pick a chat for this tab first.' });
+      void this.post({ type: 'error', code: 'orphan', message: 'Pick a chat for this tab first.' });
       return;
     }
     const result =
@@ -124,9 +139,9 @@ export class ChatPanel {
       : message.type === 'retry' ? await runtime.retry(sessionId, message.turnId)
       : await runtime.continueTurn(sessionId, message.turnId);
     if (!result.ok) {
-      this.post({ type: 'error', code: result.reason, message: result.message });
+      void this.post({ type: 'error', code: result.reason, message: result.message });
       // A stale prompt (decided elsewhere) must stop looking actionable.
-      this.post({ type: 'live', live: await runtime.liveState(sessionId) });
+      void this.sendLive();
     }
   }
 

@@ -88,7 +88,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       if (session) panel.title = session.title;
       await runtime.recordTab(sessionId);
     } else {
-      chat.post({ type: 'orphan' });
+      void chat.post({ type: 'orphan' });
     }
   }
 
@@ -132,8 +132,8 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     const sessionId = n.type === 'session' ? n.session.id : n.sessionId;
     for (const chat of this.panels) {
       if (chat.sessionId !== sessionId) continue;
-      if (n.type === 'update') chat.post({ type: 'update', update: n.update });
-      else if (n.type === 'live') void this.runtime.liveState(sessionId).then((live) => chat.post({ type: 'live', live }));
+      if (n.type === 'update') void chat.post({ type: 'update', update: n.update });
+      else if (n.type === 'live') void chat.sendLive();
       else if (n.type === 'refresh') void chat.sendSnapshot();
       else {
         chat.panel.title = n.session.title;

@@ -1,22 +1,32 @@
 /**
- * End-to-end runner: the restart journey (test/e2e/restartJourney.ts) in Chromium against
+ * End-to-end runner: the journeys (test/e2e/restartJourney.ts, test/e2e/twoWindowsJourney.ts) in Chromium against
  * code-server with the extension installed normally (copied into a fresh extensions dir) and a
  * temp copy of test/fixtures/workspace.
  *
  * Usage: node out/test/e2e/run.js      (after `npx tsc -p .` and `node esbuild.mjs`)
  * Env: NAC_E2E_TIMEOUT_MS (whole journey, default 300000), NAC_HEADED=1 (visible browser, needs a
  *      display), NAC_EXTENSION_PATH (extension folder to install, default the repo), NAC_KEEP_TMP=1.
- * Artifacts: test-artifacts/e2e/NN-<step>.png, console.log (browser console), on failure
+ * Env NAC_E2E_ONLY=<restart|two-windows> runs one journey.
+ * Artifacts: test-artifacts/e2e/<journey>/NN-<step>.png, console.log (browser console), on failure
  *      NN-failure.png, failure-webview.html and code-server.log.
- * Output: `1 passed, 0 failed` or `0 passed, 1 failed`, then the wall time. Exit code 0 on pass.
+ * Output: `N passed, N failed` (one per journey), then the wall time. Exit code 0 when all pass.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import {
   copyDir, ensureInstalled, launchBrowser, repoRoot, startCodeServer, tempDir, withTimeout, type CodeServer,
 } from '../harness/codeServer';
 import { restartJourney } from './restartJourney';
+import { twoWindowsJourney, type TwoWindowsContext } from './twoWindowsJourney';
+
+type Journey = (ctx: TwoWindowsContext) => Promise<void>;
+
+/** The journeys, in order; each gets its own code-server, user data and workspace copy. */
+const JOURNEYS: readonly [string, Journey][] = [
+  ['restart', restartJourney],
+  ['two-windows', twoWindowsJourney],
+];
 
 async function main(): Promise<number> {
   const t0 = Date.now();
@@ -27,9 +37,25 @@ async function main(): Promise<number> {
     return 2;
   }
   ensureInstalled();
+  const artifactsRoot = path.join(root, 'test-artifacts', 'e2e');
+  fs.rmSync(artifactsRoot, { recursive: true, force: true });
+  const only = process.env.NAC_E2E_ONLY;
+  let passedCount = 0;
+  let failedCount = 0;
+  for (const [name, journey] of JOURNEYS) {
+    if (only && only !== name) continue;
+    const ok = await runJourney(name, journey, extensionPath, path.join(artifactsRoot, name), t0);
+    if (ok) passedCount++;
+    else failedCount++;
+  }
+  console.log(`${passedCount} passed, ${failedCount} failed`);
+  console.log(`[e2e] wall time ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  return failedCount === 0 ? 0 : 1;
+}
 
-  const artifacts = path.join(root, 'test-artifacts', 'e2e');
-  fs.rmSync(artifacts, { recursive: true, force: true });
+/** Runs one journey against a fresh code-server; returns whether it passed. Never throws. */
+async function runJourney(name: string, journey: Journey, extensionPath: string, artifacts: string, t0: number): Promise<boolean> {
+  const root = repoRoot();
   fs.mkdirSync(artifacts, { recursive: true });
   const consoleLog = fs.openSync(path.join(artifacts, 'console.log'), 'w');
 
@@ -41,7 +67,7 @@ async function main(): Promise<number> {
   let browser: Browser | undefined;
   let passed = false;
   let shots = 0;
-  const log = (m: string) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${m}`);
+  const log = (m: string) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${name}: ${m}`);
   const cleanup = async () => {
     await browser?.close().catch(() => undefined);
     await server?.stop();
@@ -53,7 +79,7 @@ async function main(): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
-  let page: import('playwright-core').Page | undefined;
+  let page: Page | undefined;
   try {
     server = await startCodeServer({
       workspace,
@@ -68,28 +94,34 @@ async function main(): Promise<number> {
     browser = await launchBrowser();
     // One context for the whole journey: webview/editor restore state lives in its IndexedDB.
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    page = await context.newPage();
-    page.on('dialog', (d) => { void d.accept().catch(() => undefined); });
-    page.on('console', (m) => { try { fs.writeSync(consoleLog, `[${m.type()}] ${m.text()}\n`); } catch { /* closed */ } });
-    page.on('pageerror', (e) => { try { fs.writeSync(consoleLog, `[pageerror] ${e.message}\n`); } catch { /* closed */ } });
+    const watch = (p: Page, tag: string) => {
+      p.on('dialog', (d) => { void d.accept().catch(() => undefined); });
+      p.on('console', (m) => { try { fs.writeSync(consoleLog, `[${tag} ${m.type()}] ${m.text()}\n`); } catch { /* closed */ } });
+      p.on('pageerror', (e) => { try { fs.writeSync(consoleLog, `[${tag} pageerror] ${e.message}\n`); } catch { /* closed */ } });
+      return p;
+    };
+    page = watch(await context.newPage(), 'a');
     const p = page;
+    const shotOf = async (target: Page, step: string) => {
+      shots++;
+      await target.screenshot({ path: path.join(artifacts, `${String(shots).padStart(2, '0')}-${step}.png`), timeout: 15_000 }).catch((e) => log(`screenshot failed: ${e}`));
+    };
     await withTimeout(
-      restartJourney({
+      journey({
         page: p,
         workspace,
         url: server.folderUrl,
         log,
-        shot: async (name) => {
-          shots++;
-          await p.screenshot({ path: path.join(artifacts, `${String(shots).padStart(2, '0')}-${name}.png`), timeout: 15_000 }).catch((e) => log(`screenshot failed: ${e}`));
-        },
+        shot: (step) => shotOf(p, step),
+        shotOf,
+        newPage: async () => watch(await context.newPage(), 'b'),
       }),
       Number(process.env.NAC_E2E_TIMEOUT_MS ?? 300_000),
-      'the journey did not finish',
+      `the ${name} journey did not finish`,
     );
     passed = true;
   } catch (e) {
-    console.error(`[e2e] FAILED: ${e instanceof Error ? e.message : String(e)}`);
+    console.error(`[e2e] ${name} FAILED: ${e instanceof Error ? e.message : String(e)}`);
     if (page) {
       await page.screenshot({ path: path.join(artifacts, `${String(shots + 1).padStart(2, '0')}-failure.png`), timeout: 15_000 }).catch(() => undefined);
       const html = await page.locator('iframe.webview.ready').first().contentFrame().locator('#active-frame').contentFrame()
@@ -103,10 +135,10 @@ async function main(): Promise<number> {
     console.error(`[e2e] artifacts: ${path.relative(process.cwd(), artifacts) || artifacts}`);
   } finally {
     await cleanup();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
-  console.log(passed ? '1 passed, 0 failed' : '0 passed, 1 failed');
-  console.log(`[e2e] wall time ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  return passed ? 0 : 1;
+  return passed;
 }
 
 main().then((code) => process.exit(code), (e) => {

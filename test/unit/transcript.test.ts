@@ -48,3 +48,14 @@ describe('transcript projection', () => {
     assert.equal(isFollowedUp(t, 't2'), false);
   });
 });
+
+describe('transcript projection: late turn records', () => {
+  it('an older running record never undoes a terminal turn (a stale update after a fresh snapshot)', () => {
+    let t = buildTranscript([turn('t1', { status: 'completed' })], []);
+    t = applyUpdate(t, { type: 'turn', turn: turn('t1', { status: 'running' }) });
+    assert.equal(t.turns[0]!.status, 'completed');
+    t = applyUpdate(buildTranscript([turn('t2')], []), { type: 'turn', turn: turn('t2', { status: 'failed', errorClass: 'app_restarted' }) });
+    assert.equal(t.turns[0]!.status, 'failed');
+    assert.equal(t.turns[0]!.errorClass, 'app_restarted');
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * `npm run bench` — the chat journal's benchmark (see docs/BENCHMARKS.md).
+ *
+ *   npm run bench                      sizes 1, 10, 50, 200 MB
+ *   npm run bench -- --quick           sizes 1 and 10 MB only (under two minutes)
+ *   npm run bench -- --sizes=1,10      chosen sizes
+ *   npm run bench -- --writes=N        measured single writes per size (engine and native each)
+ *
+ * Prints a table per size, writes bench/results.json and rewrites docs/BENCHMARKS.md.
+ * Built journals are cached in node_modules/.cache/nac-bench/ (or $NAC_BENCH_CACHE).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { cacheDir, type BuiltStats } from './build';
+import { benchSize, type SizePlan, type SizeResult } from './engineBench';
+import { cleanUp, runTask } from './procs';
+import { TARGETS, describeMachine, markdownTable, textTable, verdictSummary, verdicts, type Machine } from './report';
+
+/** Command-line options. */
+export interface BenchOptions {
+  readonly quick: boolean;
+  readonly sizes: readonly number[];
+  readonly writes: number | undefined;
+}
+
+/** Parses `--quick`, `--sizes=1,10`, `--writes=N`. Throws on anything else. */
+export function parseArgs(argv: readonly string[]): BenchOptions {
+  let quick = false;
+  let sizes: number[] | undefined;
+  let writes: number | undefined;
+  for (const arg of argv) {
+    if (arg === '--quick') quick = true;
+    else if (arg.startsWith('--sizes=')) sizes = arg.slice(8).split(',').map(Number);
+    else if (arg.startsWith('--writes=')) writes = Number(arg.slice(9));
+    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N)`);
+  }
+  if (sizes && sizes.some((s) => !Number.isFinite(s) || s <= 0)) throw new Error('--sizes takes positive numbers of MB');
+  if (writes !== undefined && (!Number.isInteger(writes) || writes < 10)) throw new Error('--writes takes an integer >= 10');
+  return { quick, sizes: sizes ?? (quick ? [1, 10] : [1, 10, 50, 200]), writes };
+}
+
+/** Iteration counts for a size (fewer whole-file exports at large sizes: each one costs seconds). */
+export function planFor(sizeMB: number, writes: number | undefined): SizePlan {
+  const w = writes ?? 2000;
+  return {
+    sizeMB,
+    writes: w,
+    block: Math.min(200, w),
+    warmup: 200,
+    exportIterations: sizeMB <= 1 ? 30 : sizeMB <= 10 ? 20 : sizeMB <= 50 ? 10 : 5,
+    inProcessOpens: 5,
+    freshOpens: 3,
+    group8Rounds: 40,
+    group32Rounds: 10,
+    writerCount: 1000,
+  };
+}
+
+const ROOT = path.resolve(__dirname, '../..');
+
+function markdown(machine: Machine, options: BenchOptions, results: readonly SizeResult[], totalMs: number): string {
+  const command = options.quick ? 'npm run bench -- --quick' : `npm run bench${options.sizes.join(',') === '1,10,50,200' ? '' : ` -- --sizes=${options.sizes.join(',')}`}`;
+  return `# Benchmarks: the chat journal
+
+This file is rewritten by \`npm run bench\` (bench/run.ts); the figures below are the latest run.
+Raw figures: \`bench/results.json\`.
+
+## How to run
+
+\`\`\`sh
+npm run bench                 # 1, 10, 50 and 200 MB journals (about ${Math.ceil(totalMs / 60000)} min here for the latest run's sizes)
+npm run bench -- --quick      # 1 and 10 MB only, under two minutes
+npm run bench -- --sizes=1,50 --writes=500
+\`\`\`
+
+Built journals are cached in \`node_modules/.cache/nac-bench/\` (override with \`NAC_BENCH_CACHE\`), so
+reruns skip building them. Everything else (copies of the journal, logs, the native copy) lives in a
+temporary folder that is removed at the end, and every child process is waited for or killed.
+
+## Latest run
+
+- Command: \`${command}\` — ${(totalMs / 1000).toFixed(0)} s in all (${results.map((r) => `${r.plan.sizeMB} MB: ${(r.wallMs / 1000).toFixed(0)} s`).join(', ')}, plus building uncached journals)
+- Date: ${machine.date}
+- CPU: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGB} GB RAM
+- Node ${machine.node}, ${machine.os}
+- Disk: ${machine.disk}
+- Engine measured: ${machine.engine}
+- Native comparison: better-sqlite3 ${results[0]?.nativeSettings ?? ''}
+
+## Targets
+
+${verdictSummary(results).map((l) => `- ${l}`).join('\n')}
+
+${results.map(markdownTable).join('\n\n')}
+
+## What is measured
+
+- **Journal**: built directly with sql.js (the product's \`MIGRATIONS\` and \`user_version\`), bulk-inserted:
+  sessions with 3-14 turns, one run per turn, tool invocations, boundary requests (about 30% of
+  invocations) and the events ledger (\`text\` and \`invocation_output\` payloads 0.6-2 KB, average
+  shown per table). The file is a snapshot with no checkpoint (generation 1, seq 0). One running
+  chat (\`LIVE\` in bench/build.ts) receives every measured write.
+- **Durable write, this engine**: \`journal.write('appendEvents', runId, [{kind: 'text', payload: {text}}], at)\`
+  with ~1.15 KB of text, timed on the main thread from the call to its resolution (the worker reads
+  the run, INSERTs the event, appends the record to the redo log, fdatasyncs). ${results[0]?.plan.warmup ?? 200} warm-up
+  writes first; then blocks of ${results[0]?.plan.block ?? 200} engine writes and ${results[0]?.plan.block ?? 200} native writes alternate, so noise hits both.
+- **Native**: better-sqlite3 on a copy of the same file, \`journal_mode=WAL\`, \`synchronous=FULL\`, the
+  same transaction (read the run, read its last seq, INSERT), prepared statements, on the same disk.
+- **Whole-file export** (the old design): an INSERT transaction in sql.js, then \`db.export()\`, write a
+  temporary file, fsync, rename, fsync the folder; run in a child process. Fewer iterations at large
+  sizes (30 / 20 / 10 / 5 for 1 / 10 / 50 / 200 MB): the p99 of 5 samples is their maximum.
+- **Group commit**: K writes fired together (\`Promise.all\`), total time / K; median over rounds.
+- **Main-thread stall**: \`perf_hooks.monitorEventLoopDelay({resolution: 1})\`, max, enabled only while
+  engine writes (or \`compactNow()\`) run; the figure is the longest gap between 1 ms ticks, so it
+  includes the 1 ms period.
+- **compactNow()**: asks the journal worker to compact after the measured writes; one write is
+  queued right behind it to show how long writes wait. **Background compaction**: afterwards the
+  bench keeps writing until the log rotates (4 MiB, the product default) and times the writes made
+  while the compactor thread rebuilds the snapshot.
+- **Activation-to-ready**: \`Journal.open()\` call to resolution, on the journal with an empty first log
+  generation (as any journal in use has). "Fresh process": the first journal of a new Node process (as
+  in an extension host that just started), ${results[0]?.plan.freshOpens ?? 3} processes; "warm process": a new worker
+  in the bench process, ${results[0]?.plan.inProcessOpens ?? 5} times. "Log full": after the write phases the bench
+  counts the records of one log generation (4 MiB, the product default), writes that many minus 64 into
+  a fresh generation, lets background compactions finish, and opens it in fresh processes (the open
+  replays them): the worst case between two rotations. The files are in the page cache (just
+  written); \`worker openMs\` is the worker's own \`report.openMs\`.
+- **Two processes**: \`out/test/tools/journalWriter.js <file> counter 1000 B\` appends to the same
+  journal while this process times its own writes until the other one finishes.
+- **Resident memory**: RSS of a fresh process after opening the journal minus its RSS before
+  (after a GC), over the journal's size; also after 100 writes.
+`;
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const started = performance.now();
+  const cache = cacheDir(ROOT);
+  const machine = describeMachine(os.tmpdir(), ROOT);
+  process.stdout.write(
+    `Chat journal benchmark: sizes ${options.sizes.join(', ')} MB${options.quick ? ' (quick)' : ''}\n` +
+      `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ${machine.disk}\nEngine: ${machine.engine}\n`,
+  );
+  const results: SizeResult[] = [];
+  for (const sizeMB of options.sizes) {
+    const t0 = performance.now();
+    const stats = await runTask<BuiltStats>('build', { dir: cache, sizeMB }, 900_000);
+    const file = path.join(cache, `journal-${sizeMB}mb-v${stats.buildVersion}.sqlite`);
+    const buildNote = performance.now() - t0 > 2000 ? `built in ${(stats.buildMs / 1000).toFixed(1)} s` : 'cached';
+    process.stdout.write(`\n[${sizeMB} MB] journal ${(stats.bytes / 1048576).toFixed(1)} MB (${buildNote})\n`);
+    const result = await benchSize(planFor(sizeMB, options.writes), { file, stats }, (line) => process.stdout.write(`${line}\n`));
+    results.push(result);
+    process.stdout.write(`\n${textTable(result)}\n`);
+  }
+  const totalMs = performance.now() - started;
+  process.stdout.write(`\nTargets:\n${verdictSummary(results).map((l) => `  ${l}`).join('\n')}\n`);
+  const json = {
+    machine,
+    command: process.argv.slice(2),
+    quick: options.quick,
+    totalMs: Math.round(totalMs),
+    targets: TARGETS,
+    sizes: results.map((r) => ({ ...r, verdicts: verdicts(r) })),
+  };
+  fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), `${JSON.stringify(json, (_k, val: unknown) => (typeof val === 'number' ? Math.round(val * 1000) / 1000 : val), 2)}\n`);
+  fs.writeFileSync(path.join(ROOT, 'docs', 'BENCHMARKS.md'), markdown(machine, options, results, totalMs));
+  process.stdout.write(`\nWrote bench/results.json and docs/BENCHMARKS.md (${(totalMs / 1000).toFixed(1)} s)\n`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    cleanUp();
+    process.exit(130);
+  });
+}
+
+main().then(
+  () => {
+    cleanUp();
+  },
+  (error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    cleanUp();
+    process.exit(1);
+  },
+);

@@ -1,0 +1,88 @@
+/**
+ * Two windows, one journal, as a user: window A asks the agent for a command that needs approval;
+ * window B (another browser tab: its own extension host and journal worker) opens the same chat,
+ * sees the same card with its buttons (the run's owner, window A, is alive), and allows it. The
+ * prompt disappears from window A, whose agent runs the command, and both windows show its output.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { chatFrame, runCommand, waitForWorkbench } from '../harness/codeServer';
+import { TIMEOUTS, type JourneyContext } from './restartJourney';
+
+/** Needs approval (`&&`, `touch`). */
+export const TWO_WINDOWS_COMMAND = 'touch two-windows.txt && echo both-windows';
+
+async function visible(l: Locator, what: string, timeout: number): Promise<Locator> {
+  try {
+    await l.waitFor({ state: 'visible', timeout });
+  } catch (e) {
+    throw new Error(`not visible within ${timeout / 1000} s: ${what}${e instanceof Error ? ` (${e.message.split('\n')[0]})` : ''}`);
+  }
+  return l;
+}
+
+/** Context of this journey: a second page in the same browser context opens window B. */
+export interface TwoWindowsContext extends JourneyContext {
+  /** Opens another browser tab (another VS Code window). */
+  newPage(): Promise<Page>;
+  /** Saves a screenshot of `page` as `NN-<name>.png`. */
+  shotOf(page: Page, name: string): Promise<void>;
+}
+
+/** Runs the journey. @throws Error naming the failed step. */
+export async function twoWindowsJourney(ctx: TwoWindowsContext): Promise<void> {
+  const a = ctx.page;
+  const step = async (name: string, page: Page, fn: () => Promise<void>) => {
+    const t = Date.now();
+    try {
+      await fn();
+    } catch (e) {
+      throw new Error(`step "${name}": ${e instanceof Error ? e.message : String(e)}`);
+    }
+    ctx.log(`✔ ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+    await ctx.shotOf(page, name);
+  };
+  const card = (page: Page) => chatFrame(page).locator('.boundary-card[data-request-id]', { hasText: TWO_WINDOWS_COMMAND }).last();
+
+  await step('window-a-prompt', a, async () => {
+    await a.goto(ctx.url, { timeout: TIMEOUTS.workbench });
+    await waitForWorkbench(a, TIMEOUTS.workbench);
+    await runCommand(a, 'Agent Chats: New Chat', TIMEOUTS.ui);
+    const input = chatFrame(a).locator('#composer textarea');
+    await visible(input, '#composer textarea in window A', TIMEOUTS.webview);
+    await input.fill(`run ${TWO_WINDOWS_COMMAND}`);
+    await chatFrame(a).locator('#send').click({ timeout: TIMEOUTS.ui });
+    await visible(card(a).locator('[data-decision="allow_once"]'), 'the pending card with buttons in window A', TIMEOUTS.ui);
+  });
+
+  const b = await ctx.newPage();
+  await step('window-b-same-card', b, async () => {
+    await b.goto(ctx.url, { timeout: TIMEOUTS.workbench });
+    await waitForWorkbench(b, TIMEOUTS.workbench);
+    await runCommand(b, 'Agent Chats: Open Chat…', TIMEOUTS.ui);
+    const input = b.locator('.quick-input-widget input.input');
+    await visible(input, 'the chat picker', TIMEOUTS.ui);
+    await input.fill(TWO_WINDOWS_COMMAND);
+    await visible(b.locator('.quick-input-list .monaco-list-row', { hasText: TWO_WINDOWS_COMMAND }).first(), 'the chat in the picker', TIMEOUTS.ui);
+    await input.press('Enter');
+    await visible(card(b).locator('[data-decision="allow_once"]'), 'the same pending card, with buttons, in window B', TIMEOUTS.webview);
+    const idA = await card(a).getAttribute('data-request-id');
+    const idB = await card(b).getAttribute('data-request-id');
+    if (!idA || idA !== idB) throw new Error(`windows show different requests: ${idA} / ${idB}`);
+  });
+
+  await step('decided-in-b', b, async () => {
+    await card(b).locator('[data-decision="allow_once"]').click({ timeout: TIMEOUTS.ui });
+    await visible(chatFrame(b).locator('pre.output', { hasText: 'both-windows' }).first(), 'the command output in window B', TIMEOUTS.command);
+  });
+
+  await step('prompt-gone-in-a', a, async () => {
+    await a.bringToFront();
+    await visible(chatFrame(a).locator('pre.output', { hasText: 'both-windows' }).first(), 'the command output in window A', TIMEOUTS.command);
+    const buttons = await card(a).locator('[data-decision]').count();
+    if (buttons !== 0) throw new Error(`window A still shows ${buttons} decision button(s) for a decided request`);
+    const proof = path.join(ctx.workspace, 'two-windows.txt');
+    if (!fs.existsSync(proof)) throw new Error(`${proof} was not created`);
+  });
+}
