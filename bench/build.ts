@@ -180,9 +180,13 @@ export function buildJournal(SQL: SqlJsStatic, sizeMB: number): { image: Uint8Ar
   }
 }
 
-/** Cache folder for built journals (git-ignored because it is under node_modules). */
+/**
+ * Cache folder for built journals: `.bench-cache/` at the repo root (or $NAC_BENCH_CACHE). It holds
+ * a `.gitignore` of `*` (as pytest's cache does), so the journals are never committed even before
+ * the root .gitignore lists the folder. Not under node_modules: `npm ci` would wipe it.
+ */
 export function cacheDir(root: string): string {
-  return process.env.NAC_BENCH_CACHE ?? path.join(root, 'node_modules', '.cache', 'nac-bench');
+  return process.env.NAC_BENCH_CACHE ?? path.join(root, '.bench-cache');
 }
 
 /**
@@ -197,6 +201,8 @@ export async function ensureJournal(SQL: SqlJsStatic | (() => Promise<SqlJsStati
     if (stats.buildVersion === BUILD_VERSION && fs.statSync(file).size === stats.bytes) return { file, stats, cached: true };
   }
   fs.mkdirSync(dir, { recursive: true });
+  const ignore = path.join(dir, '.gitignore');
+  if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '# Benchmark journals (bench/build.ts): never commit.\n*\n');
   const sql = typeof SQL === 'function' ? await SQL() : SQL;
   const started = performance.now();
   const { image, stats } = buildJournal(sql, sizeMB);

@@ -7,7 +7,7 @@
  *   npm run bench -- --writes=N        measured single writes per size (engine and native each)
  *
  * Prints a table per size, writes bench/results.json and rewrites docs/BENCHMARKS.md.
- * Built journals are cached in node_modules/.cache/nac-bench/ (or $NAC_BENCH_CACHE).
+ * Built journals are cached in .bench-cache/ (or $NAC_BENCH_CACHE).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -74,8 +74,8 @@ npm run bench -- --quick      # 1 and 10 MB only, under two minutes
 npm run bench -- --sizes=1,50 --writes=500
 \`\`\`
 
-Built journals are cached in \`node_modules/.cache/nac-bench/\` (override with \`NAC_BENCH_CACHE\`), so
-reruns skip building them. Everything else (copies of the journal, logs, the native copy) lives in a
+Built journals are cached in \`.bench-cache/\` (override with \`NAC_BENCH_CACHE\`; the folder ignores itself
+for git), so reruns skip building them. Everything else (copies of the journal, logs, the native copy) lives in a
 temporary folder that is removed at the end, and every child process is waited for or killed.
 
 ## Latest run
