@@ -47,8 +47,18 @@ export interface SizeResult {
   readonly group: { readonly k8PerTx: number; readonly k32PerTx: number; readonly k8Rounds: Summary; readonly k32Rounds: Summary };
   /** Longest gap between 1 ms event-loop ticks on the bench's main thread (includes the 1 ms period). */
   readonly stall: { readonly writes: number; readonly compaction: number; readonly group: number; readonly twoProcess: number; readonly backgroundCompaction: number };
-  readonly compaction: { readonly callerMs: number; readonly writeQueuedBehindMs: number; readonly logRecords: number };
-  readonly backgroundCompaction: { readonly writes: Summary; readonly rotatedAfterWrites: number; readonly logLine: string | null } | null;
+  readonly compaction: { readonly callerMs: number; readonly writeQueuedBehindMs: number; readonly logRecords: number; readonly peakRssMB: number };
+  readonly backgroundCompaction: {
+    readonly writes: Summary;
+    readonly rotatedAfterWrites: number;
+    /** The write whose commit crossed rotateAtBytes (it creates the next generation). */
+    readonly rotatingWriteMs: number;
+    /** How long the closed generation stayed (rotation to the compactor deleting it), ms. */
+    readonly spanMs: number;
+    /** Peak RSS of the bench process above its RSS before the phase (the compactor is a thread of it), MB. */
+    readonly peakRssMB: number;
+    readonly logLine: string | null;
+  } | null;
   readonly activation: {
     readonly fresh: Summary;
     readonly freshReportOpenMs: Summary;
@@ -62,6 +72,8 @@ export interface SizeResult {
   readonly memory: { readonly rssOpenMB: number; readonly rssAfterWritesMB: number; readonly ratioOpen: number; readonly ratioAfterWrites: number; readonly samples: number };
   readonly twoProcess: { readonly engine: Summary; readonly writerAcks: number; readonly writerSpanMs: number; readonly writerPerWriteMs: number; readonly writerExitCode: number | null };
   readonly wallMs: number;
+  /** 1-minute load average when this size started and ended (other work on the machine skews figures). */
+  readonly load: { readonly start: number; readonly end: number };
 }
 
 const MB = 1024 * 1024;
@@ -106,6 +118,23 @@ async function watched<T>(h: IntervalHistogram, fn: () => Promise<T>): Promise<{
   }
 }
 
+/**
+ * Runs `fn` while sampling this process's RSS every 20 ms (the journal worker and its compactor are
+ * threads of this process); returns its result and the peak RSS above the RSS before, in MB.
+ */
+async function peakRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakMB: number }> {
+  const before = process.memoryUsage.rss();
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
+  try {
+    const value = await fn();
+    peak = Math.max(peak, process.memoryUsage.rss());
+    return { value, peakMB: (peak - before) / MB };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /** Resolves `p`, or undefined after `ms` ms (the timer never outlives the race). */
 async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
@@ -119,6 +148,7 @@ async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
 /** Measures one journal size (see module docstring). `log` prints progress lines. */
 export async function benchSize(plan: SizePlan, built: { file: string; stats: BuiltStats }, log: (line: string) => void): Promise<SizeResult> {
   const wall = performance.now();
+  const loadStart = os.loadavg()[0]!;
   const work = trackDir(fs.mkdtempSync(path.join(os.tmpdir(), `nac-bench-${plan.sizeMB}mb-`)));
   const h = monitorEventLoopDelay({ resolution: 1 });
   let journal: Journal | undefined;
@@ -204,13 +234,14 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
     // ---- compaction on the big journal (compactNow), with a write queued right behind it
     const logRecords = plan.warmup + plan.writes;
     log(`  compactNow() with ${logRecords} logged records`);
-    const comp = await watched(h, async () => {
+    const compRss = await peakRss(() => watched(h, async () => {
       const t0 = performance.now();
       const p = j.compactNow().then(() => performance.now() - t0);
       const queued = engineWrite();
       const [callerMs, writeMs] = await Promise.all([p, queued]);
       return { callerMs, writeMs };
-    });
+    }));
+    const comp = compRss.value;
 
     // ---- group commit: K writes fired together, total / K
     log(`  group commit K=8 x${plan.group8Rounds}, K=32 x${plan.group32Rounds}`);
@@ -243,18 +274,27 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
     let background: SizeResult['backgroundCompaction'] = null;
     const gens0 = Math.max(...logGenerations(engineFile));
     let rotatedAfter = 0;
+    let rotatingWriteMs = Number.NaN;
     const bg: number[] = [];
-    const bgStall = await watched(h, async () => {
+    let bgMs = 0;
+    const bgRss = await peakRss(() => watched(h, async () => {
       const before = logLines.length;
       while (rotatedAfter < 10_000 && Math.max(...logGenerations(engineFile)) === gens0) {
-        await engineWrite();
+        rotatingWriteMs = await engineWrite();
         rotatedAfter++;
       }
       if (rotatedAfter >= 10_000) return;
+      // The compactor deletes the closed generation when it is done.
       const t0 = performance.now();
-      while (!logLines.slice(before).some((l) => l.includes('compacted')) && performance.now() - t0 < 120_000) bg.push(await engineWrite());
-    });
-    if (rotatedAfter < 10_000) background = { writes: summarize(bg), rotatedAfterWrites: rotatedAfter, logLine: logLines.find((l) => l.includes('compacted')) ?? null };
+      while (logGenerations(engineFile).length > 1 && performance.now() - t0 < 60_000) bg.push(await engineWrite());
+      bgMs = performance.now() - t0;
+      const t1 = performance.now();
+      while (!logLines.slice(before).some((l) => l.includes('compacted')) && performance.now() - t1 < 5000) await new Promise((r) => setTimeout(r, 5));
+    }));
+    const bgStall = bgRss.value;
+    if (rotatedAfter < 10_000) {
+      background = { writes: summarize(bg), rotatedAfterWrites: rotatedAfter, rotatingWriteMs, spanMs: bgMs, peakRssMB: bgRss.peakMB, logLine: logLines.find((l) => l.includes('compacted')) ?? null };
+    }
 
     // ---- activation with a nearly full log: count the records of one generation (write until the
     //      next rotation), then write that many minus a margin into the fresh generation and reopen.
@@ -306,7 +346,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
       exportOnly: summarize(exp.exportMs),
       group: { k8PerTx: med(group.value.k8), k32PerTx: med(group.value.k32), k8Rounds: summarize(group.value.k8), k32Rounds: summarize(group.value.k32) },
       stall: { writes: writeStall, compaction: comp.stall, group: group.stall, twoProcess: twoStall.stall, backgroundCompaction: bgStall.stall },
-      compaction: { callerMs: comp.value.callerMs, writeQueuedBehindMs: comp.value.writeMs, logRecords },
+      compaction: { callerMs: comp.value.callerMs, writeQueuedBehindMs: comp.value.writeMs, logRecords, peakRssMB: compRss.peakMB },
       backgroundCompaction: background,
       activation: {
         fresh: summarize(fresh),
@@ -332,6 +372,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
         writerExitCode: writerDone.code,
       },
       wallMs: performance.now() - wall,
+      load: { start: loadStart, end: os.loadavg()[0]! },
     };
   } finally {
     h.disable();

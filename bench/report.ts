@@ -104,10 +104,14 @@ function rows(r: SizeResult): Row[] {
     ['group commit, cost per transaction, K=8 (K=32) (ms)', `${fmt(r.group.k8PerTx)} (${fmt(r.group.k32PerTx)})  (median of ${r.group.k8Rounds.n} / ${r.group.k32Rounds.n} rounds)`, `<= ${TARGETS.groupPerTxMaxMs} ms`, vd.groupCommit],
     ['longest main-thread stall during writes (ms)', fmt(r.stall.writes), `<= ${TARGETS.stallMaxMs} ms`, vd.stall],
     ['longest main-thread stall during compactNow() (ms)', fmt(r.stall.compaction), `<= ${TARGETS.stallMaxMs} ms`, vd.stall],
-    ['compactNow() of the snapshot + log (caller side, ms)', `${fmt(r.compaction.callerMs)}  (${r.compaction.logRecords} records; a write queued behind it took ${fmt(r.compaction.writeQueuedBehindMs)})`, '', ''],
+    ['compactNow() of the snapshot + log (caller side, ms)', `${fmt(r.compaction.callerMs)}  (${r.compaction.logRecords} records; a write queued behind it took ${fmt(r.compaction.writeQueuedBehindMs)}; peak RSS +${fmt(r.compaction.peakRssMB)} MB)`, '', ''],
     [
       'writes during a background compaction (p50 / p99 ms)',
-      bg ? `${ms(bg.writes.p50, bg.writes.p99)}  (n=${bg.writes.n}, max ${fmt(bg.writes.max)}; stall ${fmt(r.stall.backgroundCompaction)})` : 'no rotation happened',
+      !bg
+        ? 'no rotation happened'
+        : bg.writes.n === 0
+          ? `none: the compactor finished within ${fmt(bg.spanMs)} ms (the rotating write took ${fmt(bg.rotatingWriteMs)}; peak RSS +${fmt(bg.peakRssMB)} MB)`
+          : `${ms(bg.writes.p50, bg.writes.p99)}  (n=${bg.writes.n} over ${fmt(bg.spanMs)} ms, max ${fmt(bg.writes.max)}; the rotating write took ${fmt(bg.rotatingWriteMs)}; stall ${fmt(r.stall.backgroundCompaction)}; peak RSS +${fmt(bg.peakRssMB)} MB)`,
       '', '',
     ],
     [
@@ -142,7 +146,8 @@ function title(r: SizeResult): string {
   const j = r.journal;
   return (
     `${r.plan.sizeMB} MB journal: ${(j.bytes / 1048576).toFixed(1)} MB file, ${j.sessions} sessions, ${j.turns} turns, ${j.events} events, ` +
-    `${j.boundaryRequests} boundary requests; text/output payloads avg ${j.avgTextPayload} chars (all events ${j.avgPayload})`
+    `${j.boundaryRequests} boundary requests; text/output payloads avg ${j.avgTextPayload} chars (all events ${j.avgPayload}); ` +
+    `load average ${r.load.start.toFixed(1)} -> ${r.load.end.toFixed(1)} on ${os.cpus().length} cores; ${(r.wallMs / 1000).toFixed(0)} s`
   );
 }
 

@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as util from 'node:util';
 import {
-  ensureInstalled, launchBrowser, payloadUrl, repoRoot, startCodeServer, tempDir, copyDir, withTimeout,
+  ensureInstalled, installExtension, launchBrowser, payloadUrl, repoRoot, startCodeServer, tempDir, copyDir, withTimeout,
   type CodeServer,
 } from './harness/codeServer';
 
@@ -62,6 +62,8 @@ async function main(): Promise<number> {
   process.once('SIGTERM', onSignal);
 
   try {
+    // A scripted language model (test/fixtures/lm-provider) for the vscode.lm provider's tests.
+    installExtension(path.join(repoRoot(), 'test', 'fixtures', 'lm-provider'), path.join(tmp, 'extensions'));
     server = await startCodeServer({
       workspace,
       userDataDir: path.join(tmp, 'user-data'),

@@ -12,7 +12,7 @@ import { ChatRuntime } from '../runtime/chatRuntime';
 import { describeThisInstance } from '../runtime/instance';
 import { CHAT_VIEW_TYPE } from './chatPanel';
 import { ChatPanels, pickSession } from './chatPanels';
-import { createAgentRegistry } from './agents';
+import { createAgentRegistry, pickProvider, promptForApiKey, setting } from './providers';
 
 /** Journal file name inside `globalStorageUri`. */
 export const JOURNAL_FILE_NAME = 'journal.sqlite';
@@ -59,13 +59,12 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
       );
     }
     if (r.readOnlyReason) void vscode.window.showWarningMessage(r.readOnlyReason);
-    const config = () => vscode.workspace.getConfiguration('nativeAgentChats');
     const runtime = new ChatRuntime({
       journal,
       instance: describeThisInstance(Date.now()),
-      agentFor: createAgentRegistry({ chunkDelayMs: 15 }),
+      agentFor: createAgentRegistry(context, { chunkDelayMs: 15 }),
       workspaceRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-      commandTimeoutMs: () => config().get<number>('local.commandTimeoutMs', 30_000),
+      commandTimeoutMs: () => setting('local.commandTimeoutMs', 30_000),
       log,
     });
     runtimeRef = runtime;
@@ -84,11 +83,11 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
   panels = new ChatPanels(ready, context.extensionUri, log);
   context.subscriptions.push(output, panels, vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, panels));
 
-  const command = (id: string, run: (runtime: ChatRuntime) => Promise<unknown>) =>
+  const command = (id: string, run: (runtime: ChatRuntime, args?: unknown) => Promise<unknown>) =>
     context.subscriptions.push(
-      vscode.commands.registerCommand(id, async () => {
+      vscode.commands.registerCommand(id, async (args?: unknown) => {
         try {
-          return await run(await ready);
+          return await run(await ready, args);
         } catch (error) {
           log(`[command] ${id} failed: ${(error as Error).stack ?? error}`);
           void vscode.window.showErrorMessage(`Agent Chats: ${(error as Error).message}`);
@@ -97,8 +96,14 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
       }),
     );
 
-  command('nativeAgentChats.newChat', async (runtime) => {
-    const provider = vscode.workspace.getConfiguration('nativeAgentChats').get<string>('defaultProvider', 'local');
+  context.subscriptions.push(
+    vscode.commands.registerCommand('nativeAgentChats.setApiKey', () => promptForApiKey(context.secrets)),
+  );
+  // New Chat offers the agents (the default first); `{ provider }` skips the picker (tests, keybindings).
+  command('nativeAgentChats.newChat', async (runtime, args?: unknown) => {
+    const given = (args as { provider?: unknown } | undefined)?.provider;
+    const provider = typeof given === 'string' ? given : await pickProvider(setting('defaultProvider', 'local'));
+    if (!provider) return undefined;
     const created = await runtime.createSession(provider);
     if (!created.ok) {
       void vscode.window.showErrorMessage(created.message);

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { chatFrame, runCommand, waitForWorkbench } from '../harness/codeServer';
+import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
 
 /** What a journey needs from its runner. */
 export interface JourneyContext {
@@ -69,7 +69,7 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
 
   let title = '';
   await step('new-chat', async () => {
-    await runCommand(page, 'Agent Chats: New Chat', TIMEOUTS.ui);
+    await newChatFromPalette(page, 'Local agent', TIMEOUTS.ui);
     await visible(chatFrame(page).locator('#composer'), 'the composer #composer in the chat webview', TIMEOUTS.webview);
   });
 

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { chatFrame, runCommand, waitForWorkbench } from '../harness/codeServer';
+import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
 import { TIMEOUTS, type JourneyContext } from './restartJourney';
 
 /** Needs approval (`&&`, `touch`). */
@@ -48,7 +48,7 @@ export async function twoWindowsJourney(ctx: TwoWindowsContext): Promise<void> {
   await step('window-a-prompt', a, async () => {
     await a.goto(ctx.url, { timeout: TIMEOUTS.workbench });
     await waitForWorkbench(a, TIMEOUTS.workbench);
-    await runCommand(a, 'Agent Chats: New Chat', TIMEOUTS.ui);
+    await newChatFromPalette(a, 'Local agent', TIMEOUTS.ui);
     const input = chatFrame(a).locator('#composer textarea');
     await visible(input, '#composer textarea in window A', TIMEOUTS.webview);
     await input.fill(`run ${TWO_WINDOWS_COMMAND}`);

@@ -552,3 +552,17 @@ export function withTimeout<T>(p: Promise<T>, ms: number, message: string): Prom
   });
   return Promise.race([p, timer]).finally(() => clearTimeout(t));
 }
+
+/**
+ * "Agent Chats: New Chat" from the palette, then the agent picker: picks the row whose label is
+ * `agent` (default "Local agent") as a user would, by typing it and pressing Enter.
+ * @throws Error when the picker or the row does not show within `timeoutMs`.
+ */
+export async function newChatFromPalette(page: Page, agent = 'Local agent', timeoutMs = 45_000): Promise<void> {
+  await runCommand(page, 'Agent Chats: New Chat', timeoutMs);
+  const input = page.locator('.quick-input-widget input.input');
+  await input.waitFor({ state: 'visible', timeout: timeoutMs });
+  await input.fill(agent);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: agent }).first().waitFor({ state: 'visible', timeout: timeoutMs });
+  await input.press('Enter');
+}

@@ -41,7 +41,7 @@ suite('chat tabs and the journal', () => {
     const a = await api();
     const runtime = await a.ready;
     const before = chatTabs().length;
-    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat');
+    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'local' });
     assert.equal(typeof sessionId, 'string');
     await waitFor('a chat tab', () => (chatTabs().length === before + 1 ? true : undefined));
     assert.ok(a.openSessionIds().includes(sessionId));
@@ -54,7 +54,7 @@ suite('chat tabs and the journal', () => {
   test('a prompt to the local agent lands in the journal with its reply', async () => {
     const a = await api();
     const runtime = await a.ready;
-    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat');
+    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'local' });
     const sent = await runtime.send(sessionId, 'help');
     assert.ok(sent.ok, !sent.ok ? sent.message : '');
     await runtime.whenIdle(sessionId);
@@ -74,7 +74,7 @@ suite('chat tabs and the journal', () => {
     const runtime = await a.ready;
     const opened: vscode.Tab[] = [];
     const listener = vscode.window.tabGroups.onDidChangeTabs((e) => opened.push(...e.opened));
-    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat');
+    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'local' });
     await waitFor('the tab record', async () => ((await runtime.listTabs()).some((t) => t.sessionId === sessionId) ? true : undefined));
     const tab = await waitFor('the new chat tab', () =>
       opened.find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('nativeAgentChats.chat')),
@@ -87,7 +87,7 @@ suite('chat tabs and the journal', () => {
 
   test('Stop with no running agent says so and stops nothing', async () => {
     await api();
-    await vscode.commands.executeCommand<string>('nativeAgentChats.newChat');
+    await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'local' });
     const stopped = await vscode.commands.executeCommand<boolean>('nativeAgentChats.stop');
     assert.equal(stopped, false);
   });

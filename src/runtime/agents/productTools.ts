@@ -77,3 +77,22 @@ export function decodeToolCall(name: string, args: unknown): { ok: true; call: T
       return { ok: false, message: `There is no tool named ${name}. The tools are run, read and write.` };
   }
 }
+
+/** Most characters of a tool result sent back to a model. */
+export const MAX_TOOL_RESULT_CHARS = 16_000;
+
+/**
+ * The text a model receives as the result of a product tool call: the output (cut to the last
+ * MAX_TOOL_RESULT_CHARS characters), the exit code, or why it did not run (denied by the user).
+ */
+export function toolResultText(result: import('../agent').ToolResult): string {
+  const cut = (s: string) => (s.length > MAX_TOOL_RESULT_CHARS ? `…(cut)\n${s.slice(-MAX_TOOL_RESULT_CHARS)}` : s);
+  switch (result.status) {
+    case 'completed':
+      return cut(result.output) + (result.exitCode !== undefined && result.exitCode !== null ? `\n(exit code ${result.exitCode})` : '');
+    case 'failed':
+      return `${cut(result.output)}\nFailed: ${result.message}`.trim();
+    case 'denied':
+      return `Not run: the user denied this request. ${result.message}`;
+  }
+}

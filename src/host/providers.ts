@@ -1,0 +1,92 @@
+/**
+ * The agents a chat can use, as VS Code presents them: names for the picker and the tab, where each
+ * provider's settings and API key come from, and the lookup from a provider id to its `Agent`.
+ * Real providers are built from settings at each turn, so a changed setting applies to the next turn.
+ */
+import * as vscode from 'vscode';
+import type { ProviderId } from '../core/vocabulary';
+import type { Agent } from '../runtime/agent';
+import { LocalAgent } from '../runtime/agents/localAgent';
+import { VscodeLmAgent } from './vscodeLmAgent';
+
+/** One provider as the user sees it. */
+export interface ProviderInfo {
+  readonly id: ProviderId;
+  readonly label: string;
+  readonly detail: string;
+  /** Whether an API key (SecretStorage) is used. */
+  readonly usesApiKey: boolean;
+}
+
+/** Every provider, in picker order. */
+export const PROVIDERS: readonly ProviderInfo[] = [
+  { id: 'local', label: 'Local agent', detail: 'Built in, offline, no account: run, read, write, help', usesApiKey: false },
+  { id: 'claude', label: 'Claude', detail: 'Claude Agent SDK with your Claude Code installation', usesApiKey: true },
+  { id: 'codex', label: 'Codex', detail: 'OpenAI Codex through `codex app-server`', usesApiKey: true },
+  { id: 'openai-compatible', label: 'OpenAI-compatible server', detail: 'Ollama, LM Studio, vLLM, llama.cpp server', usesApiKey: true },
+  { id: 'vscode-lm', label: 'VS Code language model', detail: 'A model another extension provides, e.g. GitHub Copilot', usesApiKey: false },
+];
+
+/** Key under which a provider's API key is kept in SecretStorage (never in settings or the journal). */
+export function apiKeySecretName(provider: ProviderId): string {
+  return `nativeAgentChats.apiKey.${provider}`;
+}
+
+/** Reads a setting of this extension, with a default. */
+export function setting<T>(key: string, fallback: T): T {
+  return vscode.workspace.getConfiguration('nativeAgentChats').get<T>(key, fallback);
+}
+
+/** Factories the host registers for providers implemented outside this file (keyed by provider id). */
+export type AgentFactory = (context: vscode.ExtensionContext) => Agent;
+
+/**
+ * Builds the provider → agent lookup. `extra` adds providers (Claude, Codex, OpenAI-compatible)
+ * built from settings; an id without an agent answers undefined (the runtime refuses the prompt
+ * with a sentence naming the provider).
+ */
+export function createAgentRegistry(
+  context: vscode.ExtensionContext,
+  options: { readonly chunkDelayMs: number; readonly extra?: Partial<Record<ProviderId, AgentFactory>> },
+): (provider: string) => Agent | undefined {
+  const local = new LocalAgent({ chunkDelayMs: options.chunkDelayMs });
+  const lm = new VscodeLmAgent(() => ({ vendor: setting('vscodeLm.vendor', ''), family: setting('vscodeLm.family', '') }));
+  return (provider) => {
+    if (provider === 'local') return local;
+    if (provider === 'vscode-lm') return lm;
+    const factory = options.extra?.[provider as ProviderId];
+    return factory ? factory(context) : undefined;
+  };
+}
+
+/** Quick pick of providers, the default first. Resolves undefined when dismissed. */
+export async function pickProvider(defaultId: string): Promise<ProviderId | undefined> {
+  const sorted = [...PROVIDERS].sort((a, b) => Number(b.id === defaultId) - Number(a.id === defaultId));
+  const picked = await vscode.window.showQuickPick(
+    sorted.map((p) => ({ label: p.label, description: p.id === defaultId ? 'default' : '', detail: p.detail, id: p.id })),
+    { placeHolder: 'Which agent should this chat use?', matchOnDetail: true },
+  );
+  return picked?.id;
+}
+
+/** Asks for a provider and its API key, and stores the key in SecretStorage (empty input clears it). */
+export async function promptForApiKey(secrets: vscode.SecretStorage): Promise<void> {
+  const candidates = PROVIDERS.filter((p) => p.usesApiKey);
+  const picked = await vscode.window.showQuickPick(candidates.map((p) => ({ label: p.label, detail: p.detail, id: p.id })), {
+    placeHolder: 'Set the API key of which agent?',
+  });
+  if (!picked) return;
+  const key = await vscode.window.showInputBox({
+    prompt: `API key for ${picked.label} (kept in VS Code's secret storage; leave empty to remove it)`,
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (key === undefined) return;
+  if (key.trim() === '') {
+    await secrets.delete(apiKeySecretName(picked.id));
+    void vscode.window.showInformationMessage(`Removed the API key for ${picked.label}.`);
+  } else {
+    await secrets.store(apiKeySecretName(picked.id), key.trim());
+    void vscode.window.showInformationMessage(`Saved the API key for ${picked.label}.`);
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * A mock OpenAI-compatible server on 127.0.0.1 for tests: `POST /v1/chat/completions` answered from
+ * a queue of scripted responses (one per request, in order), streamed as SSE (`data: {json}\n\n`
+ * chunks, then `data: [DONE]\n\n`), the way Ollama / vLLM / llama.cpp server stream. It records every
+ * request (body, headers) and whether the client hung up before the response ended.
+ *
+ * Scripted responses:
+ * - `text(...)`: text deltas, then `finish_reason: 'stop'`;
+ * - `toolCalls(...)`: optional text, then tool calls whose id/name come in one delta and whose
+ *   arguments are split over several deltas, then `finish_reason: 'tool_calls'`;
+ * - `{ type: 'stream', chunks, delayMs }`: any deltas with a delay between chunks (for Stop tests);
+ * - `{ type: 'error', status, body }`: an HTTP error with a JSON body.
+ * A request with nothing left in the queue gets HTTP 500 `mock: no scripted response`.
+ */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One streamed choice delta (the `delta` object) plus an optional finish reason. */
+export interface MockChunk {
+  readonly delta: Record<string, unknown>;
+  readonly finishReason?: string | null;
+}
+
+/** One scripted response. */
+export type MockResponse =
+  | { readonly type: 'stream'; readonly chunks: readonly MockChunk[]; readonly delayMs?: number }
+  | { readonly type: 'error'; readonly status: number; readonly body: unknown };
+
+/** A request the mock received. */
+export interface RecordedRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: http.IncomingHttpHeaders;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly body: any;
+  /** Chunks written before the response ended or the client hung up. */
+  chunksSent: number;
+  /** The response was written to the end (`[DONE]`). */
+  completed: boolean;
+  /** The client closed the connection before the end. */
+  clientClosedEarly: boolean;
+}
+
+/** A scripted tool call: id, tool name and arguments (an object, sent as JSON in pieces). */
+export interface MockToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly args: unknown;
+  /** Raw argument text instead of JSON of `args` (for invalid-JSON tests). */
+  readonly rawArgs?: string;
+}
+
+/** Text deltas (`parts`), then finish `stop`. */
+export function text(...parts: string[]): MockResponse {
+  return { type: 'stream', chunks: [{ delta: { role: 'assistant', content: '' } }, ...parts.map((p) => ({ delta: { content: p } })), { delta: {}, finishReason: 'stop' }] };
+}
+
+/** Optional text, then tool calls (arguments split into 3 pieces each), then finish `tool_calls`. */
+export function toolCalls(calls: readonly MockToolCall[], leadingText?: string): MockResponse {
+  const chunks: MockChunk[] = [{ delta: { role: 'assistant', content: leadingText ?? null } }];
+  calls.forEach((call, index) => {
+    const args = call.rawArgs ?? JSON.stringify(call.args);
+    const third = Math.ceil(args.length / 3);
+    chunks.push({ delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] } });
+    for (let i = 0; i < args.length; i += third) {
+      chunks.push({ delta: { tool_calls: [{ index, function: { arguments: args.slice(i, i + third) } }] } });
+    }
+  });
+  chunks.push({ delta: {}, finishReason: 'tool_calls' });
+  return { type: 'stream', chunks };
+}
+
+/** Text deltas with `delayMs` between chunks (a slow model). */
+export function slowText(parts: readonly string[], delayMs: number): MockResponse {
+  return { type: 'stream', delayMs, chunks: [...parts.map((p) => ({ delta: { content: p } })), { delta: {}, finishReason: 'stop' }] };
+}
+
+/** The mock server. */
+export class OpenAICompatibleMock {
+  readonly requests: RecordedRequest[] = [];
+  private readonly queue: MockResponse[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly waiters: (() => void)[] = [];
+
+  private constructor(private readonly server: http.Server) {}
+
+  /** Starts a mock on 127.0.0.1 (a free port). */
+  static async start(): Promise<OpenAICompatibleMock> {
+    let mock!: OpenAICompatibleMock;
+    const server = http.createServer((req, res) => mock.handle(req, res));
+    mock = new OpenAICompatibleMock(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return mock;
+  }
+
+  /** `http://127.0.0.1:PORT/v1`. */
+  get baseUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+  }
+
+  /** Appends scripted responses to the queue. */
+  script(...responses: MockResponse[]): void {
+    this.queue.push(...responses);
+  }
+
+  /** Scripted responses not consumed yet. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** Resolves once `count` requests have arrived (rejects after `timeoutMs`). */
+  async waitForRequests(count: number, timeoutMs = 5000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    while (this.requests.length < count) {
+      if (Date.now() > end) throw new Error(`mock: expected ${count} requests, got ${this.requests.length}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 20);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Stops the server, its timers and every open connection. */
+  async close(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const body: Buffer[] = [];
+    req.on('data', (b: Buffer) => body.push(b));
+    req.on('end', () => {
+      let parsed: unknown = null;
+      try {
+        parsed = JSON.parse(Buffer.concat(body).toString('utf8'));
+      } catch {
+        parsed = Buffer.concat(body).toString('utf8');
+      }
+      const record: RecordedRequest = {
+        method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: parsed,
+        chunksSent: 0, completed: false, clientClosedEarly: false,
+      };
+      this.requests.push(record);
+      for (const w of this.waiters.splice(0)) w();
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+        this.json(res, 404, { error: { message: `mock: no route ${req.method} ${req.url}`, type: 'not_found' } });
+        return;
+      }
+      const response = this.queue.shift();
+      if (!response) {
+        this.json(res, 500, { error: { message: 'mock: no scripted response', type: 'server_error' } });
+        return;
+      }
+      if (response.type === 'error') {
+        this.json(res, response.status, response.body);
+        return;
+      }
+      this.stream(record, res, response);
+    });
+  }
+
+  private json(res: http.ServerResponse, status: number, body: unknown): void {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  }
+
+  private stream(record: RecordedRequest, res: http.ServerResponse, response: Extract<MockResponse, { type: 'stream' }>): void {
+    const model = (record.body as { model?: string } | null)?.model ?? 'mock';
+    const id = `chatcmpl-mock-${this.requests.length}`;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.on('close', () => {
+      if (!record.completed) record.clientClosedEarly = true;
+    });
+    let i = 0;
+    const next = () => {
+      if (res.destroyed || res.writableEnded) return;
+      if (i >= response.chunks.length) {
+        res.write('data: [DONE]\n\n');
+        record.completed = true;
+        res.end();
+        return;
+      }
+      const c = response.chunks[i++]!;
+      const chunk = {
+        id, object: 'chat.completion.chunk', created: 1_700_000_000, model,
+        choices: [{ index: 0, delta: c.delta, finish_reason: c.finishReason ?? null }],
+      };
+      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      record.chunksSent++;
+      if (response.delayMs) {
+        const t = setTimeout(() => {
+          this.timers.delete(t);
+          next();
+        }, response.delayMs);
+        this.timers.add(t);
+      } else {
+        next();
+      }
+    };
+    next();
+  }
+}
