@@ -69,7 +69,7 @@ Raw figures: \`bench/results.json\`.
 ## How to run
 
 \`\`\`sh
-npm run bench                 # 1, 10, 50 and 200 MB journals (about ${Math.ceil(totalMs / 60000)} min here for the latest run's sizes)
+npm run bench                 # 1, 10, 50 and 200 MB journals
 npm run bench -- --quick      # 1 and 10 MB only, under two minutes
 npm run bench -- --sizes=1,50 --writes=500
 \`\`\`

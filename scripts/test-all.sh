@@ -6,7 +6,8 @@
 #   build     node esbuild.mjs into dist/
 #   unit      node --test over out/test/unit/**/*.test.js
 #   suite     node out/test/runInCodeServer.js (mocha suite in code-server's real extension host)
-#   e2e       node out/test/e2e/run.js (restart journey in Chromium; screenshots in test-artifacts/e2e)
+#   e2e       node out/test/e2e/run.js (restart and two-window journeys in Chromium; screenshots in test-artifacts/e2e)
+#   vsix      node scripts/check-vsix.mjs (package the VSIX: small, no agent CLI binaries, no sources)
 # Output: each stage's log and timing, then one combined line `N passed, N failed` (a failed
 # build-type stage counts as 1 failed). Exit code 0 only if every stage passed.
 # Env: NAC_SKIP="e2e suite" skips the named stages (for local iteration; CI skips nothing);
@@ -107,4 +108,5 @@ test_stage unit unit_tests
 # (--foreground: the runner gets the SIGTERM and stops its code-server itself).
 test_stage suite timeout --foreground --kill-after=20 "${NAC_SUITE_STAGE_TIMEOUT:-600}" node out/test/runInCodeServer.js
 test_stage e2e timeout --foreground --kill-after=20 "${NAC_E2E_STAGE_TIMEOUT:-600}" node out/test/e2e/run.js
+test_stage vsix node scripts/check-vsix.mjs
 finish 0 "all stages passed"

@@ -33,6 +33,8 @@ export interface MockReply {
   readonly hang?: boolean;
   /** Answer with this HTTP error instead of a stream. */
   readonly httpError?: { readonly status: number; readonly type: string; readonly message: string };
+  /** Serve this reply to this many consecutive main-loop requests (default 1; the client retries errors). */
+  readonly repeat?: number;
 }
 
 /** A request the mock received. */
@@ -155,6 +157,7 @@ export async function startAnthropicMock(script: readonly MockReply[] = []): Pro
         return;
       }
       const reply: MockReply = main ? (queue.shift() ?? { text: ['(mock: end of script)'] }) : { text: ['Mock title'] };
+      if (main && (reply.repeat ?? 1) > 1) queue.unshift({ ...reply, repeat: (reply.repeat ?? 1) - 1 });
       if (reply.httpError) {
         json(res, reply.httpError.status, { type: 'error', error: { type: reply.httpError.type, message: reply.httpError.message } });
         return;
