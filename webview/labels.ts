@@ -118,3 +118,16 @@ export function oneLine(text: string, max = 160): string {
   const flat = text.replace(/\s*\n\s*/g, ' ⏎ ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
+
+const PROVIDER_NAMES: Readonly<Record<string, string>> = {
+  local: 'Local agent',
+  claude: 'Claude',
+  codex: 'Codex',
+  'openai-compatible': 'OpenAI-compatible',
+  'vscode-lm': 'VS Code model',
+};
+
+/** The name of a chat's agent as the tab header shows it (the id itself for an unknown one). */
+export function providerName(provider: string): string {
+  return PROVIDER_NAMES[provider] ?? provider;
+}

@@ -181,15 +181,9 @@ describe('OpenAI-compatible agent: approvals', () => {
     await h.runtime.decide(sid, await pendingRequest(h, sid), 'allow_session');
     await h.runtime.whenIdle(sid);
 
-    let waited = false;
-    const off = h.runtime.onNotification((n) => {
-      if (n.type === 'live') void h.runtime.liveState(sid).then((s) => (waited ||= s.actionableRequestIds.length > 0));
-    });
     mock.script(toolCalls([{ id: 'c2', name: 'run', args: { command: 'touch b.txt' } }]), text('Made b.txt.'));
     await h.runtime.send(sid, 'make b');
     await h.runtime.whenIdle(sid);
-    off();
-    assert.equal(waited, false);
     assert.equal(fs.existsSync(path.join(h.workspace, 'b.txt')), true);
     const t = await h.runtime.transcript(sid);
     assert.equal(t.turns[1]!.status, 'completed');
@@ -204,6 +198,13 @@ describe('OpenAI-compatible agent: approvals', () => {
       { role: 'user', content: 'make b' },
     ]);
     assert.equal(mock.requests[3]!.body.messages.at(-1).content, '(no output)');
+    // Another program is another scope: it asks.
+    mock.script(toolCalls([{ id: 'c3', name: 'run', args: { command: 'mkdir d' } }]), text('Not made.'));
+    await h.runtime.send(sid, 'make d');
+    await h.runtime.decide(sid, await pendingRequest(h, sid), 'deny');
+    await h.runtime.whenIdle(sid);
+    assert.equal(fs.existsSync(path.join(h.workspace, 'd')), false);
+    assert.equal(mock.requests.length, 6);
     await h.journal.close();
   });
 });

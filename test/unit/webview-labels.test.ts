@@ -115,3 +115,13 @@ describe('view state', () => {
     assert.equal(s.busy.size, 0);
   });
 });
+
+describe('provider names', () => {
+  it('names each provider for the tab header and passes unknown ids through', async () => {
+    const { providerName } = await import('../../webview/labels');
+    assert.equal(providerName('local'), 'Local agent');
+    assert.equal(providerName('vscode-lm'), 'VS Code model');
+    assert.equal(providerName('openai-compatible'), 'OpenAI-compatible');
+    assert.equal(providerName('someday'), 'someday');
+  });
+});

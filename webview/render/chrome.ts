@@ -4,12 +4,13 @@
  */
 import type { SessionRecord } from '../../src/core/events';
 import { h } from '../dom';
+import { providerName } from '../labels';
 
 /** Renders the header contents: `.session-title`, `vscode-badge.provider-badge`, `vscode-progress-ring.running-indicator`. */
 export function renderHeader(session: SessionRecord | null, running: boolean): HTMLElement[] {
   return [
     h('span', { class: 'session-title', title: session?.title ?? '' }, session?.title ?? 'Loading chat…'),
-    session ? h('vscode-badge', { class: 'provider-badge', title: 'Agent' }, session.provider) : null,
+    session ? h('vscode-badge', { class: 'provider-badge', title: `Agent: ${session.provider}` }, providerName(session.provider)) : null,
     running ? h('vscode-progress-ring', { class: 'running-indicator', 'aria-label': 'The agent is working' }) : null,
   ].filter((el): el is HTMLElement => el !== null);
 }
