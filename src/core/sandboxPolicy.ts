@@ -85,10 +85,16 @@ function looksLikePath(word: string): boolean {
 }
 
 /**
- * Classifies one action against a workspace root (absolute path).
+ * Classifies one action against a workspace root (absolute path). `resolveArgument` lets the caller
+ * judge command arguments by where they really lead (the tool runtime resolves symlinks with it).
  * Never throws; an unparsable command is a `command` boundary.
  */
-export function classifyAction(action: SandboxAction, workspaceRoot: string): SandboxVerdict {
+export function classifyAction(
+  action: SandboxAction,
+  workspaceRoot: string,
+  /** Where a command argument really leads (e.g. through symlinks); identity when omitted. */
+  resolveArgument?: (word: string) => string,
+): SandboxVerdict {
   if (action.type === 'read' || action.type === 'write') {
     if (isInsideWorkspace(workspaceRoot, action.path)) return { type: 'inside' };
     const resolved = path.resolve(workspaceRoot, action.path);
@@ -122,7 +128,9 @@ export function classifyAction(action: SandboxAction, workspaceRoot: string): Sa
     READ_ONLY_PROGRAMS.includes(program) ||
     (program === 'git' && words.length >= 2 && READ_ONLY_GIT_SUBCOMMANDS.includes(words[1] ?? ''));
   if (!readOnly) return boundary;
-  const outside = words.slice(1).find((w) => looksLikePath(w) && !isInsideWorkspace(workspaceRoot, w));
+  const outside = words.slice(1).find(
+    (w) => (looksLikePath(w) && !isInsideWorkspace(workspaceRoot, w)) || (resolveArgument !== undefined && !w.startsWith('-') && !isInsideWorkspace(workspaceRoot, resolveArgument(w))),
+  );
   if (outside !== undefined) return { ...boundary, why: `The command names a path outside the workspace (${outside})` };
   return { type: 'inside' };
 }

@@ -44,7 +44,13 @@ export class SandboxedToolRunner implements ToolRunner {
     }
     const action: SandboxAction =
       call.name === 'run' ? { type: 'command', command: call.input.command } : { type: call.name, path: call.input.path };
-    const verdict = classifyAction(action, root);
+    // Paths are judged where they really lead: a symlink inside the workspace that points outside
+    // it is outside (the policy itself only does path arithmetic).
+    const rootReal = realRoot(root);
+    const verdict =
+      action.type === 'command'
+        ? classifyAction(action, rootReal, (word) => realTarget(root, word))
+        : classifyAction({ ...action, path: realTarget(root, action.path) }, rootReal);
     if (verdict.type === 'boundary') {
       const outcome = await this.ctx.requestBoundary({
         invocationId: handle.id,
@@ -102,6 +108,35 @@ export class SandboxedToolRunner implements ToolRunner {
       const message = (error as Error).message;
       await handle.finish({ status: 'failed', message });
       return { status: 'failed', output: '', message };
+    }
+  }
+}
+
+/** The workspace root with symlinks resolved (the root itself if it cannot be resolved). */
+function realRoot(root: string): string {
+  try {
+    return fs.realpathSync(root);
+  } catch {
+    return root;
+  }
+}
+
+/**
+ * Where `target` (relative to `root`) really leads: the real path of the deepest existing ancestor,
+ * joined with the rest (so a file that does not exist yet is judged by its real folder).
+ */
+export function realTarget(root: string, target: string): string {
+  const absolute = path.resolve(root, target);
+  let existing = absolute;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(existing), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(existing);
+      if (parent === existing) return absolute;
+      rest.push(path.basename(existing));
+      existing = parent;
     }
   }
 }

@@ -369,3 +369,43 @@ describe('chat runtime on a failing disk', () => {
     await journal.close();
   });
 });
+
+describe('tool runtime: symlinks', () => {
+  it('a symlink inside the workspace that leads outside needs approval to read or write through it', async () => {
+    const outside = tempDir('nac-outside-');
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'top secret\n');
+    const h = await harness();
+    fs.symlinkSync(outside, path.join(h.workspace, 'escape'));
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    await h.runtime.send(s.value.id, 'read escape/secret.txt');
+    const requestId = await pendingRequest(h, s.value.id);
+    const row = (await h.journal.read('getBoundaryRequest', requestId))!;
+    assert.equal(row.kind, 'read_outside_workspace');
+    assert.equal(row.subject, path.join(fs.realpathSync(outside), 'secret.txt'));
+    await h.runtime.decide(s.value.id, requestId, 'deny');
+    await h.runtime.whenIdle(s.value.id);
+    const inv = (await h.runtime.transcript(s.value.id)).turns[0]!.items.find((i) => i.type === 'invocation');
+    assert.equal(inv?.type === 'invocation' && inv.output, '');
+    // Writing a new file through the link asks too.
+    await h.runtime.send(s.value.id, 'write escape/new.txt\n```\nx\n```');
+    const writeRequest = await pendingRequest(h, s.value.id);
+    assert.equal((await h.journal.read('getBoundaryRequest', writeRequest))!.kind, 'write_outside_workspace');
+    await h.runtime.decide(s.value.id, writeRequest, 'deny');
+    await h.runtime.whenIdle(s.value.id);
+    assert.equal(fs.existsSync(path.join(outside, 'new.txt')), false);
+    // An allowlisted command reading through the link asks as well.
+    await h.runtime.send(s.value.id, 'run cat escape/secret.txt');
+    const catRequest = await pendingRequest(h, s.value.id);
+    assert.match((await h.journal.read('getBoundaryRequest', catRequest))!.why, /outside the workspace \(escape\/secret.txt\)/);
+    await h.runtime.decide(s.value.id, catRequest, 'deny');
+    await h.runtime.whenIdle(s.value.id);
+    // A plain file of the workspace still reads without asking.
+    fs.writeFileSync(path.join(h.workspace, 'plain.txt'), 'plain\n');
+    await h.runtime.send(s.value.id, 'run cat plain.txt');
+    await h.runtime.whenIdle(s.value.id);
+    const last = (await h.runtime.transcript(s.value.id)).turns.at(-1)!;
+    assert.equal(last.items.some((i) => i.type === 'boundary'), false);
+    await h.journal.close();
+  });
+});

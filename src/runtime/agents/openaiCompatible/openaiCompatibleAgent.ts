@@ -112,7 +112,7 @@ export function buildMessages(request: Pick<AgentTurnRequest, 'prompt' | 'origin
     const last = merged[merged.length - 1];
     if (last && last.role === entry.role) {
       // A retry right after a reply-less failure would repeat the same prompt twice: keep one.
-      if (last.text !== entry.text) merged[merged.length - 1] = { role: last.role, text: `${last.text}\n\n${entry.text}` };
+      merged[merged.length - 1] = { role: last.role, text: `${last.text}\n\n${entry.text}` };
     } else {
       merged.push(entry);
     }
@@ -138,7 +138,7 @@ export function toolResultText(result: ToolResult): string {
     case 'failed':
       return `Failed: ${result.message}${result.output ? `\n${result.output}` : ''}`;
     case 'denied':
-      return `Denied by the user: ${result.message}`;
+      return `Denied: ${result.message}`;
   }
 }
 
@@ -318,7 +318,7 @@ export class OpenAICompatibleAgent implements Agent {
         if (!decoded.ok) {
           content = decoded.message;
         } else {
-          const result = await unlessAborted(ctx.signal, ctx.tools.run(decoded.call));
+          const result = await ctx.tools.run(decoded.call);
           if (result === ABORTED) return { status: 'completed' };
           content = toolResultText(result);
         }
