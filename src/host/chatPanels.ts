@@ -11,7 +11,7 @@
 import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';
 import { sessionIdFromState } from '../protocol/messages';
-import type { ChatRuntime, RuntimeNotification } from '../runtime/chatRuntime';
+import { ALL_SESSIONS, type ChatRuntime, type RuntimeNotification } from '../runtime/chatRuntime';
 import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, type ChatPanelHost } from './chatPanel';
 
 /** The open chat tabs of this window (see module docstring). */
@@ -131,7 +131,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   private route(n: RuntimeNotification): void {
     const sessionId = n.type === 'session' ? n.session.id : n.sessionId;
     for (const chat of this.panels) {
-      if (chat.sessionId !== sessionId) continue;
+      if (chat.sessionId !== sessionId && !(n.type === 'refresh' && sessionId === ALL_SESSIONS)) continue;
       if (n.type === 'update') void chat.post({ type: 'update', update: n.update });
       else if (n.type === 'live') void chat.sendLive();
       else if (n.type === 'refresh') void chat.sendSnapshot();

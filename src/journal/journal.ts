@@ -51,6 +51,8 @@ export interface OpenJournalOptions {
   readonly lockTimeoutMs?: number;
   /** Tests only (see LogStoreOptions.faultInjection). */
   readonly faultInjection?: boolean;
+  /** Delay before the background integrity check of the snapshot (default 1500 ms). */
+  readonly integrityCheckDelayMs?: number;
 }
 
 /** What opening found and did (see `WorkerOpenReport`). */
@@ -90,6 +92,7 @@ export class Journal {
       ...(options.preallocBytes ? { preallocBytes: options.preallocBytes } : {}),
       ...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
       ...(options.faultInjection ? { faultInjection: true } : {}),
+      ...(options.integrityCheckDelayMs !== undefined ? { integrityCheckDelayMs: options.integrityCheckDelayMs } : {}),
     };
     const worker = new Worker(options.workerPath, { workerData: data });
     return new Promise((resolve, reject) => {

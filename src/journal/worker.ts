@@ -117,6 +117,25 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     });
   }
 
+  // Integrity check of the snapshot in another thread (a full check of a large file takes a while and
+  // must not hold up opening or writes). A snapshot with unreadable pages makes the journal read-only.
+  const checkTimer = setTimeout(() => {
+    if (!fs.existsSync(options.file)) return;
+    const checker = new Worker(__filename, { workerData: { role: 'checker', file: options.file, wasmPath: options.wasmPath } });
+    checker.on('message', (m: FromWorker | { kind: 'checked'; problem: string | null }) => {
+      if (m.kind !== 'checked') return post(m as FromWorker);
+      if (m.problem && !readOnlyReason) {
+        readOnlyReason =
+          `Part of the chat journal (${options.file}) cannot be read: ${m.problem}. ` +
+          'History that can be read is shown; nothing can be changed until the file is repaired or moved aside.';
+        post({ kind: 'log', line: `[journal] integrity check failed: ${m.problem}` });
+        post({ kind: 'external', sessionIds: [], readOnlyReason });
+      }
+    });
+    checker.on('error', (e) => post({ kind: 'log', line: `[journal] integrity check could not run: ${e.message}` }));
+  }, options.integrityCheckDelayMs ?? 1500);
+  checkTimer.unref?.();
+
   const checkVersion = () => {
     if (!readOnlyReason && core.userVersion() > SCHEMA_VERSION) readOnlyReason = newerSchemaMessage(core.userVersion());
   };
@@ -169,6 +188,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   const handle = (message: Exclude<ToWorker, { kind: 'write' }>) => {
     if (message.kind === 'close') {
       clearInterval(poll);
+      clearTimeout(checkTimer);
       store.close();
       store.db.close();
       post({ kind: 'result', id: message.id, value: null });
@@ -232,8 +252,29 @@ async function runCompactor(data: { file: string; wasmPath: string; below: numbe
   }
 }
 
+/** `PRAGMA quick_check` of the snapshot file; posts `{kind:'checked', problem}` (null when sound). */
+async function runChecker(data: { file: string; wasmPath: string }): Promise<void> {
+  const sql = await loadSqlJs(data.wasmPath);
+  let problem: string | null = null;
+  try {
+    const db = new sql.Database(fs.readFileSync(data.file));
+    try {
+      const rows = db.exec('PRAGMA quick_check')[0]?.values.map((r) => String(r[0])) ?? ['no answer'];
+      if (rows.length !== 1 || rows[0] !== 'ok') problem = `SQLite integrity check: ${rows.slice(0, 3).join('; ')}`;
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    problem = `SQLite integrity check failed: ${(error as Error).message}`;
+  }
+  parentPort!.postMessage({ kind: 'checked', problem });
+}
+
 if (!isMainThread && parentPort) {
-  const data = workerData as ({ role: 'journal' } & WorkerOpenOptions) | { role: 'compactor'; file: string; wasmPath: string; below: number };
-  const run = data.role === 'compactor' ? runCompactor(data) : runJournal(data);
+  const data = workerData as
+    | ({ role: 'journal' } & WorkerOpenOptions)
+    | { role: 'compactor'; file: string; wasmPath: string; below: number }
+    | { role: 'checker'; file: string; wasmPath: string };
+  const run = data.role === 'compactor' ? runCompactor(data) : data.role === 'checker' ? runChecker(data) : runJournal(data);
   run.catch((error: unknown) => post({ kind: 'openFailed', message: (error as Error).stack ?? String(error) }));
 }

@@ -15,6 +15,8 @@ export interface WorkerOpenOptions {
   readonly lockTimeoutMs?: number;
   /** Tests only (see LogStoreOptions.faultInjection). */
   readonly faultInjection?: boolean;
+  /** Delay before the background integrity check of the snapshot (default 1500 ms). */
+  readonly integrityCheckDelayMs?: number;
 }
 
 /** Extension host → worker. */

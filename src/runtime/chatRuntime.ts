@@ -70,6 +70,9 @@ interface ActiveRun {
   refused?: string;
 }
 
+/** `refresh` target meaning every open chat. */
+export const ALL_SESSIONS = '*';
+
 /** Default title of a new chat until its first prompt names it. */
 export const NEW_CHAT_TITLE = 'New chat';
 
@@ -94,6 +97,8 @@ export class ChatRuntime {
    * here (exactly once: the waiter is removed as it resolves), and views re-read the chats.
    */
   private async onExternalChange(sessionIds: readonly string[]): Promise<void> {
+    // No session named: something about the whole journal changed (e.g. it became read-only).
+    if (sessionIds.length === 0) this.emit({ type: 'refresh', sessionId: ALL_SESSIONS });
     for (const sessionId of sessionIds) {
       const active = this.active.get(sessionId);
       if (active) {

@@ -106,6 +106,29 @@ export function toolResultText(block: ContentBlock): string {
   return (block.content ?? []).map((c) => c.text ?? '').join('');
 }
 
+/** The Claude Code session id a request was sent for (from `metadata.user_id`, a JSON text), if any. */
+export function sessionIdOf(body: MessagesBody | undefined): string | undefined {
+  const userId = (body?.metadata as { user_id?: unknown } | undefined)?.user_id;
+  if (typeof userId !== 'string') return undefined;
+  try {
+    const parsed = JSON.parse(userId) as { session_id?: unknown };
+    return typeof parsed.session_id === 'string' ? parsed.session_id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The user's own words in a request: text blocks of user messages, without `<system-reminder>` blocks. */
+export function userTexts(body: MessagesBody | undefined): string[] {
+  const out: string[] = [];
+  for (const m of body?.messages ?? []) {
+    if (m.role !== 'user') continue;
+    if (typeof m.content === 'string') out.push(m.content);
+    else for (const b of m.content) if (b.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>')) out.push(b.text);
+  }
+  return out;
+}
+
 /** The tool_result blocks of a request. */
 export function toolResults(body: MessagesBody | undefined): ContentBlock[] {
   const out: ContentBlock[] = [];

@@ -8,8 +8,10 @@
  * - `text(...)`: text deltas, then `finish_reason: 'stop'`;
  * - `toolCalls(...)`: optional text, then tool calls whose id/name come in one delta and whose
  *   arguments are split over several deltas, then `finish_reason: 'tool_calls'`;
- * - `{ type: 'stream', chunks, delayMs }`: any deltas with a delay between chunks (for Stop tests);
- * - `{ type: 'error', status, body }`: an HTTP error with a JSON body.
+ * - `{ type: 'stream', chunks, delayMs, hangUpAfter }`: any deltas with a delay between chunks (for
+ *   Stop tests), optionally cut off by destroying the socket (a server dying mid-reply);
+ * - `{ type: 'error', status, body }`: an HTTP error with a JSON body;
+ * - `{ type: 'silent' }`: no answer at all (until the client hangs up or the mock closes).
  * A request with nothing left in the queue gets HTTP 500 `mock: no scripted response`.
  */
 import * as http from 'node:http';
@@ -23,8 +25,16 @@ export interface MockChunk {
 
 /** One scripted response. */
 export type MockResponse =
-  | { readonly type: 'stream'; readonly chunks: readonly MockChunk[]; readonly delayMs?: number }
-  | { readonly type: 'error'; readonly status: number; readonly body: unknown };
+  | {
+      readonly type: 'stream';
+      readonly chunks: readonly MockChunk[];
+      readonly delayMs?: number;
+      /** Destroy the connection after this many chunks (a server that dies mid-reply). */
+      readonly hangUpAfter?: number;
+    }
+  | { readonly type: 'error'; readonly status: number; readonly body: unknown }
+  /** Never answers (a server stuck loading a model). */
+  | { readonly type: 'silent' };
 
 /** A request the mock received. */
 export interface RecordedRequest {
@@ -71,7 +81,7 @@ export function toolCalls(calls: readonly MockToolCall[], leadingText?: string):
 }
 
 /** Text deltas with `delayMs` between chunks (a slow model). */
-export function slowText(parts: readonly string[], delayMs: number): MockResponse {
+export function slowText(parts: readonly string[], delayMs: number): Extract<MockResponse, { type: 'stream' }> {
   return { type: 'stream', delayMs, chunks: [...parts.map((p) => ({ delta: { content: p } })), { delta: {}, finishReason: 'stop' }] };
 }
 
@@ -156,6 +166,7 @@ export class OpenAICompatibleMock {
         this.json(res, 500, { error: { message: 'mock: no scripted response', type: 'server_error' } });
         return;
       }
+      if (response.type === 'silent') return;
       if (response.type === 'error') {
         this.json(res, response.status, response.body);
         return;
@@ -179,6 +190,10 @@ export class OpenAICompatibleMock {
     let i = 0;
     const next = () => {
       if (res.destroyed || res.writableEnded) return;
+      if (response.hangUpAfter !== undefined && i >= response.hangUpAfter) {
+        res.socket?.destroy();
+        return;
+      }
       if (i >= response.chunks.length) {
         res.write('data: [DONE]\n\n');
         record.completed = true;

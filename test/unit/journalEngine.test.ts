@@ -215,3 +215,28 @@ describe('journal engine: unreadable rows', () => {
     await k.close();
   });
 });
+
+describe('journal engine: a damaged snapshot', () => {
+  it('opens, then turns read-only when the background integrity check finds unreadable pages', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const j = await openJournal(file);
+    for (let i = 0; i < 200; i++) await j.write('createSession', { id: `s${i}`, title: 'x'.repeat(300), provider: 'local', createdAt: i, updatedAt: i });
+    await j.compactNow();
+    await j.close();
+    const bytes = fs.readFileSync(file);
+    const pageSize = bytes.readUInt16BE(16) === 1 ? 65536 : bytes.readUInt16BE(16);
+    const pages = bytes.length / pageSize;
+    assert.ok(pages > 10, `only ${pages} pages`);
+    // Scribble over the header of a page in the middle of the file (its b-tree page type and cell count).
+    const at = Math.floor(pages / 2) * pageSize;
+    bytes.fill(0xa5, at, at + 16);
+    fs.writeFileSync(file, bytes);
+    const k = await openJournal(file, { integrityCheckDelayMs: 0 });
+    const turnedReadOnly = new Promise<void>((resolve) => k.onExternalChange(() => k.readOnly && resolve()));
+    await Promise.race([turnedReadOnly, new Promise((_, reject) => setTimeout(() => reject(new Error('never turned read-only')), 20_000))]);
+    assert.match(k.readOnlyReason!, /cannot be read: SQLite integrity check/);
+    const refused = await k.write('createSession', { id: 'new', title: 'n', provider: 'local', createdAt: 1, updatedAt: 1 });
+    assert.equal(!refused.ok && refused.reason, 'read_only');
+    await k.close();
+  });
+});

@@ -28,6 +28,8 @@ import { fakeInstance, openJournal, tempDir } from './helpers';
 
 const MODEL = 'qwen2.5-coder:7b';
 const PROVIDER = 'openai-compatible';
+/** Bound of each test (they take 0.1-2 s). */
+const TEST_TIMEOUT_MS = 20_000;
 
 interface Harness {
   runtime: ChatRuntime;
@@ -104,7 +106,7 @@ async function newSession(h: Harness): Promise<string> {
 const system = (workspace: string) => ({ role: 'system', content: defaultSystemPrompt(workspace) });
 
 describe('OpenAI-compatible agent: approvals', () => {
-  it('Allow once: the split tool call asks, runs, and its output reaches the model', async () => {
+  it('Allow once: the split tool call asks, runs, and its output reaches the model', { timeout: TEST_TIMEOUT_MS }, async () => {
     const mock = await startMock();
     const h = await harness(configFor(mock));
     const sid = await newSession(h);
@@ -148,7 +150,7 @@ describe('OpenAI-compatible agent: approvals', () => {
     await h.journal.close();
   });
 
-  it('Deny: nothing runs and the model receives the denial as the tool result', async () => {
+  it('Deny: nothing runs and the model receives the denial as the tool result', { timeout: TEST_TIMEOUT_MS }, async () => {
     const mock = await startMock();
     const h = await harness(configFor(mock, { apiKey: async () => 'sk-local-123' }));
     const sid = await newSession(h);
@@ -172,7 +174,7 @@ describe('OpenAI-compatible agent: approvals', () => {
     await h.journal.close();
   });
 
-  it('Allow for this session: a later same-kind request runs without a waiter; the next turn carries the history', async () => {
+  it('Allow for this session: a later same-kind request runs without a waiter; the next turn carries the history', { timeout: TEST_TIMEOUT_MS }, async () => {
     const mock = await startMock();
     const h = await harness(configFor(mock));
     const sid = await newSession(h);
@@ -210,7 +212,7 @@ describe('OpenAI-compatible agent: approvals', () => {
 });
 
 describe('OpenAI-compatible agent: Stop and restarts', () => {
-  it('Stop mid-stream ends the turn as stopped and closes the HTTP request', async () => {
+  it('Stop mid-stream ends the turn as stopped and closes the HTTP request', { timeout: TEST_TIMEOUT_MS }, async () => {
     const mock = await startMock();
     const h = await harness(configFor(mock));
     const sid = await newSession(h);
@@ -236,7 +238,7 @@ describe('OpenAI-compatible agent: Stop and restarts', () => {
     await h.journal.close();
   });
 
-  it('a pending approval across a host restart: sandbox_boundary_closed_by_restart; Retry asks again, Allow completes it', async () => {
+  it('a pending approval across a host restart: sandbox_boundary_closed_by_restart; Retry asks again, Allow completes it', { timeout: TEST_TIMEOUT_MS }, async () => {
     const mock = await startMock();
     const workspace = tempDir('nac-ws-');
     const a = await harness(configFor(mock), { workspace, instance: 'host-a' });
@@ -280,7 +282,7 @@ describe('OpenAI-compatible agent: Stop and restarts', () => {
     await b.journal.close();
   });
 
-  it('Continue after a plain restart sends the history, the partial reply and a request to carry on', async () => {
+  it('Continue after a plain restart sends the history, the partial reply and a request to carry on', { timeout: TEST_TIMEOUT_MS }, async () => {
     const mock = await startMock();
     const workspace = tempDir('nac-ws-');
     const a = await harness(configFor(mock), { workspace, instance: 'host-a' });
@@ -321,7 +323,7 @@ describe('OpenAI-compatible agent: Stop and restarts', () => {
 });
 
 describe('OpenAI-compatible agent: failures', () => {
-  it('an unreachable server ends the turn agent_unavailable naming the URL and setting; the chat stays usable', async () => {
+  it('an unreachable server ends the turn agent_unavailable naming the URL and setting; the chat stays usable', { timeout: TEST_TIMEOUT_MS }, async () => {
     const closed = http.createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/v1`;
@@ -353,7 +355,7 @@ describe('OpenAI-compatible agent: failures', () => {
     await h.journal.close();
   });
 
-  it('HTTP 404 (unknown model) and 401 are agent_error naming the model setting; an unset model is agent_unavailable', async () => {
+  it('HTTP 404 (unknown model) and 401 are agent_error naming the model setting; an unset model is agent_unavailable', { timeout: TEST_TIMEOUT_MS }, async () => {
     const mock = await startMock();
     let model = 'nope:1b';
     const h = await harness(() => ({ baseUrl: `${mock.baseUrl}/`, model }));
@@ -398,7 +400,39 @@ describe('OpenAI-compatible agent: failures', () => {
     await h.journal.close();
   });
 
-  it('bad tool calls are answered as text, and the round cap ends the turn with a note', async () => {
+  it('a server that never answers times out (agent_error) after requestTimeoutMs, with no retry', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const mock = await startMock();
+    const h = await harness(configFor(mock, { requestTimeoutMs: 400 }));
+    const sid = await newSession(h);
+    mock.script({ type: 'silent' });
+    const started = Date.now();
+    await h.runtime.send(sid, 'anyone?');
+    await h.runtime.whenIdle(sid);
+    const took = Date.now() - started;
+    assert.ok(took >= 400 && took < 3000, `took ${took} ms`);
+    const turn = (await h.runtime.transcript(sid)).turns[0]!;
+    assert.equal(turn.errorClass, 'agent_error');
+    assert.equal(failureOf(turn), `The OpenAI-compatible server at ${mock.baseUrl} did not answer within 0.4 s. Check that the model "${MODEL}" loads on that server.`);
+    assert.equal(mock.requests.length, 1);
+    await h.journal.close();
+  });
+
+  it('a server dying mid-reply ends the turn agent_error (no hang); the streamed part stays', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const mock = await startMock();
+    const h = await harness(configFor(mock));
+    const sid = await newSession(h);
+    mock.script({ ...slowText(['Half ', 'a ', 'reply'], 20), hangUpAfter: 2 });
+    await h.runtime.send(sid, 'go');
+    await h.runtime.whenIdle(sid);
+    const t = await h.runtime.transcript(sid);
+    assert.equal(t.turns[0]!.status, 'failed');
+    assert.equal(t.turns[0]!.errorClass, 'agent_error');
+    assert.equal(turnText(t, 0), 'Half a ');
+    assert.equal(failureOf(t.turns[0]!), `The reply from the OpenAI-compatible server at ${mock.baseUrl} failed: terminated (UND_ERR_SOCKET). Check the server's log.`);
+    await h.journal.close();
+  });
+
+  it('bad tool calls are answered as text, and the round cap ends the turn with a note', { timeout: TEST_TIMEOUT_MS }, async () => {
     const mock = await startMock();
     const h = await harness(configFor(mock, { maxToolRounds: 3, systemPrompt: null }));
     fs.writeFileSync(path.join(h.workspace, 'notes.md'), 'one\ntwo\n');
@@ -429,6 +463,30 @@ describe('OpenAI-compatible agent: failures', () => {
     const invs = t.turns[0]!.items.filter((i) => i.type === 'invocation').map((i) => i.type === 'invocation' && `${i.tool}:${i.status}:${i.output}`);
     assert.deepEqual(invs, ['read:completed:one\ntwo\n', 'run:completed:hi\n']);
     await h.journal.close();
+  });
+});
+
+describe('OpenAI-compatible agent: shutdown', () => {
+  it('runTurn settles when the signal aborts while a tool waits on an approval that never comes (host shutdown)', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const mock = await startMock();
+    mock.script(toolCalls([{ id: 'w1', name: 'run', args: { command: 'touch w' } }]));
+    const abort = new AbortController();
+    let runs = 0;
+    const agent = createOpenAICompatibleAgent({ baseUrl: mock.baseUrl, model: MODEL });
+    const outcome = agent.runTurn(
+      { sessionId: 's', turnId: 't', prompt: 'p', origin: 'prompt', history: [], providerState: null, cwd: '/tmp' },
+      {
+        signal: abort.signal,
+        text: () => undefined,
+        tools: { run: () => { runs++; return new Promise(() => undefined); } },
+        startInvocation: () => Promise.reject(new Error('unused')),
+        requestBoundary: () => Promise.reject(new Error('unused')),
+        setProviderState: async () => undefined,
+      },
+    );
+    await waitFor('the tool call', () => runs === 1);
+    abort.abort();
+    assert.deepEqual(await outcome, { status: 'completed' });
   });
 });
 

@@ -99,7 +99,10 @@ export class AppServerClient {
       settle(exit);
     };
     this.child.on('error', (error: NodeJS.ErrnoException) => finish({ code: null, signal: null, spawnError: error }));
-    this.child.on('exit', (code, signal) => finish({ code, signal }));
+    // 'close' comes after stdout is drained, so a last notification is never lost to 'exit'; a
+    // grandchild holding stdout open must not delay the verdict for long, though.
+    this.child.on('close', (code, signal) => finish({ code, signal }));
+    this.child.on('exit', (code, signal) => setTimeout(() => finish({ code, signal }), 500).unref());
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => this.onStdout(chunk));
     // A closed stdout means no answer can ever come: fail what waits, even before 'exit'.

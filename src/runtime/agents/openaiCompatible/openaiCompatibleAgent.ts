@@ -112,7 +112,7 @@ export function buildMessages(request: Pick<AgentTurnRequest, 'prompt' | 'origin
     const last = merged[merged.length - 1];
     if (last && last.role === entry.role) {
       // A retry right after a reply-less failure would repeat the same prompt twice: keep one.
-      merged[merged.length - 1] = { role: last.role, text: `${last.text}\n\n${entry.text}` };
+      if (last.text !== entry.text) merged[merged.length - 1] = { role: last.role, text: `${last.text}\n\n${entry.text}` };
     } else {
       merged.push(entry);
     }
@@ -138,7 +138,7 @@ export function toolResultText(result: ToolResult): string {
     case 'failed':
       return `Failed: ${result.message}${result.output ? `\n${result.output}` : ''}`;
     case 'denied':
-      return `Denied: ${result.message}`;
+      return `Denied by the user: ${result.message}`;
   }
 }
 
@@ -318,7 +318,7 @@ export class OpenAICompatibleAgent implements Agent {
         if (!decoded.ok) {
           content = decoded.message;
         } else {
-          const result = await ctx.tools.run(decoded.call);
+          const result = await unlessAborted(ctx.signal, ctx.tools.run(decoded.call));
           if (result === ABORTED) return { status: 'completed' };
           content = toolResultText(result);
         }
@@ -336,7 +336,8 @@ export class OpenAICompatibleAgent implements Agent {
     const model = this.config.model.trim();
     const settings = OPENAI_COMPATIBLE_SETTINGS;
     if (error instanceof OpenAI.APIConnectionTimeoutError) {
-      const seconds = Math.round((this.config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) / 1000);
+      const s = (this.config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) / 1000;
+      const seconds = Number.isInteger(s) ? String(s) : s.toFixed(1);
       return {
         status: 'failed',
         errorClass: 'agent_error',
@@ -383,7 +384,7 @@ export class OpenAICompatibleAgent implements Agent {
     return {
       status: 'failed',
       errorClass: 'agent_error',
-      message: `The reply from the OpenAI-compatible server at ${baseUrl} broke off: ${(error as Error)?.message ?? String(error)}${cause ? ` (${cause})` : ''}`,
+      message: `The reply from the OpenAI-compatible server at ${baseUrl} failed: ${(error as Error)?.message ?? String(error)}${cause ? ` (${cause})` : ''}. Check the server's log.`,
     };
   }
 }
