@@ -2,9 +2,13 @@
  * `RunLedger`: writes one run's runtime events to the journal in order, batching the chatty ones.
  *
  * Text deltas and command output arrive many times a second; each would otherwise be its own
- * durable transaction. They are coalesced (consecutive text joined; consecutive output of one
- * invocation joined) and flushed every `flushIntervalMs` ms, and always before any other write of
- * the run, so the ledger order is the order the agent produced things in.
+ * durable transaction. The first chunk after a quiet moment is written at once (after
+ * `flushIntervalMs`, default 0: the next turn of the event loop), and chunks that arrive while a
+ * write is in flight are coalesced (consecutive text joined; consecutive output of one invocation
+ * joined) into the next write, which starts as soon as the previous one is durable. So latency stays
+ * one durable write plus queueing, and a fast stream costs one transaction per write time, not per
+ * chunk. Everything is flushed before any other write of the run, so the ledger order is the order
+ * the agent produced things in.
  */
 import type { LedgerEvent, NewLedgerEvent } from '../core/events';
 import type { Journal } from '../journal/journal';
@@ -28,7 +32,7 @@ export class RunLedger {
     private readonly now: () => number,
     private readonly onStored: (events: readonly LedgerEvent[]) => void,
     private readonly onRefused: (message: string) => void,
-    private readonly flushIntervalMs = 30,
+    private readonly flushIntervalMs = 0,
   ) {}
 
   /** Queues a text delta. */
@@ -58,7 +62,14 @@ export class RunLedger {
     this.buffer = [];
     this.flushing = this.flushing.then(async () => {
       if (batch.length === 0) return { ok: true } as const;
-      const result = await this.journal.write('appendEvents', this.runId, batch, this.now());
+      this.inFlight = true;
+      const result = await this.journal.write('appendEvents', this.runId, batch, this.now()).finally(() => {
+        this.inFlight = false;
+        if (this.pendingAfterFlight) {
+          this.pendingAfterFlight = false;
+          this.schedule();
+        }
+      });
       if (!result.ok) {
         this.onRefused(result.message);
         return { ok: false, message: result.message } as const;
@@ -70,6 +81,14 @@ export class RunLedger {
   }
 
   private schedule(): void {
-    if (!this.timer) this.timer = setTimeout(() => void this.flush(), this.flushIntervalMs);
+    if (this.timer) return;
+    if (this.inFlight) {
+      this.pendingAfterFlight = true;
+      return;
+    }
+    this.timer = setTimeout(() => void this.flush(), this.flushIntervalMs);
   }
+
+  private inFlight = false;
+  private pendingAfterFlight = false;
 }

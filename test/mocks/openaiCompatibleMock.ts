@@ -41,7 +41,6 @@ export interface RecordedRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: http.IncomingHttpHeaders;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly body: any;
   /** Chunks written before the response ended or the client hung up. */
   chunksSent: number;

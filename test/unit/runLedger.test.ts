@@ -1,0 +1,34 @@
+import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import type { LedgerEvent } from '../../src/core/events';
+import { RunLedger } from '../../src/runtime/runLedger';
+import { openJournal, tempDir } from './helpers';
+
+describe('run ledger batching', () => {
+  it('writes the first chunk at once, coalesces chunks that arrive during a write, and keeps order', async () => {
+    const journal = await openJournal(path.join(tempDir(), 'journal.sqlite'));
+    await journal.write('createSession', { id: 's', title: 's', provider: 'local', createdAt: 1, updatedAt: 1 });
+    await journal.write('startTurn', { turn: { id: 't', sessionId: 's', prompt: 'p', origin: 'prompt', parentTurnId: null, createdAt: 2 }, run: { id: 'r', instanceId: 'i', provider: 'local' } });
+    const stored: LedgerEvent[] = [];
+    const ledger = new RunLedger(journal, 'r', Date.now, (e) => stored.push(...e), (m) => assert.fail(m));
+    const words = Array.from({ length: 200 }, (_, i) => `w${i} `);
+    ledger.text(words[0]!);
+    await new Promise((r) => setTimeout(r, 5)); // the first chunk is being written
+    for (const w of words.slice(1, 150)) ledger.text(w);
+    ledger.output('inv', 'out-1 ');
+    ledger.output('inv', 'out-2 ');
+    for (const w of words.slice(150)) ledger.text(w);
+    await ledger.flush();
+    const events = await journal.read('listEvents', 's');
+    assert.deepEqual(events.map((e) => e.seq), stored.map((e) => e.seq));
+    const text = events.filter((e) => e.kind === 'text').map((e) => (e.kind === 'text' ? e.payload.text : '')).join('');
+    assert.equal(text, words.join(''));
+    const outputs = events.filter((e) => e.kind === 'invocation_output');
+    assert.deepEqual(outputs.map((e) => (e.kind === 'invocation_output' ? e.payload.chunk : '')), ['out-1 out-2 ']);
+    // Order: text before the output, the rest of the text after it.
+    // The first chunk alone, then everything pushed while it was written, coalesced in order.
+    assert.deepEqual(events.map((e) => e.kind), ['text', 'text', 'invocation_output', 'text']);
+    await journal.close();
+  });
+});
