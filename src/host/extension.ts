@@ -12,7 +12,8 @@ import { ChatRuntime } from '../runtime/chatRuntime';
 import { describeThisInstance } from '../runtime/instance';
 import { CHAT_VIEW_TYPE } from './chatPanel';
 import { ChatPanels, pickSession } from './chatPanels';
-import { createAgentRegistry, pickProvider, promptForApiKey, setting } from './providers';
+import { OPENAI_COMPATIBLE_DEFAULT_BASE_URL, createOpenAICompatibleAgent } from '../runtime/agents/openaiCompatible/openaiCompatibleAgent';
+import { apiKeySecretName, createAgentRegistry, pickProvider, promptForApiKey, setting } from './providers';
 
 /** Journal file name inside `globalStorageUri`. */
 export const JOURNAL_FILE_NAME = 'journal.sqlite';
@@ -28,6 +29,8 @@ export interface NativeAgentChatsApi {
   readonly journalFile: string;
   /** Session ids of this window's open chat tabs. */
   openSessionIds(): string[];
+  /** The extension's SecretStorage, only when VS Code runs it in test mode (never for other extensions). */
+  readonly secretsForTests?: vscode.SecretStorage;
 }
 
 let teardown: (() => Promise<void>) | undefined;
@@ -62,7 +65,18 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     const runtime = new ChatRuntime({
       journal,
       instance: describeThisInstance(Date.now()),
-      agentFor: createAgentRegistry(context, { chunkDelayMs: 15 }),
+      agentFor: createAgentRegistry(context, {
+        chunkDelayMs: 15,
+        extra: {
+          'openai-compatible': () =>
+            createOpenAICompatibleAgent({
+              baseUrl: setting('openaiCompatible.baseUrl', OPENAI_COMPATIBLE_DEFAULT_BASE_URL),
+              model: setting('openaiCompatible.model', ''),
+              apiKey: () => Promise.resolve(context.secrets.get(apiKeySecretName('openai-compatible'))),
+              log,
+            }),
+        },
+      }),
       workspaceRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
       commandTimeoutMs: () => setting('local.commandTimeoutMs', 30_000),
       log,
@@ -133,7 +147,12 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     runtimeRef?.dispose();
     await journalRef?.close();
   };
-  return { ready, journalFile, openSessionIds: () => panels.openSessionIds() };
+  return {
+    ready,
+    journalFile,
+    openSessionIds: () => panels.openSessionIds(),
+    ...(context.extensionMode === vscode.ExtensionMode.Test ? { secretsForTests: context.secrets } : {}),
+  };
 }
 
 /** VS Code calls this when the extension host shuts down (reload, window close). */
