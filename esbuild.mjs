@@ -23,6 +23,10 @@ const builds = [
     format: 'cjs',
     target: 'node18',
     external: ['vscode'],
+    // The Claude Agent SDK is an ES module that calls createRequire(import.meta.url) when it loads;
+    // in a CommonJS bundle import.meta.url is undefined, so give it this file's URL.
+    define: { 'import.meta.url': '__nacImportMetaUrl' },
+    banner: { js: 'const __nacImportMetaUrl = require("url").pathToFileURL(__filename).href;' },
   },
   {
     ...common,

@@ -12,6 +12,8 @@ import { ChatRuntime } from '../runtime/chatRuntime';
 import { describeThisInstance } from '../runtime/instance';
 import { CHAT_VIEW_TYPE } from './chatPanel';
 import { ChatPanels, pickSession } from './chatPanels';
+import { createClaudeAgent } from '../runtime/agents/claude/claudeAgent';
+import { createCodexAgent } from '../runtime/agents/codex/codexAgent';
 import { OPENAI_COMPATIBLE_DEFAULT_BASE_URL, createOpenAICompatibleAgent } from '../runtime/agents/openaiCompatible/openaiCompatibleAgent';
 import { apiKeySecretName, createAgentRegistry, pickProvider, promptForApiKey, setting } from './providers';
 
@@ -68,6 +70,25 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
       agentFor: createAgentRegistry(context, {
         chunkDelayMs: 15,
         extra: {
+          claude: () =>
+            createClaudeAgent({
+              executablePath: setting('claude.executablePath', ''),
+              baseUrl: setting('claude.baseUrl', ''),
+              model: setting('claude.model', ''),
+              apiKey: () => Promise.resolve(context.secrets.get(apiKeySecretName('claude'))),
+              // Claude Code retries a failing API 10 times with growing delays; fail in seconds instead.
+              maxRetries: 2,
+              log,
+            }),
+          codex: () =>
+            createCodexAgent({
+              executablePath: setting('codex.executablePath', ''),
+              codexHome: vscode.Uri.joinPath(context.globalStorageUri, 'codex-home').fsPath,
+              baseUrl: setting('codex.baseUrl', '') || undefined,
+              model: setting('codex.model', '') || undefined,
+              apiKey: () => Promise.resolve(context.secrets.get(apiKeySecretName('codex'))),
+              log,
+            }),
           'openai-compatible': () =>
             createOpenAICompatibleAgent({
               baseUrl: setting('openaiCompatible.baseUrl', OPENAI_COMPATIBLE_DEFAULT_BASE_URL),

@@ -15,6 +15,7 @@ import {
   type RunStatus, type TurnStatus,
 } from '../core/vocabulary';
 import { JournalRefusedError } from './errors';
+import { StatementCache } from './statementCache';
 import type { BoundaryRequestRecord, InstanceRecord, InvocationRecord, RunRecord, TabRecord } from './records';
 
 type Row = Record<string, SqlValue>;
@@ -87,8 +88,12 @@ export class JournalCore {
   private touchedSessions = new Set<string>();
   private readonly fences = new Map<string, string>();
 
+  private readonly statements: StatementCache;
+
   /** @param record called with every write statement (the redo log's source). */
-  constructor(private readonly db: Database, private readonly record: StatementRecorder = () => undefined) {}
+  constructor(private readonly db: Database, private readonly record: StatementRecorder = () => undefined) {
+    this.statements = new StatementCache(db);
+  }
 
   /** Sessions the current write touched; clears the set. */
   takeTouched(): string[] {
@@ -150,14 +155,14 @@ export class JournalCore {
   // ---------------------------------------------------------------- low level
 
   private all(sql: string, params: SqlValue[] = []): Row[] {
-    const stmt = this.db.prepare(sql);
+    const stmt = this.statements.get(sql);
     try {
       stmt.bind(params);
       const rows: Row[] = [];
       while (stmt.step()) rows.push(stmt.getAsObject() as Row);
       return rows;
     } finally {
-      stmt.free();
+      stmt.reset();
     }
   }
 
@@ -166,8 +171,7 @@ export class JournalCore {
   }
 
   private run(sql: string, params: (string | number | null)[] = []): number {
-    this.db.run(sql, params);
-    const changed = this.db.getRowsModified();
+    const changed = this.statements.run(sql, params);
     if (changed > 0) this.record(sql, params);
     return changed;
   }

@@ -29,6 +29,7 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import { JournalRefusedError } from './errors';
 
 import { LockFile } from './lockFile';
+import { StatementCache } from './statementCache';
 import {
   FRAME_BYTES, LOG_FORMAT_VERSION, LOG_HEADER_BYTES, decodeFrame, decodeHeader, encodeHeader, encodeRecord,
   type LogRecord, type LoggedStatement, type ReadOutcome,
@@ -102,9 +103,13 @@ export function readCheckpoint(db: Database): { generation: number; seq: number 
   return row ? { generation: Number(row[0]), seq: Number(row[1]) } : { generation: 1, seq: 0 };
 }
 
-/** Applies one logged statement (multi-statement SQL without parameters runs through exec). */
-export function applyStatement(db: Database, [sql, params]: LoggedStatement): void {
+/**
+ * Applies one logged statement (multi-statement SQL without parameters runs through exec; the rest
+ * through `cache`, prepared once per SQL text).
+ */
+export function applyStatement(db: Database, [sql, params]: LoggedStatement, cache?: StatementCache): void {
   if (params.length === 0) db.exec(sql);
+  else if (cache) cache.run(sql, params as (string | number | null)[]);
   else db.run(sql, params as (string | number | null)[]);
 }
 
@@ -219,12 +224,14 @@ export class LogStore {
   private readonly rotateAt: number;
   private recording: LoggedStatement[] | undefined;
   private unreadable: string | null = null;
+  private readonly replayCache: StatementCache;
 
   private constructor(
     private readonly options: LogStoreOptions,
     public db: Database,
   ) {
     this.lock = new LockFile(`${options.file}.lock`);
+    this.replayCache = new StatementCache(db);
     this.prealloc = options.preallocBytes ?? 1024 * 1024;
     this.rotateAt = options.rotateAtBytes ?? 4 * 1024 * 1024;
   }
@@ -339,7 +346,7 @@ export class LogStore {
   private applyRecord(record: LogRecord): void {
     this.db.exec('BEGIN');
     try {
-      for (const statement of record.t) applyStatement(this.db, statement);
+      for (const statement of record.t) applyStatement(this.db, statement, this.replayCache);
       this.db.exec('COMMIT');
     } catch (error) {
       this.db.exec('ROLLBACK');
@@ -522,6 +529,7 @@ export function compact(sql: SqlJsStatic, file: string, belowGeneration: number,
   try {
     const bytes = readIfExists(file);
     const db = bytes ? new sql.Database(bytes) : new sql.Database();
+    const cache = new StatementCache(db);
     try {
       const checkpoint = readCheckpoint(db);
       let seq = checkpoint.seq;
@@ -538,7 +546,7 @@ export function compact(sql: SqlJsStatic, file: string, belowGeneration: number,
             if (outcome.type !== 'record') break;
             if (outcome.record.s > seq) {
               db.exec('BEGIN');
-              for (const statement of outcome.record.t) applyStatement(db, statement);
+              for (const statement of outcome.record.t) applyStatement(db, statement, cache);
               db.exec('COMMIT');
               seq = outcome.record.s;
               records++;
@@ -553,6 +561,7 @@ export function compact(sql: SqlJsStatic, file: string, belowGeneration: number,
       db.run('INSERT INTO journal_checkpoint (id, generation, seq) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET generation = excluded.generation, seq = excluded.seq', [
         closed[closed.length - 1]! + 1, seq,
       ]);
+      cache.clear(); // export() frees every statement of the database
       const image = db.export();
       const tmp = `${file}.compact-${process.pid}`;
       const fd = fs.openSync(tmp, 'w');

@@ -46,6 +46,9 @@ interface HarnessOptions {
 }
 
 const mocks: AnthropicMock[] = [];
+const scratchHome = tempDir('nac-claude-home-');
+/** Everything a test opened, closed in `after` even when the test failed half-way. */
+const cleanups: (() => Promise<void> | void)[] = [];
 
 async function mockWith(script: MockReply[]): Promise<AnthropicMock> {
   const mock = await startAnthropicMock(script);
@@ -66,7 +69,13 @@ async function harness(mock: AnthropicMock | undefined, o: HarnessOptions = {}):
     apiKey: async () => 'test-key',
     configDir,
     maxRetries: 0,
-    log: (line) => logs.push(line),
+    // A scratch HOME: Claude Code's Bash tool sources ~/.bashrc for its shell snapshot, and this
+    // machine's (pyenv hooks) can take tens of seconds under load.
+    env: { HOME: scratchHome },
+    log: (line) => {
+      logs.push(line);
+      if (process.env.DEBUG_CLAUDE_TEST) console.error(`${new Date().toISOString()} ${line}`);
+    },
     ...o.config?.(),
   }));
   const dead = o.dead ?? [];
@@ -77,6 +86,10 @@ async function harness(mock: AnthropicMock | undefined, o: HarnessOptions = {}):
     workspaceRoot: () => workspace,
     isAlive: (i) => !dead.includes(i.id),
     flushIntervalMs: 5,
+  });
+  cleanups.push(async () => {
+    runtime.dispose();
+    await journal.close();
   });
   await runtime.start();
   return { runtime, journal, workspace, file, logs, configDir };
@@ -144,17 +157,26 @@ async function sessionOf(h: Harness, sessionId: string): Promise<string> {
 }
 
 after(async () => {
+  for (const c of cleanups) await c();
   for (const m of mocks) await m.close();
+  await noClaudeChildren();
   assert.deepEqual(claudeChildren(), []);
 });
 
 describe('Claude agent with the real Claude Code CLI', () => {
   it('Allow once runs the command; the result reaches the model; the session id is journaled up front', async () => {
     const mock = await mockWith([
-      { text: ['I will ', 'make it.'], toolUses: [{ name: 'Bash', input: { command: 'echo hi > made.txt && echo made-it', description: 'Make the file' } }] },
+      {
+        text: ['I will ', 'make it.'],
+        toolUses: [
+          { name: 'Read', input: { file_path: 'hello.txt' } },
+          { name: 'Bash', input: { command: 'echo hi > made.txt && echo made-it', description: 'Make the file' } },
+        ],
+      },
       { text: ['Done', '.'] },
     ]);
     const h = await harness(mock);
+    fs.writeFileSync(path.join(h.workspace, 'hello.txt'), 'hello from the workspace\n');
     const s = await h.runtime.createSession('claude');
     assert.ok(s.ok);
     assert.ok((await h.runtime.send(s.value.id, 'make a file')).ok);
@@ -175,19 +197,23 @@ describe('Claude agent with the real Claude Code CLI', () => {
     const t = await h.runtime.transcript(s.value.id);
     assert.equal(t.turns[0]!.status, 'completed');
     assert.equal(textOf(t, 0), 'I will make it.\n\nDone.');
-    const [inv] = invocations(t, 0);
+    // Read inside the workspace needs no permission, yet it is journaled as an invocation too.
+    const [read, inv] = invocations(t, 0);
+    assert.deepEqual([read?.tool, read?.summary, read?.status], ['Read', 'hello.txt', 'completed']);
+    assert.equal(read?.output, '1\thello from the workspace\n2\t'); // Claude Code's numbered-lines format
     assert.equal(inv?.tool, 'Bash');
     assert.equal(inv?.summary, 'echo hi > made.txt && echo made-it');
     assert.equal(inv?.status, 'completed');
     assert.equal(inv?.output, 'made-it');
+    assert.equal(boundaries(t, 0).length, 1);
     assert.equal(boundaries(t, 0)[0]?.invocationId, inv?.id);
     assert.equal(fs.readFileSync(path.join(h.workspace, 'made.txt'), 'utf8'), 'hi\n');
     // The model received the command's output as the tool result.
     assert.equal(mock.mainRequests().length, 2);
     const results = toolResults(mock.mainRequests()[1]!.body);
-    assert.equal(results.length, 1);
-    assert.equal(results[0]!.is_error, false);
-    assert.equal(toolResultText(results[0]!), 'made-it');
+    assert.equal(results.length, 2);
+    assert.equal(results[1]!.is_error, false);
+    assert.equal(toolResultText(results[1]!), 'made-it');
     assert.deepEqual(userTexts(mock.mainRequests()[0]!.body), ['make a file']);
     await h.journal.close();
   });
@@ -286,6 +312,8 @@ describe('Claude agent with the real Claude Code CLI', () => {
     await waitFor('the model request to be dropped', () => mock.openResponses() === 0 || undefined, 5000);
     await noClaudeChildren();
     assert.ok(h.logs.includes('[claude] stop: interrupting the turn'));
+    // The interrupt ended the turn: the CLI never had to be closed.
+    assert.deepEqual(h.logs.filter((l) => l.startsWith('[claude] closing the CLI')), []);
 
     await h.runtime.send(s.value.id, 'again');
     await idle(h, s.value.id);
@@ -293,7 +321,7 @@ describe('Claude agent with the real Claude Code CLI', () => {
     assert.equal(t.turns[1]!.status, 'completed');
     assert.equal(textOf(t, 1), 'Fresh answer.');
     const last = mock.mainRequests()[1]!.body;
-    assert.deepEqual(userTexts(last).filter((x) => !x.startsWith('[Request interrupted')), ['think long', 'again']);
+    assert.deepEqual(userTexts(last), ['think long', '[Request interrupted by user]', 'again']);
     assert.ok(flattenMessages(last).includes('assistant: Thinking about it'));
     await h.journal.close();
   });
@@ -342,7 +370,7 @@ describe('Claude agent across host restarts', () => {
     assert.equal(await sessionOf(b, s.value.id), claudeSession);
     const retried = mock.mainRequests()[1]!.body;
     assert.equal(sessionIdOf(retried), claudeSession);
-    assert.deepEqual(userTexts(retried), ['make proof', 'make proof']);
+    assert.deepEqual(userTexts(retried), ['make proof', '[Request interrupted by user for tool use]', 'make proof']);
     const history = flattenMessages(retried);
     assert.ok(history.includes('assistant: Touching.'));
     assert.ok(history.includes('assistant: tool_use Bash {"command":"touch proof.txt"}'));
@@ -374,7 +402,7 @@ describe('Claude agent across host restarts', () => {
     assert.equal(textOf(t, 1), 'step two.');
     const continued = mock.mainRequests()[1]!.body;
     assert.equal(sessionIdOf(continued), claudeSession);
-    assert.deepEqual(userTexts(continued).filter((x) => !x.startsWith('[Request interrupted')), ['explain the steps', CLAUDE_CONTINUE_PROMPT]);
+    assert.deepEqual(userTexts(continued), ['explain the steps', '[Request interrupted by user]', CLAUDE_CONTINUE_PROMPT]);
     assert.ok(flattenMessages(continued).includes('assistant: Step one is '));
     await b.journal.close();
   });
@@ -444,14 +472,17 @@ describe('Claude agent when it cannot work', () => {
     await h.journal.close();
   });
 
-  it('an unreachable model server is agent_unavailable naming the URL; an HTTP error is agent_error with its text', async () => {
+  it('an unreachable model server or a missing login is agent_unavailable saying what to fix; an HTTP error is agent_error with its text', async () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const mock = await mockWith([{ httpError: { status: 500, type: 'api_error', message: 'mock overload' }, repeat: 2 }]);
     let baseUrl = deadUrl;
-    const h = await harness(mock, { config: () => ({ baseUrl }) });
+    let noKey = false;
+    const h = await harness(mock, {
+      config: () => ({ baseUrl, ...(noKey ? { apiKey: async () => undefined, env: { HOME: scratchHome, ANTHROPIC_API_KEY: '', ANTHROPIC_AUTH_TOKEN: '', CLAUDE_CODE_OAUTH_TOKEN: '' } } : {}) }),
+    });
     const s = await h.runtime.createSession('claude');
     assert.ok(s.ok);
     await h.runtime.send(s.value.id, 'hello');
@@ -474,6 +505,19 @@ describe('Claude agent when it cannot work', () => {
     assert.match(errorNotice(t, 1), /^Claude Code reported an error: API Error: 500 mock overload\b/);
     assert.equal(textOf(t, 1), '');
     assert.equal(mock.mainRequests().length, 1);
+
+    // No API key and no login (an empty Claude config dir): Claude Code never calls the model.
+    const before = mock.requests.length;
+    noKey = true;
+    await h.runtime.send(s.value.id, 'hello without a key');
+    await idle(h, s.value.id);
+    t = await h.runtime.transcript(s.value.id);
+    assert.equal(t.turns[2]!.errorClass, 'agent_unavailable');
+    assert.equal(
+      errorNotice(t, 2),
+      'Claude Code could not authenticate: Not logged in · Please run /login. Set an Anthropic API key for Native Agent Chats, or run `claude` in a terminal and log in.',
+    );
+    assert.equal(mock.requests.length, before);
     await h.journal.close();
   });
 });

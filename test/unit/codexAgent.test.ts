@@ -70,20 +70,31 @@ interface Harness {
 }
 
 const homes = new Set<string>();
+/** Temporary folders this file made (removed at the end). */
+const scratchDirs = new Set<string>();
+
+function scratch(prefix: string): string {
+  const dir = tempDir(prefix);
+  scratchDirs.add(dir);
+  return dir;
+}
 const cleanups: (() => Promise<void> | void)[] = [];
 
 /** A codex config for `mock` with a fresh CODEX_HOME (or `home`). */
-function codexConfig(mock: ResponsesMock | { baseUrl: string }, home = tempDir('nac-codex-home-')): CodexAgentConfig {
+function codexConfig(mock: ResponsesMock | { baseUrl: string }, home = scratch('nac-codex-home-')): CodexAgentConfig {
   homes.add(home);
-  return { executablePath: CODEX, codexHome: home, baseUrl: mock.baseUrl, model: MODEL, apiKey: async () => 'test-key', interruptTimeoutMs: 3000 };
+  return {
+    executablePath: CODEX, codexHome: home, baseUrl: mock.baseUrl, model: MODEL, apiKey: async () => 'test-key', interruptTimeoutMs: 3000,
+    ...(process.env.CODEX_TEST_LOG ? { log: (line: string) => console.error(`${Date.now() % 100000} ${line.slice(0, 600)}`), traceProtocol: true } : {}),
+  };
 }
 
 async function harness(
   config: CodexAgentConfig,
   options: { file?: string; workspace?: string; instance?: string; dead?: string[] } = {},
 ): Promise<Harness & { workspace: string }> {
-  const file = options.file ?? path.join(tempDir(), 'journal.sqlite');
-  const workspace = options.workspace ?? tempDir('nac-ws-');
+  const file = options.file ?? path.join(scratch('nac-test-'), 'journal.sqlite');
+  const workspace = options.workspace ?? scratch('nac-ws-');
   const journal = await openJournal(file);
   const holder = { current: config };
   const agent = new CodexAgent(() => holder.current);
@@ -150,7 +161,7 @@ afterEach(async () => {
 });
 
 after(() => {
-  for (const home of homes) fs.rmSync(home, { recursive: true, force: true });
+  for (const dir of scratchDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('codex agent: pure helpers', () => {
@@ -186,7 +197,9 @@ describe('codex agent: pure helpers', () => {
       'apps = false',
       'remote_plugin = false',
       'unbounded_connection_retries = false',
+      'shell_snapshot = false',
       'web_search = "disabled"',
+      '[analytics]',
     ]) assert.ok(toml.split('\n').includes(line), line);
     assert.equal(codexConfigToml({ hasApiKey: false }).includes('env_key'), false);
     assert.ok(codexConfigToml({ hasApiKey: false }).includes('base_url = "https://api.openai.com/v1"'));
@@ -333,6 +346,29 @@ describe('codex agent with the real codex app-server', { skip: CODEX ? false : '
     assert.equal((await h.runtime.liveState(s.value.id)).running, false);
   });
 
+  it('Stop while Codex waits for an approval closes the request as run_stopped and runs nothing', async () => {
+    const mock = await newMock();
+    const config = codexConfig(mock);
+    const h = await harness(config);
+    mock.script({ type: 'exec', cmd: 'touch stopped.txt', justification: 'Create stopped.txt' });
+    const s = await h.runtime.createSession('codex');
+    assert.ok(s.ok);
+    await h.runtime.send(s.value.id, 'make stopped.txt');
+    const requestId = await pendingRequest(h, s.value.id);
+    await h.runtime.stop(s.value.id);
+    await h.runtime.whenIdle(s.value.id);
+    const t = await h.runtime.transcript(s.value.id);
+    assert.equal(t.turns[0]!.status, 'stopped');
+    const row = (await h.journal.read('getBoundaryRequest', requestId))!;
+    assert.equal(row.status, 'denied');
+    assert.equal(row.closureReason, 'run_stopped');
+    assert.equal(invocation(t, 0).status, 'failed');
+    assert.equal(invocation(t, 0).message, 'Stopped');
+    assert.equal(fs.existsSync(path.join(h.workspace, 'stopped.txt')), false);
+    assert.equal(mock.requests.length, 1);
+    assert.deepEqual(codexProcesses(config.codexHome), []);
+  });
+
   it('a pending approval across a host restart: the turn is closed by the restart; Retry resumes the thread and asks again', async () => {
     const mock = await newMock();
     const config = codexConfig(mock);
@@ -419,9 +455,9 @@ describe('codex agent with the real codex app-server', { skip: CODEX ? false : '
     let t = await h.runtime.transcript(s.value.id);
     assert.equal(t.turns[0]!.status, 'failed');
     assert.equal(t.turns[0]!.errorClass, 'agent_unavailable');
-    assert.equal(notice(t, 0), 'Codex was not found at /nonexistent/codex (setting nativeAgentChats.codex.executablePath). Fix the path, or clear it to use codex from PATH.');
+    assert.equal(notice(t, 0), 'Codex was not found at /nonexistent/codex (setting nativeAgentChats.codex.executablePath). Fix the path, or clear it to use codex from PATH. To install Codex: npm install -g @openai/codex.');
 
-    h.config.current = { ...good, executablePath: undefined, envPath: tempDir('nac-empty-path-') };
+    h.config.current = { ...good, executablePath: undefined, envPath: scratch('nac-empty-path-') };
     await h.runtime.send(s.value.id, 'hello again');
     await h.runtime.whenIdle(s.value.id);
     t = await h.runtime.transcript(s.value.id);
@@ -436,6 +472,20 @@ describe('codex agent with the real codex app-server', { skip: CODEX ? false : '
     assert.equal(t.turns[2]!.status, 'completed');
     assert.equal(textOf(t, 2), 'Hello.');
     assert.equal(mock.requests.length, 1);
+  });
+
+  it('no base URL and no API key fails as agent_unavailable before starting Codex', async () => {
+    const mock = await newMock();
+    const config = codexConfig(mock);
+    const h = await harness({ ...config, baseUrl: undefined, apiKey: async () => undefined });
+    const s = await h.runtime.createSession('codex');
+    assert.ok(s.ok);
+    await h.runtime.send(s.value.id, 'hello');
+    await h.runtime.whenIdle(s.value.id);
+    const t = await h.runtime.transcript(s.value.id);
+    assert.equal(t.turns[0]!.errorClass, 'agent_unavailable');
+    assert.equal(notice(t, 0), 'Codex needs an OpenAI API key for https://api.openai.com/v1. Set the API key, or set nativeAgentChats.codex.baseUrl to a model server that needs none.');
+    assert.equal(fs.existsSync(path.join(config.codexHome, 'config.toml')), false);
   });
 
   it('an unreachable model server fails fast as agent_unavailable naming the URL; the next turn resumes the thread', async () => {

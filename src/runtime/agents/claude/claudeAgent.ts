@@ -196,7 +196,9 @@ export class ClaudeAgent implements Agent {
     if (!known) await ctx.setProviderState(JSON.stringify({ sessionId } satisfies ClaudeProviderState));
     const prompt = request.origin === 'continue' ? CLAUDE_CONTINUE_PROMPT : request.prompt;
     const base = { sdk, config, executable: lookup.path, env, request, ctx, sessionId };
-    const first = await this.attempt({ ...base, resume: known !== undefined, prompt });
+    // A chat with earlier turns but no Claude session yet (they failed before Claude Code started)
+    // hands its history over in the prompt.
+    const first = await this.attempt({ ...base, resume: known !== undefined, prompt: known ? prompt : promptWithHistory(request.history, prompt) });
     if (!first.sessionMissing || ctx.signal.aborted) return first.outcome;
     config.log?.(`[claude] session ${sessionId} was not found; starting it again with the chat history in the prompt`);
     const again = await this.attempt({ ...base, resume: false, prompt: promptWithHistory(request.history, prompt) });
@@ -222,6 +224,7 @@ export class ClaudeAgent implements Agent {
     let sawInit = false;
     let result: SDKResultMessage | undefined;
     let apiErrorText: string | undefined;
+    let apiErrorCode: string | undefined;
     let thrown: unknown;
 
     let closeInput!: () => void;
@@ -241,8 +244,11 @@ export class ClaudeAgent implements Agent {
     };
     let pendingBlockStart = false;
 
+    // After Stop (or a host shutting down) nothing more is journaled for tools: the runtime ends open
+    // invocations as stopped, or the next host's recovery settles them.
     const ensureInvocation = (toolUseId: string, toolName: string, toolInput: Record<string, unknown>): Promise<InvocationHandle | undefined> => {
       let handle = invocations.get(toolUseId);
+      if (!handle && ctx.signal.aborted) return Promise.resolve(undefined);
       if (!handle) {
         const diff = diffOfTool(toolName, toolInput, request.cwd);
         handle = ctx.startInvocation(toolName, toolInput, summarizeTool(toolName, toolInput, request.cwd), diff).catch((error: Error) => {
@@ -256,7 +262,7 @@ export class ClaudeAgent implements Agent {
     };
 
     const finishTool = (toolUseId: string, output: string, isError: boolean) => {
-      if (finishedTools.has(toolUseId)) return;
+      if (finishedTools.has(toolUseId) || ctx.signal.aborted) return;
       finishedTools.add(toolUseId);
       const handle = invocations.get(toolUseId) ?? ensureInvocation(toolUseId, 'tool', {});
       journalWrites.push((async () => {
@@ -366,6 +372,7 @@ export class ClaudeAgent implements Agent {
             const blocks = Array.isArray(m.message.content) ? m.message.content : [];
             if (m.error) {
               apiErrorText = blocks.map((b) => (b.type === 'text' ? b.text : '')).join('').trim() || m.error;
+              apiErrorCode = m.error;
               break;
             }
             for (const block of blocks) {
@@ -427,7 +434,7 @@ export class ClaudeAgent implements Agent {
       };
     }
     const text = apiErrorText ?? errorText ?? 'Claude Code ended without a result.';
-    return { outcome: classifyFailure(text, result, config), sessionMissing: false };
+    return { outcome: classifyFailure(text, result, config, apiErrorCode), sessionMissing: false };
   }
 }
 
@@ -451,13 +458,19 @@ function resultErrorText(result: SDKResultMessage | undefined): string | undefin
  * A failed run as the user should read it: an unreachable model server or failed authentication is
  * `agent_unavailable` (something to configure), anything else `agent_error` with Claude Code's text.
  */
-export function classifyFailure(text: string, result: SDKResultMessage | undefined, config: Pick<ClaudeAgentConfig, 'baseUrl'>): AgentTurnOutcome {
+export function classifyFailure(
+  text: string,
+  result: SDKResultMessage | undefined,
+  config: Pick<ClaudeAgentConfig, 'baseUrl'>,
+  /** The `error` code of Claude Code's synthetic assistant message, e.g. `authentication_failed`. */
+  errorCode?: string,
+): AgentTurnOutcome {
   const status = result && result.subtype === 'success' ? result.api_error_status : undefined;
   if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|Connection refused|Unable to connect|fetch failed/i.test(text)) {
     const where = config.baseUrl?.trim() ? ` at ${config.baseUrl.trim()}` : '';
     return unavailable(`Claude Code could not reach the model server${where}: ${text}. Check the network, or the base URL (${CLAUDE_BASE_URL_SETTING}).`);
   }
-  if (status === 401 || status === 403 || /authenticat|invalid api key|x-api-key|\/login/i.test(text)) {
+  if (errorCode === 'authentication_failed' || status === 401 || status === 403 || /authenticat|invalid api key|x-api-key|\/login/i.test(text)) {
     return unavailable(`Claude Code could not authenticate: ${text}. Set an Anthropic API key for Native Agent Chats, or run \`claude\` in a terminal and log in.`);
   }
   return { status: 'failed', errorClass: 'agent_error', message: `Claude Code reported an error: ${text}` };

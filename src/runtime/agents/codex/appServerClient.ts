@@ -52,6 +52,8 @@ export interface AppServerSpawnOptions {
   readonly cwd?: string;
   /** Each stderr line and protocol trouble, for the extension's log. */
   readonly log?: (line: string) => void;
+  /** Also log every protocol line in both directions (diagnostics). */
+  readonly trace?: boolean;
 }
 
 /** Bytes of stderr kept for error messages. */
@@ -75,11 +77,13 @@ export class AppServerClient {
   private stderrTail = '';
   private exitInfo: AppServerExit | undefined;
   private readonly log: (line: string) => void;
+  private readonly trace: boolean;
   /** Resolves once the process has exited (or could not start). Never rejects. */
   readonly exited: Promise<AppServerExit>;
 
   constructor(options: AppServerSpawnOptions) {
     this.log = options.log ?? (() => undefined);
+    this.trace = options.trace === true;
     const windowsShim = process.platform === 'win32' && /\.(cmd|bat)$/i.test(options.executable);
     this.child = spawn(windowsShim ? `"${options.executable}"` : options.executable, [...options.args], {
       env: options.env,
@@ -177,8 +181,10 @@ export class AppServerClient {
   }
 
   /**
-   * Ends the process: closes stdin (app-server exits on EOF), then after `graceMs` sends SIGTERM to
-   * its process group, then SIGKILL after another `graceMs`. Resolves when it has exited.
+   * Ends the process: closes stdin (app-server exits on EOF); if it is still there after `graceMs`,
+   * SIGTERM to its process group, then SIGKILL after another `graceMs`. Helpers left in the group
+   * after the leader exited get SIGTERM first (a login shell killed outright can leave lock files
+   * behind, e.g. pyenv's), then SIGKILL. Resolves when the process has exited.
    */
   async close(graceMs = 1500): Promise<AppServerExit> {
     if (!this.exitInfo) {
@@ -189,15 +195,32 @@ export class AppServerClient {
       }
     }
     for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-      if (this.exitInfo) break;
-      const done = await Promise.race([this.exited.then(() => true), delay(graceMs).then(() => false)]);
-      if (done) break;
+      if (await this.exitedWithin(graceMs)) break;
       this.kill(signal);
     }
-    const exit = await Promise.race([this.exited, delay(graceMs).then(() => undefined)]);
-    // The leader is gone, but helpers in its group may live on: end them as well (POSIX).
-    this.killGroup('SIGKILL');
-    return exit ?? this.exitInfo ?? { code: null, signal: null };
+    await this.exitedWithin(graceMs);
+    if (this.groupAlive()) {
+      this.killGroup('SIGTERM');
+      for (let waited = 0; waited < graceMs && this.groupAlive(); waited += 50) await delay(50);
+      if (this.groupAlive()) this.killGroup('SIGKILL');
+    }
+    return this.exitInfo ?? { code: null, signal: null };
+  }
+
+  private async exitedWithin(ms: number): Promise<boolean> {
+    if (this.exitInfo) return true;
+    return Promise.race([this.exited.then(() => true), delay(ms).then(() => false)]);
+  }
+
+  /** True while any process of the child's group lives (POSIX; false elsewhere). */
+  private groupAlive(): boolean {
+    if (process.platform === 'win32' || !this.child.pid) return false;
+    try {
+      process.kill(-this.child.pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Sends `signal` to the process (and its group on POSIX). */
@@ -223,7 +246,9 @@ export class AppServerClient {
 
   private write(message: unknown): void {
     if (this.exitInfo || !this.child.stdin.writable) return;
-    this.child.stdin.write(`${JSON.stringify(message)}\n`);
+    const line = JSON.stringify(message);
+    if (this.trace) this.log(`[codex →] ${line}`);
+    this.child.stdin.write(`${line}\n`);
   }
 
   private failPending(error: AppServerError): void {
@@ -244,6 +269,7 @@ export class AppServerClient {
   }
 
   private onLine(line: string): void {
+    if (this.trace) this.log(`[codex ←] ${line}`);
     let message: { id?: number | string; method?: string; params?: unknown; result?: unknown; error?: { code?: number; message?: string; data?: unknown } };
     try {
       message = JSON.parse(line);

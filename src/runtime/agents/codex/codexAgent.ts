@@ -41,7 +41,7 @@ import * as path from 'node:path';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, HistoryEntry, InvocationHandle } from '../../agent';
 import { splitCommandLine } from '../../../core/sandboxPolicy';
 import { findExecutable } from '../executables';
-import { AppServerClient, AppServerError, lastLines, type ServerRequest } from './appServerClient';
+import { AppServerClient, lastLines, type ServerRequest } from './appServerClient';
 import { CODEX_API_KEY_ENV, OPENAI_BASE_URL, writeCodexHome } from './codexConfig';
 
 /** Setting names the messages point at (the host contributes them). */
@@ -79,6 +79,8 @@ export interface CodexAgentConfig {
   readonly env?: Readonly<Record<string, string>>;
   /** Diagnostics (stderr lines of Codex, protocol trouble). */
   readonly log?: (line: string) => void;
+  /** Also log every JSON-RPC line exchanged with the app-server (verbose diagnostics). */
+  readonly traceProtocol?: boolean;
   /** How long initialize + thread start/resume may take, ms (default 30000). */
   readonly startupTimeoutMs?: number;
   /** After Stop: how long to wait for Codex to confirm the interrupt before ending the process, ms (default 3000). */
@@ -170,6 +172,8 @@ class CodexRun {
   private readonly finished = new Set<string>();
   private readonly changes = new Map<string, readonly FileUpdateChange[]>();
   private readonly streamedItems = new Set<string>();
+  /** Command output received per item through deltas (to complete it from `aggregatedOutput`). */
+  private readonly outputs = new Map<string, string>();
   private lastTextItem: string | undefined;
   private wroteText = false;
   private lastError: TurnError | undefined;
@@ -188,7 +192,7 @@ class CodexRun {
   async run(): Promise<AgentTurnOutcome> {
     if (this.ctx.signal.aborted) return { status: 'completed' };
     const found = findExecutable('codex', this.config.executablePath, { tool: 'Codex', setting: CODEX_SETTINGS.executablePath, install: CODEX_INSTALL_HINT }, this.config.envPath);
-    if (!found.ok) return unavailable(found.message);
+    if (!found.ok) return unavailable(found.message.includes(CODEX_INSTALL_HINT) ? found.message : `${found.message} To install Codex: ${CODEX_INSTALL_HINT}.`);
     let apiKey: string | undefined;
     try {
       apiKey = (await this.config.apiKey())?.trim() || undefined;
@@ -212,6 +216,7 @@ class CodexRun {
       env: { ...process.env, ...this.config.env, CODEX_HOME: this.config.codexHome, ...(apiKey ? { [CODEX_API_KEY_ENV]: apiKey } : {}) },
       cwd: this.request.cwd,
       log: this.log,
+      trace: this.config.traceProtocol === true,
     });
     this.client = client;
     client.onNotification((method, params) => this.onNotification(method, params));
@@ -459,6 +464,11 @@ class CodexRun {
       case 'fileChange':
       case 'mcpToolCall': {
         if (!this.invocations.has(item.id)) this.onItemStarted(item);
+        // Output may come only (or partly) in the completed item rather than as deltas.
+        const received = this.outputs.get(item.id) ?? '';
+        if (item.aggregatedOutput && item.aggregatedOutput.length > received.length && item.aggregatedOutput.startsWith(received)) {
+          this.output(item.id, item.aggregatedOutput.slice(received.length));
+        }
         const status = item.status === 'completed' ? 'completed' : item.status === 'declined' ? 'denied' : 'failed';
         const message = status === 'denied'
           ? 'Declined'
@@ -494,6 +504,7 @@ class CodexRun {
   private output(itemId: string, chunk: string): void {
     const handle = this.invocations.get(itemId);
     if (!handle) return;
+    this.outputs.set(itemId, (this.outputs.get(itemId) ?? '') + chunk);
     this.enqueue(async () => {
       if (!this.stopped) (await handle)?.output(chunk);
     });
@@ -698,4 +709,3 @@ function classifyTurnError(error: TurnError | undefined, baseUrl: string, model:
   }
 }
 
-export { AppServerError };

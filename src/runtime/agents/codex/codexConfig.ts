@@ -8,6 +8,10 @@
  * - `[features] unbounded_connection_retries = false`: otherwise an unreachable model server makes
  *   Codex wait "for network" forever (the turn never ends); with it the turn fails at once with
  *   `httpConnectionFailed`.
+ * - `[features] shell_snapshot = false`: no login shell at every app-server start to capture the
+ *   user's environment (commands still run in a login shell). With one process per run, that snapshot
+ *   shell was often still running when the run ended; ending it mid-way left `pyenv rehash`'s lock
+ *   file behind, after which every login shell on the machine waited 60 s.
  * - `[analytics] enabled = false`, `[feedback] enabled = false`, `[otel] exporter = "none"`,
  *   `check_for_update_on_startup = false`: no usage analytics, feedback uploads, telemetry export or
  *   update checks (the turn metadata header then says `analytics_enabled: false`).
@@ -63,6 +67,7 @@ export function codexConfigToml(config: CodexHomeConfig): string {
     'apps = false',
     'remote_plugin = false',
     'unbounded_connection_retries = false',
+    'shell_snapshot = false',
     '',
     '[analytics]',
     'enabled = false',
