@@ -41,6 +41,8 @@ export interface SizeResult {
   readonly nativeWrite: Summary;
   readonly ratioP50: number;
   readonly ratioP99: number;
+  /** Median over block pairs of p50(engine block) / p50(native block): less sensitive to load bursts. */
+  readonly ratioBlockMedian: number;
   readonly nativeSettings: string;
   readonly exportWrite: Summary;
   readonly exportOnly: Summary;
@@ -216,17 +218,23 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
     for (let i = 0; i < plan.warmup; i++) nativeWrite();
     const eng: number[] = [];
     const nat: number[] = [];
+    const blockRatios: number[] = [];
     let writeStall = 0;
     while (eng.length < plan.writes) {
       const size = Math.min(plan.block, plan.writes - eng.length);
+      const e: number[] = [];
+      const nb: number[] = [];
       const { stall } = await watched(h, async () => {
-        for (let i = 0; i < size; i++) eng.push(await engineWrite());
+        for (let i = 0; i < size; i++) e.push(await engineWrite());
       });
       writeStall = Math.max(writeStall, stall);
       for (let i = 0; i < size; i++) {
-        nat.push(nativeWrite());
+        nb.push(nativeWrite());
         if (i % 20 === 19) await new Promise((r) => setImmediate(r));
       }
+      eng.push(...e);
+      nat.push(...nb);
+      blockRatios.push(summarize(e).p50 / summarize(nb).p50);
     }
     const engineSummary = summarize(eng);
     const nativeSummary = summarize(nat);
@@ -341,6 +349,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
       nativeWrite: nativeSummary,
       ratioP50: engineSummary.p50 / nativeSummary.p50,
       ratioP99: engineSummary.p99 / nativeSummary.p99,
+      ratioBlockMedian: summarize(blockRatios).p50,
       nativeSettings: n.settings + `, SQLite ${n.sqliteVersion}`,
       exportWrite: summarize(exp.totalMs),
       exportOnly: summarize(exp.exportMs),

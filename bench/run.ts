@@ -46,7 +46,7 @@ export function planFor(sizeMB: number, writes: number | undefined): SizePlan {
   return {
     sizeMB,
     writes: w,
-    block: Math.min(200, w),
+    block: Math.min(50, w),
     warmup: 200,
     exportIterations: sizeMB <= 1 ? 30 : sizeMB <= 10 ? 20 : sizeMB <= 50 ? 10 : 5,
     inProcessOpens: 5,
@@ -58,6 +58,11 @@ export function planFor(sizeMB: number, writes: number | undefined): SizePlan {
 }
 
 const ROOT = path.resolve(__dirname, '../..');
+
+function loadRange(results: readonly SizeResult[]): string {
+  const loads = results.flatMap((r) => [r.load.start, r.load.end]);
+  return `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`;
+}
 
 function markdown(machine: Machine, options: BenchOptions, results: readonly SizeResult[], totalMs: number): string {
   const command = options.quick ? 'npm run bench -- --quick' : `npm run bench${options.sizes.join(',') === '1,10,50,200' ? '' : ` -- --sizes=${options.sizes.join(',')}`}`;
@@ -86,6 +91,7 @@ temporary folder that is removed at the end, and every child process is waited f
 - Node ${machine.node}, ${machine.os}
 - Disk: ${machine.disk}
 - Engine measured: ${machine.engine}
+- Load average (1 min) during the run: ${loadRange(results)} on ${machine.cores} cores${Math.max(...results.map((r) => Math.max(r.load.start, r.load.end))) > machine.cores * 0.75 ? ' — other work was running on this machine, so tails (p99, max, stalls) and the native figures are noisier than on an idle one' : ''}
 - Native comparison: better-sqlite3 ${results[0]?.nativeSettings ?? ''}
 
 ## Targets
@@ -104,7 +110,9 @@ ${results.map(markdownTable).join('\n\n')}
 - **Durable write, this engine**: \`journal.write('appendEvents', runId, [{kind: 'text', payload: {text}}], at)\`
   with ~1.15 KB of text, timed on the main thread from the call to its resolution (the worker reads
   the run, INSERTs the event, appends the record to the redo log, fdatasyncs). ${results[0]?.plan.warmup ?? 200} warm-up
-  writes first; then blocks of ${results[0]?.plan.block ?? 200} engine writes and ${results[0]?.plan.block ?? 200} native writes alternate, so noise hits both.
+  writes first; then blocks of ${results[0]?.plan.block ?? 50} engine writes and ${results[0]?.plan.block ?? 50} native writes alternate, so noise hits
+  both; the ratio is p50(engine) / p50(native), and the median of the per-block ratios is shown as a check
+  against load bursts.
 - **Native**: better-sqlite3 on a copy of the same file, \`journal_mode=WAL\`, \`synchronous=FULL\`, the
   same transaction (read the run, read its last seq, INSERT), prepared statements, on the same disk.
 - **Whole-file export** (the old design): an INSERT transaction in sql.js, then \`db.export()\`, write a

@@ -21,6 +21,9 @@ export interface LockHolder {
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
+/** A break lock older than this (ms) was left by a process that died while breaking. */
+const STALE_BREAKER_MS = 2000;
+
 /** Blocks the calling thread for `ms` milliseconds (worker threads only in production). */
 export function sleepSync(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
@@ -116,10 +119,31 @@ export class LockFile {
     }
   }
 
+  /**
+   * Removes a dead holder's lock. Read-compare-unlink is not atomic: two processes that both saw the
+   * same dead holder could interleave so that one unlinks the lock the other has just taken. So
+   * breaking is itself serialized by a second lock file (`<lock>.break`, O_EXCL): only its holder
+   * may unlink someone else's lock, after re-reading it under that lock. (A live holder only ever
+   * unlinks its own lock, which a breaker never touches because it re-reads first.)
+   */
   private breakStale(holder: LockHolder): void {
-    // Re-read right before removing, so a lock re-taken by a live process in between is not broken.
-    const again = this.readHolder();
-    if (again && again !== 'gone' && again.pid === holder.pid && again.start === holder.start) fs.rmSync(this.file, { force: true });
+    const breaker = `${this.file}.break`;
+    try {
+      fs.closeSync(fs.openSync(breaker, 'wx'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // Another process is breaking it; a breaker left by a crash is removed after a while.
+      if (Date.now() - safeMtime(breaker) > STALE_BREAKER_MS) fs.rmSync(breaker, { force: true });
+      return;
+    }
+    try {
+      const again = this.readHolder();
+      if (again && again !== 'gone' && again.pid === holder.pid && again.start === holder.start && isHolderDead(again)) {
+        fs.rmSync(this.file, { force: true });
+      }
+    } finally {
+      fs.rmSync(breaker, { force: true });
+    }
   }
 }
 

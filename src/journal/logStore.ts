@@ -31,7 +31,7 @@ import { JournalRefusedError } from './errors';
 import { LockFile } from './lockFile';
 import { StatementCache } from './statementCache';
 import {
-  FRAME_BYTES, LOG_FORMAT_VERSION, LOG_HEADER_BYTES, decodeFrame, decodeHeader, encodeHeader, encodeRecord,
+  FRAME_BYTES, LOG_FORMAT_VERSION, LOG_HEADER_BYTES, MAX_RECORD_BYTES, decodeFrame, decodeHeader, encodeHeader, encodeRecord,
   type LogRecord, type LoggedStatement, type ReadOutcome,
 } from './logFormat';
 
@@ -47,6 +47,10 @@ export interface LogStoreOptions {
   readonly rotateAtBytes?: number;
   /** Longest wait for another process's lock (default 10 s). */
   readonly lockTimeoutMs?: number;
+  /** Called when the store had to reload its database from disk (another window compacted past it). */
+  readonly onReload?: (db: Database) => void;
+  /** Called after catching up, before a write: a reason to refuse writes (e.g. a newer schema), or null. */
+  readonly checkWritable?: () => string | null;
   /**
    * Tests only: while a file `<snapshot>.fault-enospc` exists, every log append fails with ENOSPC
    * (a full disk), so the refusal path is exercised for real.
@@ -70,6 +74,12 @@ export class UnreadableSnapshotError extends Error {
     this.name = 'UnreadableSnapshotError';
   }
 }
+
+/** Bytes scanned past the rotation size when looking for valid records after a bad frame. */
+const MAX_SCAN_SLACK = 1024 * 1024;
+
+/** In a catch-up's touched set: the database was reloaded, every session may have changed. */
+export const ALL_SESSIONS_TOUCHED = '*';
 
 const CHECKPOINT_DDL =
   'CREATE TABLE IF NOT EXISTS journal_checkpoint (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, seq INTEGER NOT NULL)';
@@ -121,13 +131,16 @@ class LogFile {
     public allocated: number,
   ) {}
 
-  /** Opens an existing generation for reading and writing. Undefined if it does not exist or has no valid header. */
-  static open(file: string, generation: number): LogFile | undefined {
+  /**
+   * Opens an existing generation for reading and writing: the file, `missing` (it does not exist,
+   * e.g. a compaction removed it), or `bad` (its header is damaged or names another generation).
+   */
+  static tryOpen(file: string, generation: number): LogFile | 'missing' | { readonly bad: string } {
     let fd: number;
     try {
       fd = fs.openSync(logPath(file, generation), 'r+');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
       throw error;
     }
     const header = Buffer.alloc(LOG_HEADER_BYTES);
@@ -135,9 +148,15 @@ class LogFile {
     const decoded = n === LOG_HEADER_BYTES ? decodeHeader(header) : undefined;
     if (!decoded || decoded.generation !== generation) {
       fs.closeSync(fd);
-      return undefined;
+      return { bad: decoded ? `its header names generation ${decoded.generation}` : 'its header is damaged' };
     }
     return new LogFile(generation, fd, fs.fstatSync(fd).size);
+  }
+
+  /** Opens an existing generation with a valid header, or undefined. */
+  static open(file: string, generation: number): LogFile | undefined {
+    const opened = LogFile.tryOpen(file, generation);
+    return opened instanceof LogFile ? opened : undefined;
   }
 
   /**
@@ -150,9 +169,9 @@ class LogFile {
     const fd = fs.openSync(tmp, 'w');
     try {
       const header = encodeHeader({ format: LOG_FORMAT_VERSION, generation, createdAt: now, sqljs });
-      fs.writeSync(fd, header, 0, header.length, 0);
+      writeFully(fd, header, 0);
       const zeros = Buffer.alloc(preallocBytes);
-      fs.writeSync(fd, zeros, 0, zeros.length, LOG_HEADER_BYTES);
+      writeFully(fd, zeros, LOG_HEADER_BYTES);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -183,21 +202,40 @@ class LogFile {
     return decodeFrame(frame, payload, offset);
   }
 
-  /** Writes `bytes` at `offset` (growing the preallocation if needed) and makes them durable. */
+  /**
+   * Writes `bytes` at `offset` (growing the preallocation if needed) and makes them durable.
+   * The file's size is read each time (another process may have grown it: never zero-fill over
+   * its records), and a short write (file-size limit, quota) throws instead of being acknowledged.
+   */
   writeDurably(bytes: Buffer, offset: number, preallocBytes: number): void {
+    this.allocated = Math.max(this.allocated, fs.fstatSync(this.fd).size);
     if (offset + bytes.length > this.allocated) {
       const grow = Math.max(preallocBytes, offset + bytes.length - this.allocated);
-      const zeros = Buffer.alloc(grow);
-      fs.writeSync(this.fd, zeros, 0, zeros.length, this.allocated);
+      writeFully(this.fd, Buffer.alloc(grow), this.allocated);
       fs.fsyncSync(this.fd); // the size changes: a full fsync, once per chunk
       this.allocated += grow;
     }
-    fs.writeSync(this.fd, bytes, 0, bytes.length, offset);
+    writeFully(this.fd, bytes, offset);
     fs.fdatasyncSync(this.fd);
+  }
+
+  /** True when the file was deleted (a compaction removed this generation). */
+  isUnlinked(): boolean {
+    return fs.fstatSync(this.fd).nlink === 0;
   }
 
   close(): void {
     fs.closeSync(this.fd);
+  }
+}
+
+/** Writes all of `bytes` at `position`, or throws (EFBIG/EIO) if the system takes fewer. */
+function writeFully(fd: number, bytes: Buffer, position: number): void {
+  let done = 0;
+  while (done < bytes.length) {
+    const n = fs.writeSync(fd, bytes, done, bytes.length - done, position + done);
+    if (n <= 0) throw Object.assign(new Error(`short write: ${done} of ${bytes.length} bytes (file-size limit or quota?)`), { code: 'EFBIG' });
+    done += n;
   }
 }
 
@@ -224,7 +262,7 @@ export class LogStore {
   private readonly rotateAt: number;
   private recording: LoggedStatement[] | undefined;
   private unreadable: string | null = null;
-  private readonly replayCache: StatementCache;
+  private replayCache: StatementCache;
 
   private constructor(
     private readonly options: LogStoreOptions,
@@ -255,12 +293,16 @@ export class LogStore {
       }
       const store = new LogStore(options, db);
       store.lastSeq = checkpoint.seq;
-      const replay = store.replayFrom(checkpoint.generation);
-      if (replay === 'snapshot-moved' && attempt < 5) {
+      const replay = store.replayFrom(checkpoint.generation, attempt >= 5);
+      if (replay === 'snapshot-moved') {
         db.close();
         continue; // a compaction replaced the snapshot and removed a log under us: start over
       }
-      if (replay === 'snapshot-moved') throw new Error('The chat journal keeps changing while it is opened.');
+      if (store.corrupt) {
+        store.log?.close();
+        db.close();
+        throw new UnreadableSnapshotError(options.file, store.corrupt);
+      }
       return { store, report: { snapshotFound: bytes !== undefined, recordsReplayed: replay.records, tornTailCut: replay.tornTailCut, unreadable: store.unreadable } };
     }
   }
@@ -285,7 +327,24 @@ export class LogStore {
     return this.offset;
   }
 
-  private replayFrom(firstGeneration: number): { records: number; tornTailCut: boolean } | 'snapshot-moved' {
+  /** Set (at open) when replaying hit a database error that means the snapshot itself is damaged. */
+  corrupt: string | null = null;
+
+  private markUnreadable(generation: number, why: string): void {
+    this.unreadable ??=
+      `Part of the chat journal's log (${path.basename(logPath(this.options.file, generation))} at byte ${this.offset}) cannot be read: ` +
+      `${why}. History up to that point is shown; nothing can be changed until it is repaired.`;
+  }
+
+  /**
+   * Replays generations from `firstGeneration`. Returns `snapshot-moved` when a compaction changed
+   * the files under us (the caller starts over), unless `final` (then the gap is reported as
+   * unreadable). Generations must be consecutive; a damaged header, a missing generation in the
+   * middle, a sequence gap or a record that cannot be replayed makes the store read-only (or
+   * `corrupt`, for a damaged snapshot); only a bad frame with nothing valid after it at the end of
+   * the last generation is a torn tail, which is cut.
+   */
+  private replayFrom(firstGeneration: number, final: boolean): { records: number; tornTailCut: boolean } | 'snapshot-moved' {
     const generations = listGenerations(this.options.file).filter((g) => g >= firstGeneration);
     let records = 0;
     let tornTailCut = false;
@@ -297,22 +356,40 @@ export class LogStore {
       this.offset = LOG_HEADER_BYTES;
       return { records, tornTailCut };
     }
-    if (generations[0] !== firstGeneration) return 'snapshot-moved';
+    if (generations[0] !== firstGeneration && !final) return 'snapshot-moved';
     for (let i = 0; i < generations.length; i++) {
-      const log = LogFile.open(this.options.file, generations[i]!);
-      if (!log) return 'snapshot-moved';
+      const g = generations[i]!;
+      const expected = firstGeneration + i;
+      if (g !== expected) {
+        if (!this.log) this.adoptEmptyGeneration(g);
+        this.markUnreadable(expected, `log generation ${expected} is missing`);
+        return { records, tornTailCut };
+      }
+      const opened = LogFile.tryOpen(this.options.file, g);
+      if (opened === 'missing') {
+        if (!final) return 'snapshot-moved';
+        this.markUnreadable(g, 'the file vanished while it was read');
+        return { records, tornTailCut };
+      }
+      if (!(opened instanceof LogFile)) {
+        if (!this.log) this.adoptEmptyGeneration(g);
+        this.markUnreadable(g, opened.bad);
+        return { records, tornTailCut };
+      }
       if (this.log) this.log.close();
-      this.log = log;
+      this.log = opened;
       this.offset = LOG_HEADER_BYTES;
       const last = i === generations.length - 1;
       const result = this.applyAvailable();
       records += result.records;
       if (result.bad) {
-        const followedByValid = this.validRecordFollows(result.bad.length);
-        if (!last || followedByValid) {
-          this.unreadable =
-            `Part of the chat journal's log (${path.basename(logPath(this.options.file, log.generation))} at byte ${this.offset}) cannot be read: ` +
-            `${result.bad.why}. History up to that point is shown; nothing can be changed until it is repaired.`;
+        if (result.bad.kind === 'replay' && /malformed|corrupt|not a database/i.test(result.bad.why)) {
+          this.corrupt = `replaying the log on it failed: ${result.bad.why}`;
+          return { records, tornTailCut };
+        }
+        const tornTail = result.bad.kind === 'frame' && last && !this.validRecordFollows();
+        if (!tornTail) {
+          this.markUnreadable(g, result.bad.why);
           return { records, tornTailCut };
         }
         this.cutTornTail();
@@ -322,20 +399,36 @@ export class LogStore {
     return { records, tornTailCut };
   }
 
-  /** Applies every valid record from the current offset of the current generation. */
-  private applyAvailable(): { records: number; touched: Set<string>; bad?: { length: number; why: string } } {
+  /** Keeps a generation open for reading only, when replay stopped before reaching any. */
+  private adoptEmptyGeneration(g: number): void {
+    const opened = LogFile.open(this.options.file, g);
+    if (opened) {
+      this.log = opened;
+      this.offset = LOG_HEADER_BYTES;
+    }
+  }
+
+  /**
+   * Applies every valid record from the current offset of the current generation. Stops at the end,
+   * at a bad frame (`frame`: torn or corrupt), at a sequence gap (`gap`), or at a record that cannot
+   * be replayed (`replay`, e.g. a newer build's migration this SQLite cannot run).
+   */
+  private applyAvailable(): { records: number; touched: Set<string>; bad?: { kind: 'frame' | 'gap' | 'replay'; length: number; why: string } } {
     let records = 0;
     const touched = new Set<string>();
+    if (!this.log) return { records, touched };
     for (;;) {
       const outcome = this.log.readAt(this.offset);
       if (outcome.type === 'end') return { records, touched };
-      if (outcome.type === 'bad') return { records, touched, bad: { length: outcome.length, why: outcome.why } };
+      if (outcome.type === 'bad') return { records, touched, bad: { kind: 'frame', length: outcome.length, why: outcome.why } };
       const record = outcome.record;
       if (record.s > this.lastSeq) {
+        const length = outcome.next - this.offset - FRAME_BYTES;
         if (record.s !== this.lastSeq + 1) {
-          return { records, touched, bad: { length: outcome.next - this.offset - FRAME_BYTES, why: `sequence gap (${this.lastSeq} → ${record.s})` } };
+          return { records, touched, bad: { kind: 'gap', length, why: `sequence gap (${this.lastSeq} → ${record.s}): records are missing` } };
         }
-        this.applyRecord(record);
+        const failure = this.applyRecord(record);
+        if (failure) return { records, touched, bad: { kind: 'replay', length, why: `record ${record.s} cannot be replayed by this version (${failure})` } };
         for (const s of record.x ?? []) touched.add(s);
         records++;
       }
@@ -343,23 +436,47 @@ export class LogStore {
     }
   }
 
-  private applyRecord(record: LogRecord): void {
+  /** Applies one record in a transaction; returns the database's error message if it fails (rolled back). */
+  private applyRecord(record: LogRecord): string | undefined {
     this.db.exec('BEGIN');
     try {
       for (const statement of record.t) applyStatement(this.db, statement, this.replayCache);
       this.db.exec('COMMIT');
     } catch (error) {
-      this.db.exec('ROLLBACK');
-      throw new Error(`Replaying journal record ${record.s} failed: ${(error as Error).message}`);
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        /* the failure already ended the transaction */
+      }
+      return (error as Error).message;
     }
     this.lastSeq = record.s;
+    return undefined;
   }
 
-  /** After a bad frame: is there a valid record right after where its length says it ends? */
-  private validRecordFollows(badLength: number): boolean {
-    if (badLength <= 0 || badLength > 64 * 1024 * 1024) return false;
-    const next = this.log.readAt(this.offset + FRAME_BYTES + badLength);
-    return next.type === 'record' && next.record.s > this.lastSeq;
+  /**
+   * After a bad frame: does any valid, newer record follow it? A torn write leaves nothing valid
+   * behind it (every record is written with its terminator, at the end); damage in the middle does.
+   * The frame's own length may be what is damaged, so this scans every byte after it (up to the
+   * rotation size plus a chunk), checking cheap signs (`{"s":` where a payload would start) before
+   * the CRC. Runs only on this failure path.
+   */
+  private validRecordFollows(): boolean {
+    const size = fs.fstatSync(this.log.fd).size;
+    const end = Math.min(size, this.offset + this.rotateAt + this.prealloc + MAX_SCAN_SLACK);
+    if (end <= this.offset + FRAME_BYTES) return false;
+    const buf = Buffer.alloc(end - this.offset);
+    fs.readSync(this.log.fd, buf, 0, buf.length, this.offset);
+    const sign = Buffer.from('{"s":');
+    for (let i = 1; i + FRAME_BYTES + sign.length <= buf.length; i++) {
+      if (buf[i + FRAME_BYTES] !== 0x7b) continue;
+      const len = buf.readUInt32LE(i);
+      if (len < sign.length || i + FRAME_BYTES + len > buf.length) continue;
+      if (!buf.subarray(i + FRAME_BYTES, i + FRAME_BYTES + sign.length).equals(sign)) continue;
+      const outcome = decodeFrame(buf.subarray(i, i + FRAME_BYTES), buf.subarray(i + FRAME_BYTES, i + FRAME_BYTES + len), this.offset + i);
+      if (outcome.type === 'record' && outcome.record.s > this.lastSeq) return true;
+    }
+    return false;
   }
 
   /** Cuts a torn tail: zeroes the bad frame header under the lock so every reader sees the end. */
@@ -383,8 +500,20 @@ export class LogStore {
     for (;;) {
       const result = this.applyAvailable();
       for (const s of result.touched) touched.add(s);
+      if (result.bad && result.bad.kind !== 'frame') {
+        this.markUnreadable(this.log.generation, result.bad.why);
+        return touched;
+      }
       const next = LogFile.open(this.options.file, this.log.generation + 1);
-      if (!next) return touched;
+      if (!next) {
+        // This generation was deleted and the next one too: another window rotated and compacted
+        // while this process was not running. The snapshot has it all: start again from there.
+        if (this.log.isUnlinked()) {
+          this.reloadFromDisk();
+          touched.add(ALL_SESSIONS_TOUCHED);
+        }
+        return touched;
+      }
       // The next generation exists, so this one is final: finish it (it may have grown), then move on.
       const rest = this.applyAvailable();
       for (const s of rest.touched) touched.add(s);
@@ -392,6 +521,20 @@ export class LogStore {
       this.log = next;
       this.offset = LOG_HEADER_BYTES;
     }
+  }
+
+  /** Replaces the in-memory database with the snapshot plus logs on disk (see catchUp). */
+  private reloadFromDisk(): void {
+    const { store } = LogStore.open(this.options);
+    this.log.close();
+    this.db.close();
+    this.db = store.db;
+    this.log = store.log;
+    this.offset = store.offset;
+    this.lastSeq = store.lastSeq;
+    this.unreadable = store.unreadable;
+    this.replayCache = store.replayCache;
+    this.options.onReload?.(this.db);
   }
 
   /** Statement recorder for JournalCore: every write statement passes through here while recording. */
@@ -433,6 +576,8 @@ export class LogStore {
     try {
       this.catchUp();
       if (this.unreadable) throw new JournalRefusedError('read_only', this.unreadable);
+      const refusal = this.options.checkWritable?.();
+      if (refusal) throw new JournalRefusedError('read_only', refusal);
       const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
       const records: LogRecord[] = [];
       this.db.exec('BEGIN IMMEDIATE');
@@ -441,9 +586,19 @@ export class LogStore {
         this.db.exec('SAVEPOINT tx');
         try {
           const value = transaction();
-          this.db.exec('RELEASE tx');
           const statements = this.recording;
-          if (statements.length > 0) records.push({ s: this.lastSeq + records.length + 1, t: statements, x: [...touched()] });
+          if (statements.length > 0) {
+            const record: LogRecord = { s: this.lastSeq + records.length + 1, t: statements, x: [...touched()] };
+            const bytes = Buffer.byteLength(JSON.stringify(record));
+            if (bytes > MAX_RECORD_BYTES) {
+              throw new JournalRefusedError(
+                'storage_failed',
+                `A change of ${(bytes / 1048576).toFixed(0)} MB is larger than the chat journal takes (${MAX_RECORD_BYTES / 1048576} MB). Nothing was changed.`,
+              );
+            }
+            records.push(record);
+          }
+          this.db.exec('RELEASE tx');
           outcomes.push({ ok: true, value });
         } catch (error) {
           this.db.exec('ROLLBACK TO tx');
@@ -509,7 +664,7 @@ export class LogStore {
 
   /** Closes the log file (the database is the caller's). */
   close(): void {
-    this.log.close();
+    this.log?.close();
   }
 }
 
@@ -538,12 +693,15 @@ export function compact(sql: SqlJsStatic, file: string, belowGeneration: number,
       if (closed.length === 0) return { records: 0, bytes: bytes?.length ?? 0 };
       for (const g of closed) {
         const log = LogFile.open(file, g);
-        if (!log) throw new Error(`log generation ${g} vanished during compaction`);
+        if (!log) throw new Error(`log generation ${g} is missing or damaged: not compacting`);
         try {
           let offset = LOG_HEADER_BYTES;
           for (;;) {
             const outcome = log.readAt(offset);
-            if (outcome.type !== 'record') break;
+            if (outcome.type === 'end') break;
+            // A closed generation must read to its explicit end: anything else would be deleted unread.
+            if (outcome.type === 'bad') throw new Error(`log generation ${g} cannot be read at byte ${offset} (${outcome.why}): not compacting`);
+            if (outcome.record.s > seq + 1) throw new Error(`log generation ${g} has a sequence gap at byte ${offset}: not compacting`);
             if (outcome.record.s > seq) {
               db.exec('BEGIN');
               for (const statement of outcome.record.t) applyStatement(db, statement, cache);
@@ -566,11 +724,14 @@ export function compact(sql: SqlJsStatic, file: string, belowGeneration: number,
       const tmp = `${file}.compact-${process.pid}`;
       const fd = fs.openSync(tmp, 'w');
       try {
-        fs.writeSync(fd, image, 0, image.length, 0);
+        writeFully(fd, Buffer.from(image.buffer, image.byteOffset, image.byteLength), 0);
         fs.fsyncSync(fd);
-      } finally {
+      } catch (error) {
         fs.closeSync(fd);
+        fs.rmSync(tmp, { force: true });
+        throw error;
       }
+      fs.closeSync(fd);
       fs.renameSync(tmp, file);
       fsyncDirSync(path.dirname(file));
       for (const g of closed) fs.rmSync(logPath(file, g), { force: true });

@@ -62,6 +62,21 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     ...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
     ...(options.faultInjection ? { faultInjection: true } : {}),
   };
+  let core!: JournalCore;
+  let store!: LogStore;
+  // Set once a newer build's schema is seen (at open, or replayed from another window's log).
+  let readOnlyReason: string | null = null;
+  const newerSchema = (): string | null => {
+    const version = core.userVersion();
+    return version > SCHEMA_VERSION ? newerSchemaMessage(version) : null;
+  };
+  (storeOptions as { onReload?: unknown }).onReload = (db: import('sql.js').Database) => {
+    core = new JournalCore(db, (sqlText, params) => store.record(sqlText, params));
+  };
+  (storeOptions as { checkWritable?: unknown }).checkWritable = () => {
+    readOnlyReason ??= newerSchema();
+    return readOnlyReason;
+  };
   let quarantined: WorkerOpenReport['quarantined'] = null;
   let opened: ReturnType<typeof LogStore.open>;
   try {
@@ -72,13 +87,14 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     quarantined = { path: aside, reason: error.message };
     opened = LogStore.open(storeOptions);
   }
-  const { store, report } = opened;
-  const core = new JournalCore(store.db, (s, p) => store.record(s, p));
+  const report = opened.report;
+  store = opened.store;
+  core = new JournalCore(store.db, (sqlText, params) => store.record(sqlText, params));
   let compactor: Worker | undefined;
   let compactAgain = false;
   const created = !report.snapshotFound && report.recordsReplayed === 0;
   const versionFound = core.userVersion();
-  let readOnlyReason: string | null = report.unreadable;
+  readOnlyReason = report.unreadable;
   if (!readOnlyReason && versionFound > SCHEMA_VERSION) readOnlyReason = newerSchemaMessage(versionFound);
   if (!readOnlyReason) {
     // Each migration is its own logged transaction; a process that migrated first leaves nothing to do.
@@ -136,17 +152,18 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   }, options.integrityCheckDelayMs ?? 1500);
   checkTimer.unref?.();
 
-  const checkVersion = () => {
-    if (!readOnlyReason && core.userVersion() > SCHEMA_VERSION) readOnlyReason = newerSchemaMessage(core.userVersion());
+  /** Re-derives read-only (newer schema replayed, or part of the log unreadable); true if it changed. */
+  const checkVersion = (): boolean => {
+    const before = readOnlyReason;
+    readOnlyReason ??= store.unreadableReason ?? newerSchema();
+    return readOnlyReason !== before;
   };
 
   const poll = setInterval(() => {
     try {
       const touched = store.catchUp();
-      if (touched.size > 0) {
-        checkVersion();
-        post({ kind: 'external', sessionIds: [...touched], readOnlyReason });
-      }
+      const changed = checkVersion();
+      if (touched.size > 0 || changed) post({ kind: 'external', sessionIds: [...touched], readOnlyReason });
     } catch (error) {
       post({ kind: 'log', line: `[journal] reading other windows' changes failed: ${(error as Error).message}` });
     }
@@ -177,11 +194,13 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
         runnable.map((m) => () => operation(m.op)!.apply(core, m.args as unknown[])),
         () => core.takeTouched(),
       );
+      if (checkVersion()) post({ kind: 'external', sessionIds: [], readOnlyReason });
       outcomes.forEach((o, i) => (o.ok ? post({ kind: 'result', id: runnable[i]!.id, value: o.value }) : reply(runnable[i]!.id, o.error)));
       if (rotated) compactSoon();
     } catch (error) {
       core.takeTouched();
       for (const m of runnable) reply(m.id, error);
+      if (checkVersion()) post({ kind: 'external', sessionIds: [], readOnlyReason });
     }
   };
 
@@ -209,11 +228,9 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     }
     try {
       const touched = store.catchUp();
-      if (touched.size > 0) {
-        checkVersion();
-        post({ kind: 'external', sessionIds: [...touched], readOnlyReason });
-      }
-      post({ kind: 'result', id: message.id, value: fn.apply(core, message.args as unknown[]) });
+      const changed = checkVersion();
+      if (touched.size > 0 || changed) post({ kind: 'external', sessionIds: [...touched], readOnlyReason });
+      post({ kind: 'result', id: message.id, value: operation(message.op)!.apply(core, message.args as unknown[]) });
     } catch (error) {
       reply(message.id, error);
     }

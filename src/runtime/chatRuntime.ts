@@ -97,9 +97,10 @@ export class ChatRuntime {
    * here (exactly once: the waiter is removed as it resolves), and views re-read the chats.
    */
   private async onExternalChange(sessionIds: readonly string[]): Promise<void> {
-    // No session named: something about the whole journal changed (e.g. it became read-only).
-    if (sessionIds.length === 0) this.emit({ type: 'refresh', sessionId: ALL_SESSIONS });
-    for (const sessionId of sessionIds) {
+    // No session named, or every session ('*': the journal was reloaded): refresh every open chat.
+    const all = sessionIds.length === 0 || sessionIds.includes(ALL_SESSIONS);
+    if (all) this.emit({ type: 'refresh', sessionId: ALL_SESSIONS });
+    for (const sessionId of all ? [...this.active.keys()] : sessionIds) {
       const active = this.active.get(sessionId);
       if (active) {
         for (const [requestId, waiter] of [...active.waiters]) {
@@ -109,7 +110,7 @@ export class ChatRuntime {
           waiter.resolve({ approved: row.status === 'approved', decision: row.decision ?? 'deny', requestId });
         }
       }
-      this.emit({ type: 'refresh', sessionId });
+      if (!all) this.emit({ type: 'refresh', sessionId });
     }
   }
 

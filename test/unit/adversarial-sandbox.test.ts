@@ -9,12 +9,23 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { classifyAction } from '../../src/core/sandboxPolicy';
 import { LocalAgent } from '../../src/runtime/agents/localAgent';
 import { ChatRuntime } from '../../src/runtime/chatRuntime';
 import { realTarget } from '../../src/runtime/toolRuntime';
-import { fakeInstance, openJournal, tempDir } from './helpers';
+import { fakeInstance, openJournal, tempDir as makeTempDir } from './helpers';
+
+/** Temporary folders of this file, removed when it ends. */
+const madeDirs: string[] = [];
+function tempDir(prefix?: string): string {
+  const dir = makeTempDir(prefix);
+  madeDirs.push(dir);
+  return dir;
+}
+after(() => {
+  for (const dir of madeDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
 
 /** Sends `prompt`, denies every boundary request it raises, and returns how many it raised. */
 async function sendDenyingEverything(runtime: ChatRuntime, sessionId: string, prompt: string): Promise<number> {
@@ -28,7 +39,10 @@ async function sendDenyingEverything(runtime: ChatRuntime, sessionId: string, pr
       await runtime.decide(sessionId, id, 'deny');
     }
     const turns = (await runtime.transcript(sessionId)).turns;
-    if (turns.at(-1)?.status !== 'running') return requests;
+    if (turns.at(-1)?.status !== 'running') {
+      await runtime.whenIdle(sessionId);
+      return requests;
+    }
     if (Date.now() > end) throw new Error(`turn "${prompt}" never ended`);
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -58,9 +72,10 @@ describe('adversarial: allowlisted commands that leave the workspace', () => {
    *   `~user/…`           dash expands `~name` to that user's home (only `~` and `~/` are handled);
    *   `--output=/abs`     git log/diff/show write their output to any file (a write outside!);
    *   `--files0-from=/f`  wc/du read a file outside and print its content in their error messages;
-   *   `-f/file`           file(1) reads names from a file outside and prints each line.
+   *   `-f/file`           file(1) reads names from a file outside and prints each line;
+   *   `.[.]/…`            '[' is not a "shell operator", and dash globs `.[.]` to `..`.
    * These run with no boundary request (as judged exactly as the tool runtime judges them).
-   * Fails today: all six are classified `inside`.
+   * Fails today: all seven are classified `inside`.
    */
   it('classifies paths hidden in ~user and in option values as outside the workspace', () => {
     const workspace = tempDir('nac-ws-');
@@ -72,6 +87,7 @@ describe('adversarial: allowlisted commands that leave the workspace', () => {
       'wc --files0-from=/etc/hostname',
       'du --files0-from=/etc/hostname',
       'file -f/etc/hostname',
+      `cat ${'.[.]/'.repeat(fs.realpathSync(workspace).split('/').length - 1)}etc/hostname`,
     ];
     const inside = commands.filter(
       (command) => classifyAction({ type: 'command', command }, fs.realpathSync(workspace), (w) => realTarget(workspace, w)).type === 'inside',
@@ -117,6 +133,28 @@ describe('adversarial: allowlisted commands that leave the workspace', () => {
       const r1 = await sendDenyingEverything(runtime, sessionId, `write .git/config\n\`\`\`\n${config}\n\`\`\``);
       const r2 = await sendDenyingEverything(runtime, sessionId, 'run git status');
       assert.equal(fs.existsSync(marker), false, `git ran core.fsmonitor (${r1 + r2} boundary requests raised)`);
+    } finally {
+      await journal.close();
+    }
+  });
+});
+
+describe('adversarial: globbing', () => {
+  /**
+   * BUG (security, real effect): SHELL_OPERATORS rejects `*` and `?` but not `[`, and the path check
+   * only looks for a literal `..`. `.[.]` is not `..` to the policy (nor to `realTarget`), but dash
+   * expands it to `..`, so `cat .[.]/<sibling>/secret.txt` prints a file outside the workspace.
+   * Fails today: the secret is in the command output and no boundary request was raised.
+   */
+  it('a bracket glob cannot climb out of the workspace without asking', async () => {
+    const workspace = tempDir('nac-ws-');
+    const outside = tempDir('nac-outside-');
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'top secret\n');
+    const { journal, runtime, sessionId } = await localRuntime(workspace);
+    try {
+      const requests = await sendDenyingEverything(runtime, sessionId, `run cat .[.]/${path.basename(outside)}/secret.txt`);
+      const output = (await runtime.transcript(sessionId)).turns[0]!.items.map((i) => (i.type === 'invocation' ? i.output : '')).join('');
+      assert.doesNotMatch(output, /top secret/, `read outside the workspace (${requests} boundary requests raised)`);
     } finally {
       await journal.close();
     }
