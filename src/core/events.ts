@@ -31,6 +31,8 @@ export interface EventPayloads {
     readonly subject: string;
     readonly why: string;
     readonly diff?: string;
+    /** What "Allow for this session" would also approve, in words. */
+    readonly grants?: string;
   };
   /** A boundary request was settled. */
   boundary_decided: {

@@ -24,20 +24,31 @@ export type SandboxAction =
  */
 export type SandboxVerdict =
   | { readonly type: 'inside' }
-  | { readonly type: 'boundary'; readonly kind: BoundaryKind; readonly subject: string; readonly scopeKey: string; readonly why: string };
+  | {
+      readonly type: 'boundary';
+      readonly kind: BoundaryKind;
+      readonly subject: string;
+      readonly scopeKey: string;
+      readonly why: string;
+      /** What "Allow for this session" would approve, in words (e.g. "`npm` commands without shell operators"). */
+      readonly grants: string;
+    };
 
 /** Programs that only read, run without asking when their arguments stay in the workspace. */
 export const READ_ONLY_PROGRAMS: readonly string[] = [
   'ls', 'pwd', 'cat', 'head', 'tail', 'wc', 'echo', 'date', 'whoami', 'uname', 'grep', 'rg', 'stat', 'file', 'tree', 'du',
 ];
 
-/** git subcommands that only read. */
-export const READ_ONLY_GIT_SUBCOMMANDS: readonly string[] = ['status', 'log', 'diff', 'show', 'branch', 'rev-parse', 'ls-files'];
+/**
+ * git is deliberately not read-only here: a repository's own config (`core.fsmonitor`, pagers,
+ * diff drivers, `--output`) can make even `git status` run commands or write files.
+ */
+export const READ_ONLY_GIT_SUBCOMMANDS: readonly string[] = [];
 
 /** Programs whose purpose is to reach the network. */
 export const NETWORK_PROGRAMS: readonly string[] = ['curl', 'wget', 'ssh', 'scp', 'nc', 'ping', 'ftp', 'rsync'];
 
-const SHELL_OPERATORS = /[|;&<>`$(){}\n\\*?]/;
+const SHELL_OPERATORS = /[|;&<>`$(){}\n\\*?[\]!]/;
 
 /**
  * Splits a command line into words, honouring single and double quotes.
@@ -76,12 +87,27 @@ export function isInsideWorkspace(workspaceRoot: string, target: string): boolea
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
+/** `~`, `~/x` and `~user/x` all lead to a home folder: outside any workspace. */
 function expandHome(p: string): string {
-  return p === '~' || p.startsWith('~/') ? path.join('/__home__', p.slice(1)) : p;
+  return p.startsWith('~') ? path.join('/__home__', p.slice(1)) : p;
 }
 
 function looksLikePath(word: string): boolean {
   return word.startsWith('/') || word.startsWith('~') || word.startsWith('..') || word.includes('/..');
+}
+
+/** An option that carries a path (`--output=/x`, `-f/x`, `--files0-from=~/x`): its path part, else undefined. */
+function optionPath(word: string): string | undefined {
+  if (!word.startsWith('-')) return undefined;
+  const eq = word.indexOf('=');
+  if (eq >= 0) return word.slice(eq + 1);
+  const at = word.search(/[/~.]/);
+  return at > 0 ? word.slice(at) : undefined;
+}
+
+/** True when a path names something inside a `.git` folder (hooks and config there run code). */
+function touchesGitInternals(p: string): boolean {
+  return p.split(/[\\/]/).includes('.git');
 }
 
 /**
@@ -96,41 +122,68 @@ export function classifyAction(
   resolveArgument?: (word: string) => string,
 ): SandboxVerdict {
   if (action.type === 'read' || action.type === 'write') {
-    if (isInsideWorkspace(workspaceRoot, action.path)) return { type: 'inside' };
-    const resolved = path.resolve(workspaceRoot, action.path);
+    const resolved = path.resolve(workspaceRoot, expandHome(action.path));
+    if (isInsideWorkspace(workspaceRoot, action.path)) {
+      if (action.type === 'write' && touchesGitInternals(path.relative(workspaceRoot, resolved))) {
+        return {
+          type: 'boundary',
+          kind: 'file_change',
+          subject: resolved,
+          scopeKey: `file_change:${resolved}`,
+          why: 'Writing inside .git can change what git runs (hooks, config)',
+          grants: 'writing this file again in this chat',
+        };
+      }
+      return { type: 'inside' };
+    }
     const kind: BoundaryKind = action.type === 'read' ? 'read_outside_workspace' : 'write_outside_workspace';
     return {
       type: 'boundary',
       kind,
       subject: resolved,
-      scopeKey: `${kind}:${path.dirname(resolved)}`,
+      // A grant covers this one file, never its neighbours.
+      scopeKey: `${kind}:${resolved}`,
       why: `${action.type === 'read' ? 'Reading' : 'Writing'} a file outside the workspace folder`,
+      grants: `${action.type === 'read' ? 'reading' : 'writing'} this file again in this chat`,
     };
   }
   const command = action.command.trim();
   const words = splitCommandLine(command);
   const program = words?.[0] ?? command.split(/\s+/)[0] ?? '';
   const programName = path.basename(program);
-  if (NETWORK_PROGRAMS.includes(programName)) {
-    return { type: 'boundary', kind: 'network', subject: command, scopeKey: `network:${programName}`, why: 'The command reaches the network' };
-  }
-  const boundary: SandboxVerdict = {
+  // "Allow for this session" covers every command of a program only for simple commands (no shell
+  // operators, no path outside the workspace); anything else is granted for the exact command line.
+  const exact: SandboxVerdict = {
     type: 'boundary',
     kind: 'command',
     subject: command,
-    scopeKey: `command:${programName}`,
-    why: 'The command is not on the read-only allowlist',
+    scopeKey: `command-exact:${command}`,
+    why: 'The command uses shell operators or could not be parsed',
+    grants: 'this exact command again in this chat',
   };
-  if (!words || words.length === 0 || SHELL_OPERATORS.test(command)) {
-    return { ...boundary, why: 'The command uses shell operators or could not be parsed' };
+  if (NETWORK_PROGRAMS.includes(programName)) {
+    return { ...exact, kind: 'network', scopeKey: `network-exact:${command}`, why: 'The command reaches the network' };
   }
-  const readOnly =
-    READ_ONLY_PROGRAMS.includes(program) ||
-    (program === 'git' && words.length >= 2 && READ_ONLY_GIT_SUBCOMMANDS.includes(words[1] ?? ''));
-  if (!readOnly) return boundary;
-  const outside = words.slice(1).find(
-    (w) => (looksLikePath(w) && !isInsideWorkspace(workspaceRoot, w)) || (resolveArgument !== undefined && !w.startsWith('-') && !isInsideWorkspace(workspaceRoot, resolveArgument(w))),
-  );
-  if (outside !== undefined) return { ...boundary, why: `The command names a path outside the workspace (${outside})` };
+  if (!words || words.length === 0 || SHELL_OPERATORS.test(command)) {
+    const readOnlyProgram = READ_ONLY_PROGRAMS.includes(program);
+    return readOnlyProgram || !words ? exact : { ...exact, why: 'The command is not on the read-only allowlist, and it uses shell operators' };
+  }
+  const outside = words.slice(1).find((w) => {
+    const candidates = [w, optionPath(w)].filter((c): c is string => c !== undefined && c !== '');
+    return candidates.some(
+      (c) =>
+        (looksLikePath(c) && !isInsideWorkspace(workspaceRoot, c)) ||
+        (resolveArgument !== undefined && !c.startsWith('-') && !isInsideWorkspace(workspaceRoot, resolveArgument(c))),
+    );
+  });
+  if (outside !== undefined) return { ...exact, why: `The command names a path outside the workspace (${outside})` };
+  if (!READ_ONLY_PROGRAMS.includes(program)) {
+    return {
+      ...exact,
+      scopeKey: `command:${programName}`,
+      why: 'The command is not on the read-only allowlist',
+      grants: `\`${programName}\` commands without shell operators or outside paths, in this chat`,
+    };
+  }
   return { type: 'inside' };
 }

@@ -33,6 +33,8 @@ export type TranscriptItem =
       readonly subject: string;
       readonly why: string;
       readonly diff?: string;
+      /** What "Allow for this session" would also approve, in words. */
+      readonly grants?: string;
       readonly status: BoundaryStatus;
       readonly decision?: BoundaryDecision;
       readonly closureReason?: ClosureReason;
@@ -168,6 +170,7 @@ function applyEventToTurn(turn: TranscriptTurn, event: LedgerEvent): TranscriptT
             subject: p.subject,
             why: p.why,
             ...(p.diff ? { diff: p.diff } : {}),
+            ...(p.grants ? { grants: p.grants } : {}),
             status: 'pending',
           },
         ],

@@ -36,6 +36,8 @@ export interface CreateBoundaryRequestInput {
   readonly why: string;
   readonly detail: string | null;
   readonly scopeKey: string;
+  /** What "Allow for this session" would also approve, in words (shown, not stored in the row). */
+  readonly grants?: string;
   readonly at: number;
   readonly autoApproved?: boolean;
 }
@@ -417,6 +419,7 @@ export class JournalCore {
           subject: input.subject,
           why: input.why,
           ...(input.detail ? { diff: input.detail } : {}),
+          ...(input.grants ? { grants: input.grants } : {}),
         },
       },
       ...(approved

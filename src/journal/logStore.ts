@@ -574,7 +574,7 @@ export class LogStore {
       throw new JournalRefusedError('storage_failed', `The chat journal could not be locked: ${(error as Error).message}`);
     }
     try {
-      this.catchUp();
+      for (const id of this.catchUp()) this.caughtUp.add(id);
       if (this.unreadable) throw new JournalRefusedError('read_only', this.unreadable);
       const refusal = this.options.checkWritable?.();
       if (refusal) throw new JournalRefusedError('read_only', refusal);
@@ -638,6 +638,18 @@ export class LogStore {
       this.lock.release();
     }
   }
+
+  /**
+   * Sessions other processes changed that a write's catch-up applied (the caller tells its views,
+   * as the poll would have); clears the set.
+   */
+  takeCaughtUp(): Set<string> {
+    const taken = this.caughtUp;
+    this.caughtUp = new Set();
+    return taken;
+  }
+
+  private caughtUp = new Set<string>();
 
   /** Starts the next log generation now (takes the lock). Returns false if another process just did. */
   rotateNow(): boolean {

@@ -194,14 +194,15 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
         runnable.map((m) => () => operation(m.op)!.apply(core, m.args as unknown[])),
         () => core.takeTouched(),
       );
-      if (checkVersion()) post({ kind: 'external', sessionIds: [], readOnlyReason });
       outcomes.forEach((o, i) => (o.ok ? post({ kind: 'result', id: runnable[i]!.id, value: o.value }) : reply(runnable[i]!.id, o.error)));
       if (rotated) compactSoon();
     } catch (error) {
       core.takeTouched();
       for (const m of runnable) reply(m.id, error);
-      if (checkVersion()) post({ kind: 'external', sessionIds: [], readOnlyReason });
     }
+    // What the write's catch-up applied from other windows must reach this window's views too.
+    const caughtUp = store.takeCaughtUp();
+    if (checkVersion() || caughtUp.size > 0) post({ kind: 'external', sessionIds: [...caughtUp], readOnlyReason });
   };
 
   const handle = (message: Exclude<ToWorker, { kind: 'write' }>) => {

@@ -82,6 +82,8 @@ export interface AgentTurnContext {
     readonly why: string;
     readonly scopeKey: string;
     readonly detail?: string;
+    /** What "Allow for this session" would also approve, in words (shown on the card). */
+    readonly grants?: string;
   }): Promise<BoundaryOutcome>;
   /** Stores provider state (e.g. a session or thread id) so a later run can resume. */
   setProviderState(state: string): Promise<void>;

@@ -279,7 +279,7 @@ export class ChatRuntime {
     const active: ActiveRun = {
       runId, turnId, sessionId, abort, waiters: new Map(), done: Promise.resolve(),
       ledger: new RunLedger(
-        journal, runId, this.now,
+        this.runJournal(), runId, this.now,
         (events) => this.publish(sessionId, events),
         (message) => this.onRefused(active, message),
         this.options.flushIntervalMs,
@@ -350,19 +350,36 @@ export class ChatRuntime {
           ? { status: 'completed' as const, turnStatus: 'completed' as const }
           : { status: 'failed' as const, turnStatus: 'failed' as const, errorClass: outcome.errorClass, message: outcome.message };
     const finished = await journal.write('finishRun', { runId: active.runId, ...finish, at: this.now() });
+    // The run is over the moment its end is durable: nothing may read "ended" yet find it live.
+    this.active.delete(active.sessionId);
     if (finished.ok) {
+      this.log(`[runtime] run ${active.runId} ${finish.status}${'errorClass' in finish && finish.errorClass ? ` (${finish.errorClass})` : ''}`);
       this.publish(active.sessionId, finished.value.events);
+      this.emit({ type: 'live', sessionId: active.sessionId });
       const turn = await journal.read('getTurn', active.turnId);
       if (turn) this.emit({ type: 'update', sessionId: active.sessionId, update: { type: 'turn', turn } });
     } else {
       this.log(`[runtime] could not finish run ${active.runId}: ${finished.message}`);
+      this.emit({ type: 'live', sessionId: active.sessionId });
     }
-    this.active.delete(active.sessionId);
-    this.emit({ type: 'live', sessionId: active.sessionId });
+  }
+
+  /**
+   * The journal as a run sees it: once this host is shutting down (`dispose`), every write answers
+   * `closed` and changes nothing, so aborting a running tool on the way out is never journaled as a
+   * user's Stop; the next host's recovery settles the run instead.
+   */
+  private runJournal(): Pick<Journal, 'read' | 'write'> {
+    const journal = this.options.journal;
+    return {
+      read: (op, ...args) => journal.read(op, ...args),
+      write: (op, ...args) =>
+        this.disposed ? Promise.resolve(fail('closed', 'The extension host is shutting down.')) : journal.write(op, ...args),
+    };
   }
 
   private contextFor(active: ActiveRun): AgentTurnContext {
-    const journal = this.options.journal;
+    const journal = this.runJournal();
     const ctx: AgentTurnContext = {
       signal: active.abort.signal,
       text: (delta) => active.ledger.text(delta),
@@ -394,6 +411,7 @@ export class ChatRuntime {
         const created = await journal.write('createBoundaryRequest', {
           id: requestId, runId: active.runId, invocationId: request.invocationId ?? null, kind: request.kind,
           subject: request.subject, why: request.why, detail: request.detail ?? null, scopeKey: request.scopeKey,
+          ...(request.grants ? { grants: request.grants } : {}),
           at: this.now(), autoApproved: granted,
         });
         if (!created.ok) {
@@ -463,8 +481,12 @@ export class ChatRuntime {
     });
     if (!settled.ok) return settled;
     if (!settled.value.settled) {
+      // Another window decided first: hand its decision to the waiting agent, then say so here.
       active.waiters.delete(requestId);
-      return fail('already_decided', describeSettled(settled.value.request.status, settled.value.request.closureReason));
+      const row = settled.value.request;
+      waiter.resolve({ approved: row.status === 'approved', decision: row.decision ?? 'deny', requestId });
+      this.emit({ type: 'live', sessionId });
+      return fail('already_decided', describeSettled(row.status, row.closureReason));
     }
     active.waiters.delete(requestId);
     this.publish(sessionId, settled.value.events);

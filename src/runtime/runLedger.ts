@@ -27,7 +27,7 @@ export class RunLedger {
    * @param onRefused called once per refused flush with the journal's message.
    */
   constructor(
-    private readonly journal: Journal,
+    private readonly journal: Pick<Journal, 'write'>,
     private readonly runId: string,
     private readonly now: () => number,
     private readonly onStored: (events: readonly LedgerEvent[]) => void,

@@ -58,6 +58,7 @@ export class SandboxedToolRunner implements ToolRunner {
         subject: verdict.subject,
         why: verdict.why,
         scopeKey: verdict.scopeKey,
+        grants: verdict.grants,
         ...(call.name === 'write' ? { detail: call.input.content.slice(0, 4000) } : {}),
       });
       if (!outcome.approved) {
@@ -122,22 +123,56 @@ function realRoot(root: string): string {
 }
 
 /**
- * Where `target` (relative to `root`) really leads: the real path of the deepest existing ancestor,
- * joined with the rest (so a file that does not exist yet is judged by its real folder).
+ * Where `target` (relative to `root`) really leads: symlinks are followed, including dangling ones
+ * (a write through a dangling link creates its target), by resolving each existing prefix with
+ * `realpath` and each link that points nowhere with `readlink`. At most 40 links (then the path
+ * is judged as it is written).
  */
 export function realTarget(root: string, target: string): string {
-  const absolute = path.resolve(root, target);
-  let existing = absolute;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return path.join(fs.realpathSync(existing), ...rest.reverse());
-    } catch {
+  let current = path.resolve(root, target);
+  for (let hops = 0; hops < 40; hops++) {
+    // Find the deepest existing prefix (lstat: a dangling link exists too).
+    let existing = current;
+    const rest: string[] = [];
+    while (!lstatOrUndefined(existing)) {
       const parent = path.dirname(existing);
-      if (parent === existing) return absolute;
-      rest.push(path.basename(existing));
+      if (parent === existing) return current;
+      rest.unshift(path.basename(existing));
       existing = parent;
     }
+    const stat = lstatOrUndefined(existing)!;
+    if (stat.isSymbolicLink()) {
+      let real: string | undefined;
+      try {
+        real = fs.realpathSync(existing);
+      } catch {
+        real = undefined; // dangling: follow it by hand
+      }
+      if (real === undefined) {
+        const parentReal = realTargetOfParent(existing);
+        current = path.join(path.resolve(parentReal, fs.readlinkSync(existing)), ...rest);
+        continue;
+      }
+      return path.join(real, ...rest);
+    }
+    return path.join(fs.realpathSync(existing), ...rest);
+  }
+  return current;
+}
+
+function realTargetOfParent(p: string): string {
+  try {
+    return fs.realpathSync(path.dirname(p));
+  } catch {
+    return path.dirname(p);
+  }
+}
+
+function lstatOrUndefined(p: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(p);
+  } catch {
+    return undefined;
   }
 }
 

@@ -7,7 +7,7 @@ const verdict = (command: string) => classifyAction({ type: 'command', command }
 
 describe('sandbox policy', () => {
   it('runs read-only allowlisted commands inside the workspace without asking', () => {
-    for (const c of ['ls', 'ls -la src', 'cat README.md', 'git status', 'git log --oneline', 'grep -n foo src/a.ts', 'wc -l "a b.txt"']) {
+    for (const c of ['ls', 'ls -la src', 'cat README.md', 'grep -n foo src/a.ts', 'wc -l "a b.txt"']) {
       assert.deepEqual(verdict(c), { type: 'inside' }, c);
     }
   });
@@ -21,15 +21,34 @@ describe('sandbox policy', () => {
   });
 
   it('asks when an allowlisted command uses shell operators or leaves the workspace', () => {
-    for (const c of ['ls && rm -rf x', 'cat a > b', 'echo $(whoami)', 'cat /etc/passwd', 'ls ../other', 'cat ~/.ssh/id_rsa', 'git push', 'ls "unbalanced']) {
+    for (const c of ['ls && rm -rf x', 'cat a > b', 'echo $(whoami)', 'cat /etc/passwd', 'ls ../other', 'cat ~/.ssh/id_rsa', 'git push', 'ls "unbalanced',
+      // git runs what the repository's own config says (fsmonitor, pagers, diff drivers): never read-only.
+      'git status', 'git log --oneline',
+      // paths hidden in ~user, option values and globs
+      'cat ~root/.profile', 'wc --files0-from=/etc/list', 'file -f/etc/list', 'cat .[.]/secret']) {
       assert.equal(verdict(c).type, 'boundary', c);
     }
   });
 
-  it('classifies network tools as network requests', () => {
+  it('classifies network tools as network requests, granted for the exact command only', () => {
     const v = verdict('curl https://example.com');
     assert.equal(v.type === 'boundary' && v.kind, 'network');
-    assert.equal(v.type === 'boundary' && v.scopeKey, 'network:curl');
+    assert.equal(v.type === 'boundary' && v.scopeKey, 'network-exact:curl https://example.com');
+  });
+
+  it('grants a whole program only for simple commands; chained ones are granted exactly', () => {
+    const simple = verdict('node src/greet.js A');
+    assert.equal(simple.type === 'boundary' && simple.scopeKey, 'command:node');
+    assert.match(simple.type === 'boundary' ? simple.grants : '', /`node` commands without shell operators/);
+    const chained = verdict('node src/greet.js B && touch /tmp/x');
+    assert.equal(chained.type === 'boundary' && chained.scopeKey, 'command-exact:node src/greet.js B && touch /tmp/x');
+    const outside = verdict('node /tmp/evil.js');
+    assert.equal(outside.type === 'boundary' && outside.scopeKey, 'command-exact:node /tmp/evil.js');
+  });
+
+  it('asks before writing inside .git (hooks and config run code)', () => {
+    const v = classifyAction({ type: 'write', path: '.git/hooks/pre-commit' }, ROOT);
+    assert.equal(v.type === 'boundary' && v.kind, 'file_change');
   });
 
   it('asks for reads and writes outside the workspace only', () => {

@@ -44,15 +44,16 @@ export function renderInvocation(item: InvocationItem): HTMLElement {
 }
 
 /** The three decision buttons of an actionable request. */
-function decisionButtons(requestId: string, busy: boolean): HTMLElement {
-  const button = (decision: string, label: string, appearance: 'primary' | 'secondary') =>
-    h('vscode-button', { 'data-decision': decision, 'data-request-id': requestId, appearance, disabled: busy }, label);
+function decisionButtons(requestId: string, busy: boolean, grants: string | undefined): HTMLElement {
+  const button = (decision: string, label: string, appearance: 'primary' | 'secondary', title?: string) =>
+    h('vscode-button', { 'data-decision': decision, 'data-request-id': requestId, appearance, disabled: busy, ...(title ? { title } : {}) }, label);
   return h(
     'div',
     { class: 'boundary-actions' },
     button('allow_once', 'Allow once', 'primary'),
-    button('allow_session', 'Allow for this session', 'secondary'),
+    button('allow_session', 'Allow for this session', 'secondary', grants ? `Also approves ${grants}` : undefined),
     button('deny', 'Deny', 'secondary'),
+    grants ? h('div', { class: 'grant-scope' }, `“Allow for this session” also approves ${grants.replace(/`/g, '')}.`) : null,
   );
 }
 
@@ -67,7 +68,7 @@ export function renderBoundary(item: BoundaryItem, ctx: ItemContext): HTMLElemen
     item.why ? h('div', { class: 'why' }, item.why) : null,
     item.diff ? renderDiff(item.diff) : null,
     state.state === 'actionable'
-      ? decisionButtons(item.id, ctx.busyRequestIds.has(item.id))
+      ? decisionButtons(item.id, ctx.busyRequestIds.has(item.id), item.grants)
       : h('div', { class: 'boundary-outcome' }, state.text),
   );
 }
