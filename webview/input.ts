@@ -30,13 +30,18 @@ export type SendDecision =
   | { readonly kind: 'ignore' }
   | { readonly kind: 'refuse'; readonly reason: string };
 
+/** Why Send waits while the agent works (the typed text stays in the composer). */
+export const BUSY_REASON = 'The agent is still working on this chat. Answer its request above, wait for it, or press Stop; your message stays here.';
+
 /**
- * Decides what Send does: empty or blank text is ignored, read-only chats and over-long prompts are
- * refused with a reason, anything else is sent as typed.
+ * Decides what Send does: empty or blank text is ignored; read-only chats, a chat whose agent is
+ * still working (`running`) and over-long prompts are refused with a reason (the text is kept);
+ * anything else is sent as typed.
  */
-export function decideSend(text: string, readOnlyReason: string | null): SendDecision {
+export function decideSend(text: string, readOnlyReason: string | null, running = false): SendDecision {
   if (text.trim().length === 0) return { kind: 'ignore' };
   if (readOnlyReason) return { kind: 'refuse', reason: readOnlyReason };
+  if (running) return { kind: 'refuse', reason: BUSY_REASON };
   if (text.length > MAX_PROMPT_CHARS) {
     return { kind: 'refuse', reason: `The message is too long (${text.length.toLocaleString('en-US')} characters; the limit is ${MAX_PROMPT_CHARS.toLocaleString('en-US')}).` };
   }

@@ -58,7 +58,11 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
 
 /** Sends the composer's text if it may be sent, then clears it. */
 function send(): void {
-  const decision = decideSend(sk.composer.value ?? '', state.mode === 'chat' ? state.live.readOnlyReason : 'The chat is not loaded yet.');
+  const decision = decideSend(
+    sk.composer.value ?? '',
+    state.mode === 'chat' ? state.live.readOnlyReason : 'The chat is not loaded yet.',
+    state.mode === 'chat' && state.live.running,
+  );
   if (decision.kind === 'ignore') return;
   if (decision.kind === 'refuse') {
     setState({ ...state, error: { code: 'not_sent', message: decision.reason } });

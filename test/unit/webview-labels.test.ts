@@ -117,11 +117,19 @@ describe('view state', () => {
 });
 
 describe('provider names', () => {
-  it('names each provider for the tab header and passes unknown ids through', async () => {
+  test('names each provider for the tab header and passes unknown ids through', async () => {
     const { providerName } = await import('../../webview/labels');
     assert.equal(providerName('local'), 'Local agent');
     assert.equal(providerName('vscode-lm'), 'VS Code model');
     assert.equal(providerName('openai-compatible'), 'OpenAI-compatible');
     assert.equal(providerName('someday'), 'someday');
+  });
+});
+
+describe('send while the agent works', () => {
+  test('refuses (keeping the text) while a run is live, and sends once it is not', async () => {
+    const { decideSend: decide, BUSY_REASON } = await import('../../webview/input');
+    assert.deepEqual(decide('next question', null, true), { kind: 'refuse', reason: BUSY_REASON });
+    assert.deepEqual(decide('next question', null, false), { kind: 'send', text: 'next question' });
   });
 });

@@ -77,25 +77,25 @@ export class LocalAgent implements Agent {
         await say(LOCAL_AGENT_HELP);
         break;
       case 'run': {
-        await say(`Running \`${intent.command}\`.\n\n`);
+        await say(`I'll run ${inlineCode(intent.command)}.\n\n`);
         const result = await ctx.tools.run({ name: 'run', input: { command: intent.command } });
         await say(describeResult(result, 'The command'));
         break;
       }
       case 'read': {
-        await say(`Reading \`${intent.path}\`.\n\n`);
+        await say(`Reading ${inlineCode(intent.path)}.\n\n`);
         const result = await ctx.tools.run({ name: 'read', input: { path: intent.path } });
-        await say(result.status === 'completed' ? `It has ${countLines(result.output)} lines.` : describeResult(result, 'Reading'));
+        await say(result.status === 'completed' ? `It has ${plural(countLines(result.output), 'line')}.` : describeResult(result, 'Reading'));
         break;
       }
       case 'write': {
-        await say(`Writing \`${intent.path}\`.\n\n`);
+        await say(`Writing ${inlineCode(intent.path)}.\n\n`);
         const result = await ctx.tools.run({ name: 'write', input: { path: intent.path, content: intent.content } });
         await say(result.status === 'completed' ? 'Done.' : describeResult(result, 'Writing'));
         break;
       }
       case 'write_without_block':
-        await say(`To write \`${intent.path}\`, put the content in a fenced code block on the lines after \`write ${intent.path}\`.`);
+        await say(`To write ${inlineCode(intent.path)}, put the content in a fenced code block on the lines after ${inlineCode(`write ${intent.path}`)}.`);
         break;
       case 'chat':
         await say(
@@ -115,6 +115,22 @@ export class LocalAgent implements Agent {
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     }
   }
+}
+
+/**
+ * A markdown code span that shows `text` exactly, whatever backticks it holds: fenced with one more
+ * backtick than its longest run, padded with spaces when it starts or ends with a backtick
+ * (CommonMark's code span rules), so user text never breaks out into markdown or HTML.
+ */
+export function inlineCode(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${text.replace(/\n/g, ' ')}${pad}${fence}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function countLines(text: string): number {
