@@ -19,13 +19,21 @@ import {
 } from '../harness/codeServer';
 import { restartJourney } from './restartJourney';
 import { twoWindowsJourney, type TwoWindowsContext } from './twoWindowsJourney';
+import { claudeRestartJourney, prepareClaudeJourney } from './claudeRestartJourney';
 
 type Journey = (ctx: TwoWindowsContext) => Promise<void>;
 
+/** Per-journey setup before code-server starts (a mock model server, settings and env for it). */
+type Prepare = () => Promise<{ settings: Record<string, unknown>; env: Record<string, string>; dispose(): Promise<void> }>;
+
 /** The journeys, in order; each gets its own code-server, user data and workspace copy. */
-const JOURNEYS: readonly [string, Journey][] = [
+const JOURNEYS: readonly [string, Journey, Prepare?][] = [
   ['restart', restartJourney],
   ['two-windows', twoWindowsJourney],
+  ['claude-restart', claudeRestartJourney, async () => {
+    const setup = await prepareClaudeJourney();
+    return { settings: setup.settings, env: setup.env, dispose: () => setup.mock.close() };
+  }],
 ];
 
 async function main(): Promise<number> {
@@ -42,9 +50,9 @@ async function main(): Promise<number> {
   const only = process.env.NAC_E2E_ONLY;
   let passedCount = 0;
   let failedCount = 0;
-  for (const [name, journey] of JOURNEYS) {
+  for (const [name, journey, prepare] of JOURNEYS) {
     if (only && only !== name) continue;
-    const ok = await runJourney(name, journey, extensionPath, path.join(artifactsRoot, name), t0);
+    const ok = await runJourney(name, journey, extensionPath, path.join(artifactsRoot, name), t0, prepare);
     if (ok) passedCount++;
     else failedCount++;
   }
@@ -54,7 +62,7 @@ async function main(): Promise<number> {
 }
 
 /** Runs one journey against a fresh code-server; returns whether it passed. Never throws. */
-async function runJourney(name: string, journey: Journey, extensionPath: string, artifacts: string, t0: number): Promise<boolean> {
+async function runJourney(name: string, journey: Journey, extensionPath: string, artifacts: string, t0: number, prepare?: Prepare): Promise<boolean> {
   const root = repoRoot();
   fs.mkdirSync(artifacts, { recursive: true });
   const consoleLog = fs.openSync(path.join(artifacts, 'console.log'), 'w');
@@ -65,12 +73,14 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
 
   let server: CodeServer | undefined;
   let browser: Browser | undefined;
+  let prepared: Awaited<ReturnType<Prepare>> | undefined;
   let passed = false;
   let shots = 0;
   const log = (m: string) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${name}: ${m}`);
   const cleanup = async () => {
     await browser?.close().catch(() => undefined);
     await server?.stop();
+    await prepared?.dispose().catch(() => undefined);
     try { fs.closeSync(consoleLog); } catch { /* closed */ }
     if (passed && process.env.NAC_KEEP_TMP !== '1') fs.rmSync(tmp, { recursive: true, force: true });
     else console.error(`[e2e] kept ${tmp}`);
@@ -81,6 +91,7 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
 
   let page: Page | undefined;
   try {
+    prepared = await prepare?.();
     server = await startCodeServer({
       workspace,
       userDataDir: path.join(tmp, 'user-data'),
@@ -88,7 +99,8 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
       home: path.join(tmp, 'home'),
       logFile: path.join(tmp, 'code-server.log'),
       installExtensionFrom: extensionPath,
-      settings: { 'chat.disableAIFeatures': true, 'window.confirmBeforeClose': 'never' },
+      settings: { 'chat.disableAIFeatures': true, 'window.confirmBeforeClose': 'never', ...(prepared?.settings ?? {}) },
+      ...(prepared ? { env: prepared.env } : {}),
     });
     log(`code-server on ${server.url}`);
     browser = await launchBrowser();

@@ -207,6 +207,8 @@ export interface StartOptions {
   echo?: boolean;
   /** How long to wait for `/healthz` (ms, default 60 s). */
   startTimeoutMs?: number;
+  /** Extra environment variables of the server (and so of its extension hosts). */
+  env?: Record<string, string>;
 }
 
 /** A running code-server. */
@@ -359,6 +361,7 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
     // Do not let an outer VS Code / code-server session leak into ours.
     VSCODE_IPC_HOOK_CLI: '',
     VSCODE_PROXY_URI: '',
+    ...(opts.env ?? {}),
   };
   delete env.NODE_OPTIONS;
   const cp = spawn(tools.node24, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

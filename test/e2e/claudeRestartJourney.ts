@@ -1,0 +1,107 @@
+/**
+ * The restart journey with a real agent: a Claude chat (the real Claude Code CLI through the Claude
+ * Agent SDK, talking to a scripted Anthropic API mock on 127.0.0.1) asks to run a command; the card
+ * shows; Developer: Reload Window; the restart banner names the command; Retry resumes the Claude
+ * session and the agent asks again; Allow once; the tool result appears.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Locator } from 'playwright-core';
+import { chatFrame, newChatFromPalette, repoRoot, runCommand, waitForWorkbench } from '../harness/codeServer';
+import { startAnthropicMock, type AnthropicMock } from '../mocks/anthropicMock';
+import { TIMEOUTS, type JourneyContext } from './restartJourney';
+
+/** Needs approval in Claude Code's default permission mode. */
+export const CLAUDE_COMMAND = 'touch claude-proof.txt && echo claude-made-it';
+
+/** What the journey needs before code-server starts: the mock, and settings and env pointing at it. */
+export interface ClaudeJourneySetup {
+  readonly mock: AnthropicMock;
+  readonly settings: Record<string, unknown>;
+  readonly env: Record<string, string>;
+}
+
+/** Starts the scripted Anthropic mock: ask to run the command (twice: first run and the Retry), then finish. */
+export async function prepareClaudeJourney(): Promise<ClaudeJourneySetup> {
+  const bash = { name: 'Bash', input: { command: CLAUDE_COMMAND, description: 'Make the proof file' } };
+  const mock = await startAnthropicMock([
+    { text: ['I will make the proof file.'], toolUses: [bash] },
+    { text: ['Trying again.'], toolUses: [bash] },
+    { text: ['Done: the command printed claude-made-it.'] },
+  ]);
+  const cli = path.join(repoRoot(), 'node_modules', '@anthropic-ai', 'claude-agent-sdk-linux-x64', 'claude');
+  if (!fs.existsSync(cli)) throw new Error(`the Claude Code CLI is missing at ${cli} (npm ci installs it)`);
+  return {
+    mock,
+    settings: { 'nativeAgentChats.claude.executablePath': cli, 'nativeAgentChats.claude.baseUrl': mock.url },
+    env: { ANTHROPIC_API_KEY: 'test-key', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1' },
+  };
+}
+
+async function visible(l: Locator, what: string, timeout: number): Promise<Locator> {
+  try {
+    await l.waitFor({ state: 'visible', timeout });
+  } catch (e) {
+    throw new Error(`not visible within ${timeout / 1000} s: ${what}${e instanceof Error ? ` (${e.message.split('\n')[0]})` : ''}`);
+  }
+  return l;
+}
+
+/** Runs the journey. @throws Error naming the failed step. */
+export async function claudeRestartJourney(ctx: JourneyContext): Promise<void> {
+  const { page } = ctx;
+  const step = async (name: string, fn: () => Promise<void>) => {
+    const t = Date.now();
+    try {
+      await fn();
+    } catch (e) {
+      throw new Error(`step "${name}": ${e instanceof Error ? e.message : String(e)}`);
+    }
+    ctx.log(`✔ ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+    await ctx.shot(name);
+  };
+  const cards = () => chatFrame(page).locator('.boundary-card[data-request-id]', { hasText: CLAUDE_COMMAND });
+
+  await step('workbench', async () => {
+    await page.goto(ctx.url, { timeout: TIMEOUTS.workbench });
+    await waitForWorkbench(page, TIMEOUTS.workbench);
+  });
+
+  let firstRequest = '';
+  await step('claude-card', async () => {
+    await newChatFromPalette(page, 'Claude', TIMEOUTS.ui);
+    const input = chatFrame(page).locator('#composer textarea');
+    await visible(input, '#composer textarea', TIMEOUTS.webview);
+    await input.fill('Make the proof file, please.');
+    await chatFrame(page).locator('#send').click({ timeout: TIMEOUTS.ui });
+    const card = cards().last();
+    await visible(card.locator('[data-decision="allow_once"]'), `a pending card naming "${CLAUDE_COMMAND}"`, TIMEOUTS.command);
+    firstRequest = (await card.getAttribute('data-request-id')) ?? '';
+    if (fs.existsSync(path.join(ctx.workspace, 'claude-proof.txt'))) throw new Error('the proof file exists before approval');
+  });
+
+  await step('reloaded', async () => {
+    const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });
+    await runCommand(page, 'Developer: Reload Window', TIMEOUTS.ui);
+    await navigated;
+    await waitForWorkbench(page, TIMEOUTS.workbench);
+  });
+
+  await step('restart-banner', async () => {
+    await visible(chatFrame(page).locator('.restart-banner', { hasText: CLAUDE_COMMAND }).first(), `a .restart-banner naming "${CLAUDE_COMMAND}"`, TIMEOUTS.webview);
+  });
+
+  await step('retried-card', async () => {
+    await chatFrame(page).locator('.restart-banner [data-action="retry"]').first().click({ timeout: TIMEOUTS.ui });
+    const fresh = chatFrame(page).locator(`.boundary-card[data-request-id]:not([data-request-id="${firstRequest}"])`, { hasText: CLAUDE_COMMAND }).last();
+    await visible(fresh.locator('[data-decision="allow_once"]'), 'a new pending card after Retry', TIMEOUTS.command);
+  });
+
+  await step('tool-result', async () => {
+    const fresh = chatFrame(page).locator(`.boundary-card[data-request-id]:not([data-request-id="${firstRequest}"])`, { hasText: CLAUDE_COMMAND }).last();
+    await fresh.locator('[data-decision="allow_once"]').click({ timeout: TIMEOUTS.ui });
+    await visible(chatFrame(page).locator('pre.output', { hasText: 'claude-made-it' }).first(), 'the tool result "claude-made-it"', TIMEOUTS.command);
+    await visible(chatFrame(page).locator('.message.agent', { hasText: 'Done: the command printed claude-made-it.' }).first(), "Claude's final reply", TIMEOUTS.command);
+    if (!fs.existsSync(path.join(ctx.workspace, 'claude-proof.txt'))) throw new Error('the approved command did not create the proof file');
+  });
+}
