@@ -82,8 +82,9 @@ export class LockFile {
       if (Date.now() > deadline) {
         throw new Error(`The chat journal is locked by process ${holder ? holder.pid : '(unknown)'} for more than ${timeoutMs} ms.`);
       }
+      // Holders keep the lock for well under a millisecond: poll often rather than back off far.
       sleepSync(wait);
-      wait = Math.min(wait * 2, 5);
+      wait = Math.min(wait * 2, 0.5);
     }
   }
 

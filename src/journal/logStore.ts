@@ -269,6 +269,9 @@ export class LogStore {
     public db: Database,
   ) {
     this.lock = new LockFile(`${options.file}.lock`);
+    // The database lives in memory and durability comes from the redo log: keep SQLite's rollback
+    // journal in memory too (no file work in sql.js's virtual file system per transaction).
+    db.exec('PRAGMA journal_mode = MEMORY');
     this.replayCache = new StatementCache(db);
     this.prealloc = options.preallocBytes ?? 1024 * 1024;
     this.rotateAt = options.rotateAtBytes ?? 4 * 1024 * 1024;
@@ -414,6 +417,17 @@ export class LogStore {
    * be replayed (`replay`, e.g. a newer build's migration this SQLite cannot run).
    */
   private applyAvailable(): { records: number; touched: Set<string>; bad?: { kind: 'frame' | 'gap' | 'replay'; length: number; why: string } } {
+    // All records of one pass commit in one transaction (a SAVEPOINT each): replaying thousands of
+    // records at open costs one commit, not thousands.
+    this.db.exec('BEGIN');
+    try {
+      return this.applyAvailableInTransaction();
+    } finally {
+      this.db.exec('COMMIT');
+    }
+  }
+
+  private applyAvailableInTransaction(): { records: number; touched: Set<string>; bad?: { kind: 'frame' | 'gap' | 'replay'; length: number; why: string } } {
     let records = 0;
     const touched = new Set<string>();
     if (!this.log) return { records, touched };
@@ -436,15 +450,16 @@ export class LogStore {
     }
   }
 
-  /** Applies one record in a transaction; returns the database's error message if it fails (rolled back). */
+  /** Applies one record under a SAVEPOINT; returns the database's error message if it fails (rolled back). */
   private applyRecord(record: LogRecord): string | undefined {
-    this.db.exec('BEGIN');
+    this.db.exec('SAVEPOINT record');
     try {
       for (const statement of record.t) applyStatement(this.db, statement, this.replayCache);
-      this.db.exec('COMMIT');
+      this.db.exec('RELEASE record');
     } catch (error) {
       try {
-        this.db.exec('ROLLBACK');
+        this.db.exec('ROLLBACK TO record');
+        this.db.exec('RELEASE record');
       } catch {
         /* the failure already ended the transaction */
       }
@@ -696,6 +711,7 @@ export function compact(sql: SqlJsStatic, file: string, belowGeneration: number,
   try {
     const bytes = readIfExists(file);
     const db = bytes ? new sql.Database(bytes) : new sql.Database();
+    db.exec('PRAGMA journal_mode = MEMORY');
     const cache = new StatementCache(db);
     try {
       const checkpoint = readCheckpoint(db);
@@ -703,6 +719,8 @@ export function compact(sql: SqlJsStatic, file: string, belowGeneration: number,
       let records = 0;
       const closed = listGenerations(file).filter((g) => g >= checkpoint.generation && g < belowGeneration);
       if (closed.length === 0) return { records: 0, bytes: bytes?.length ?? 0 };
+      // One transaction for the whole replay (a failure abandons this copy of the database anyway).
+      db.exec('BEGIN');
       for (const g of closed) {
         const log = LogFile.open(file, g);
         if (!log) throw new Error(`log generation ${g} is missing or damaged: not compacting`);
@@ -715,9 +733,7 @@ export function compact(sql: SqlJsStatic, file: string, belowGeneration: number,
             if (outcome.type === 'bad') throw new Error(`log generation ${g} cannot be read at byte ${offset} (${outcome.why}): not compacting`);
             if (outcome.record.s > seq + 1) throw new Error(`log generation ${g} has a sequence gap at byte ${offset}: not compacting`);
             if (outcome.record.s > seq) {
-              db.exec('BEGIN');
               for (const statement of outcome.record.t) applyStatement(db, statement, cache);
-              db.exec('COMMIT');
               seq = outcome.record.s;
               records++;
             }
@@ -727,6 +743,7 @@ export function compact(sql: SqlJsStatic, file: string, belowGeneration: number,
           log.close();
         }
       }
+      db.exec('COMMIT');
       db.exec(CHECKPOINT_DDL);
       db.run('INSERT INTO journal_checkpoint (id, generation, seq) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET generation = excluded.generation, seq = excluded.seq', [
         closed[closed.length - 1]! + 1, seq,
