@@ -117,7 +117,7 @@ describe('OpenAI-compatible agent: approvals', () => {
     const row = (await h.journal.read('getBoundaryRequest', requestId))!;
     assert.equal(row.subject, command);
     assert.equal(row.kind, 'command');
-    assert.equal(row.scopeKey, 'command:touch');
+    assert.equal(row.scopeKey, 'command-exact:touch made.txt && echo made-it'); // chained: granted exactly, never for all of touch
     assert.equal(fs.existsSync(path.join(h.workspace, 'made.txt')), false);
     assert.deepEqual(await h.runtime.decide(sid, requestId, 'allow_once'), { ok: true, value: { approved: true } });
     await h.runtime.whenIdle(sid);
