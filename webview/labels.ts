@@ -86,6 +86,7 @@ const INVOCATION_WORDS: Readonly<Record<InvocationStatus, string>> = {
   completed: 'Done',
   failed: 'Failed',
   denied: 'Denied',
+  stopped: 'Stopped',
 };
 
 /** The status badge text of an invocation ("Done", "Failed (exit 2)", …). */

@@ -15,8 +15,11 @@ export type TurnStatus = (typeof TURN_STATUSES)[number];
 export const RUN_STATUSES = ['running', 'completed', 'failed', 'stopped', 'interrupted'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-/** Lifecycle of a tool invocation. `denied` means a boundary request for it was denied. */
-export const INVOCATION_STATUSES = ['running', 'awaiting_approval', 'completed', 'failed', 'denied'] as const;
+/**
+ * Lifecycle of a tool invocation. `denied`: a boundary request for it was denied. `stopped`: the
+ * user pressed Stop while it ran or waited.
+ */
+export const INVOCATION_STATUSES = ['running', 'awaiting_approval', 'completed', 'failed', 'denied', 'stopped'] as const;
 export type InvocationStatus = (typeof INVOCATION_STATUSES)[number];
 
 /** Status of a sandbox boundary request row. */

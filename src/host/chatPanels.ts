@@ -83,6 +83,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       this.log(`[restore] panel had ${state === undefined ? 'no state' : 'unusable state'}; ${sessionId ? `matched journaled tab ${sessionId}` : 'no unclaimed tab, offering a picker'}`);
     }
     const chat = this.adopt(panel, sessionId);
+    this.log(`[restore] chat tab restored: ${sessionId ?? '(no chat: offering a picker)'}`);
     if (sessionId) {
       const session = await runtime.getSession(sessionId);
       if (session) panel.title = session.title;

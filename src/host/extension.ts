@@ -105,7 +105,7 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     runtimeRef = runtime;
     context.subscriptions.push(panels.bind(runtime));
     const recovered = await runtime.start();
-    if (recovered.length > 0) log(`[recovery] recovered ${recovered.length} interrupted run(s)`);
+    log(`[recovery] startup: ${recovered.length} interrupted run(s) recovered; this host is instance ${runtime.instanceId}`);
     const timer = setInterval(() => void runtime.recoverOrphans().catch((e) => log(`[recovery] ${(e as Error).message}`)), ORPHAN_CHECK_INTERVAL_MS);
     context.subscriptions.push({ dispose: () => clearInterval(timer) });
     return runtime;

@@ -21,6 +21,9 @@ export interface LockHolder {
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
+/** A lock older than this (ms) is broken even when its holder cannot be checked. */
+const ANCIENT_LOCK_MS = 30_000;
+
 /** A break lock older than this (ms) was left by a process that died while breaking. */
 const STALE_BREAKER_MS = 2000;
 
@@ -75,7 +78,10 @@ export class LockFile {
       }
       const holder = this.readHolder();
       if (holder === 'gone') continue;
-      if (holder && isHolderDead(holder)) {
+      // Locks are held for well under a second; one far older was left by a process that cannot be
+      // checked (another hostname after a rename, a container rebuild) and is broken as well.
+      const ancient = Date.now() - safeMtime(this.file) > ANCIENT_LOCK_MS;
+      if (holder && (isHolderDead(holder) || ancient)) {
         this.breakStale(holder);
         continue;
       }
@@ -139,7 +145,8 @@ export class LockFile {
     }
     try {
       const again = this.readHolder();
-      if (again && again !== 'gone' && again.pid === holder.pid && again.start === holder.start && isHolderDead(again)) {
+      const ancient = Date.now() - safeMtime(this.file) > ANCIENT_LOCK_MS;
+      if (again && again !== 'gone' && again.pid === holder.pid && again.start === holder.start && (isHolderDead(again) || ancient)) {
         fs.rmSync(this.file, { force: true });
       }
     } finally {

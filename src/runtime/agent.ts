@@ -61,7 +61,7 @@ export interface BoundaryOutcome {
 export interface InvocationHandle {
   readonly id: string;
   output(chunk: string): void;
-  finish(result: { status: 'completed' | 'failed' | 'denied'; exitCode?: number | null; message?: string }): Promise<void>;
+  finish(result: { status: 'completed' | 'failed' | 'denied' | 'stopped'; exitCode?: number | null; message?: string }): Promise<void>;
 }
 
 /** What the runtime gives an agent for one run. */

@@ -114,6 +114,11 @@ export class ChatRuntime {
     }
   }
 
+  /** This extension host's instance id. */
+  get instanceId(): string {
+    return this.options.instance.id;
+  }
+
   /** The journal behind this runtime. */
   get journal(): Journal {
     return this.options.journal;
@@ -294,6 +299,7 @@ export class ChatRuntime {
       this.active.delete(sessionId);
       return started;
     }
+    this.log(`[runtime] chat ${sessionId}: turn ${turnId} (${origin}${parentTurnId ? ` of ${parentTurnId}` : ''}) started, run ${runId} with ${session.provider}`);
     this.emit({ type: 'update', sessionId, update: { type: 'turn', turn: started.value.turn } });
     this.emit({ type: 'live', sessionId });
     if (session.title === NEW_CHAT_TITLE && origin === 'prompt') void this.nameSession(session, prompt);
@@ -339,7 +345,9 @@ export class ChatRuntime {
     // Nothing the run left waiting stays pending or running after it ends.
     await this.closeWaiters(active, stopped ? 'run_stopped' : 'run_ended');
     for (const inv of await journal.read('listOpenInvocations', active.runId)) {
-      const r = await journal.write('finishInvocation', { id: inv.id, status: 'failed', message: stopped ? 'Stopped' : 'The run ended first', at: this.now() });
+      const r = await journal.write('finishInvocation', stopped
+        ? { id: inv.id, status: 'stopped', message: 'Stopped.', at: this.now() }
+        : { id: inv.id, status: 'failed', message: 'The run ended first.', at: this.now() });
       if (r.ok) this.publish(active.sessionId, r.value.events);
     }
     const finish = stopped
@@ -489,6 +497,7 @@ export class ChatRuntime {
       return fail('already_decided', describeSettled(row.status, row.closureReason));
     }
     active.waiters.delete(requestId);
+    this.log(`[runtime] request ${requestId}: ${decision}`);
     this.publish(sessionId, settled.value.events);
     this.emit({ type: 'live', sessionId });
     waiter.resolve({ approved, decision, requestId });
@@ -502,6 +511,7 @@ export class ChatRuntime {
     if (!active || active.abort.signal.aborted) return ok({ stopped: false });
     // The interrupt comes first: bookkeeping writes below may fail (full disk) without blocking it.
     active.abort.abort();
+    this.log(`[runtime] chat ${sessionId}: Stop (run ${active.runId})`);
     await this.closeWaiters(active, 'run_stopped');
     return ok({ stopped: true });
   }

@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { classifyAction, type SandboxAction } from '../core/sandboxPolicy';
+import { unifiedDiff } from '../core/unifiedDiff';
 import type { AgentTurnContext, ToolCall, ToolResult, ToolRunner } from './agent';
 
 /** Options of the tool runtime. */
@@ -36,7 +37,9 @@ export class SandboxedToolRunner implements ToolRunner {
   async run(call: ToolCall): Promise<ToolResult> {
     const root = this.options.workspaceRoot;
     const summary = call.name === 'run' ? call.input.command : call.input.path;
-    const handle = await this.ctx.startInvocation(call.name, call.input, summary);
+    // A write shows what it changes (a unified diff against the file as it is now).
+    const diff = call.name === 'write' && root ? await diffOfWrite(root, call.input.path, call.input.content) : undefined;
+    const handle = await this.ctx.startInvocation(call.name, call.input, summary, diff);
     if (!root) {
       const message = 'No folder is open, so the agent has no workspace to work in. Open a folder and try again.';
       await handle.finish({ status: 'failed', message });
@@ -59,7 +62,7 @@ export class SandboxedToolRunner implements ToolRunner {
         why: verdict.why,
         scopeKey: verdict.scopeKey,
         grants: verdict.grants,
-        ...(call.name === 'write' ? { detail: call.input.content.slice(0, 4000) } : {}),
+        ...(call.name === 'write' ? { detail: diff ?? call.input.content.slice(0, 4000) } : {}),
       });
       if (!outcome.approved) {
         const message = 'The request to cross the sandbox was denied, so it did not run.';
@@ -68,7 +71,7 @@ export class SandboxedToolRunner implements ToolRunner {
       }
     }
     if (this.ctx.signal.aborted) {
-      await handle.finish({ status: 'failed', message: 'Stopped before it ran.' });
+      await handle.finish({ status: 'stopped', message: 'Stopped before it ran.' });
       return { status: 'failed', output: '', message: 'Stopped' };
     }
     try {
@@ -82,7 +85,7 @@ export class SandboxedToolRunner implements ToolRunner {
             : result.aborted
               ? 'Stopped'
               : ok ? undefined : `Exited with code ${result.exitCode}`;
-          await handle.finish({ status: ok ? 'completed' : 'failed', exitCode: result.exitCode, ...(message ? { message } : {}) });
+          await handle.finish({ status: ok ? 'completed' : result.aborted ? 'stopped' : 'failed', exitCode: result.exitCode, ...(message ? { message } : {}) });
           return ok ? { status: 'completed', output, exitCode: 0 } : { status: 'failed', output, message: message ?? 'failed', exitCode: result.exitCode };
         }
         case 'read': {
@@ -111,6 +114,24 @@ export class SandboxedToolRunner implements ToolRunner {
       return { status: 'failed', output: '', message };
     }
   }
+}
+
+/** Largest existing file (bytes) a write is diffed against; larger ones show only the new content. */
+const MAX_DIFF_SOURCE_BYTES = 256 * 1024;
+
+/** The unified diff a write of `content` to `target` makes (`/dev/null` for a new file). */
+async function diffOfWrite(root: string, target: string, content: string): Promise<string | undefined> {
+  const file = path.resolve(root, target);
+  const label = path.relative(root, file) || target;
+  let before: string | undefined;
+  try {
+    const stat = await fs.promises.stat(file);
+    if (stat.size > MAX_DIFF_SOURCE_BYTES) return undefined;
+    before = await fs.promises.readFile(file, 'utf8');
+  } catch {
+    before = undefined;
+  }
+  return unifiedDiff(before ?? '', content, before === undefined ? '/dev/null' : label, label);
 }
 
 /** The workspace root with symlinks resolved (the root itself if it cannot be resolved). */

@@ -362,8 +362,8 @@ describe('codex agent with the real codex app-server', { skip: CODEX ? false : '
     const row = (await h.journal.read('getBoundaryRequest', requestId))!;
     assert.equal(row.status, 'denied');
     assert.equal(row.closureReason, 'run_stopped');
-    assert.equal(invocation(t, 0).status, 'failed');
-    assert.equal(invocation(t, 0).message, 'Stopped');
+    assert.equal(invocation(t, 0).status, 'stopped');
+    assert.equal(invocation(t, 0).message, 'Stopped.');
     assert.equal(fs.existsSync(path.join(h.workspace, 'stopped.txt')), false);
     assert.equal(mock.requests.length, 1);
     assert.deepEqual(codexProcesses(config.codexHome), []);

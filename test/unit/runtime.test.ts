@@ -409,3 +409,18 @@ describe('tool runtime: symlinks', () => {
     await h.journal.close();
   });
 });
+
+describe('tool runtime: writes show their diff', () => {
+  it('a write of an existing file carries the unified diff of the change', async () => {
+    const h = await harness();
+    fs.writeFileSync(path.join(h.workspace, 'notes.md'), 'one\ntwo\nthree\n');
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    await h.runtime.send(s.value.id, 'write notes.md\n```\none\n2\nthree\n```');
+    await h.runtime.whenIdle(s.value.id);
+    const inv = (await h.runtime.transcript(s.value.id)).turns[0]!.items.find((i) => i.type === 'invocation');
+    assert.equal(inv?.type === 'invocation' && inv.diff, '--- a/notes.md\n+++ b/notes.md\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n');
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'notes.md'), 'utf8'), 'one\n2\nthree\n');
+    await h.journal.close();
+  });
+});

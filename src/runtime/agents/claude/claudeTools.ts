@@ -15,6 +15,7 @@
  * Diffs are computed here from the file on disk (read-only, size-capped) before the tool runs.
  * Pure apart from reading the target file for a diff; no `vscode`.
  */
+import { unifiedDiff } from '../../../core/unifiedDiff';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isInsideWorkspace, splitCommandLine } from '../../../core/sandboxPolicy';
@@ -222,100 +223,4 @@ function truncate(diff: string): string {
   return diff.length > MAX_DIFF_CHARS ? `${diff.slice(0, MAX_DIFF_CHARS)}\n… (diff truncated)\n` : diff;
 }
 
-/**
- * A unified diff (3 lines of context) between two texts, line by line, with `---`/`+++` headers.
- * Uses an LCS table; inputs too large for it (over 4 million cell pairs) become one replace hunk.
- */
-export function unifiedDiff(before: string, after: string, fromLabel: string, toLabel: string): string {
-  const a = splitLines(before);
-  const b = splitLines(after);
-  const ops = lineOps(a, b);
-  const header = `--- ${fromLabel === '/dev/null' ? fromLabel : `a/${fromLabel}`}\n+++ b/${toLabel}\n`;
-  if (!ops.some((o) => o.op !== ' ')) return header;
-  const context = 3;
-  const out: string[] = [header];
-  let i = 0;
-  while (i < ops.length) {
-    if (ops[i]!.op === ' ') {
-      i++;
-      continue;
-    }
-    // A hunk: from `context` lines before this change to `context` lines after the last change near it.
-    const start = Math.max(0, i - context);
-    let end = i;
-    for (let j = i; j < ops.length; j++) {
-      if (ops[j]!.op !== ' ') end = j;
-      else if (j - end > context * 2) break;
-    }
-    const stop = Math.min(ops.length, end + context + 1);
-    const hunk = ops.slice(start, stop);
-    const aStart = ops[start]!.a;
-    const bStart = ops[start]!.b;
-    const aLen = hunk.filter((o) => o.op !== '+').length;
-    const bLen = hunk.filter((o) => o.op !== '-').length;
-    out.push(`@@ -${aLen === 0 ? aStart : aStart + 1},${aLen} +${bLen === 0 ? bStart : bStart + 1},${bLen} @@\n`);
-    for (const o of hunk) out.push(`${o.op}${o.text}\n`);
-    i = stop;
-  }
-  return out.join('');
-}
-
-function splitLines(text: string): string[] {
-  if (text === '') return [];
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines;
-}
-
-interface LineOp {
-  readonly op: ' ' | '-' | '+';
-  readonly text: string;
-  /** Lines of `a` / `b` before this one (0-based positions). */
-  readonly a: number;
-  readonly b: number;
-}
-
-function lineOps(a: readonly string[], b: readonly string[]): LineOp[] {
-  // Common prefix and suffix first: most edits touch a few lines of a long file.
-  let pre = 0;
-  while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
-  let suf = 0;
-  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
-  const am = a.slice(pre, a.length - suf);
-  const bm = b.slice(pre, b.length - suf);
-  const ops: LineOp[] = [];
-  for (let k = 0; k < pre; k++) ops.push({ op: ' ', text: a[k]!, a: k, b: k });
-  let ai = pre;
-  let bi = pre;
-  if (am.length * bm.length > 4_000_000) {
-    for (const t of am) ops.push({ op: '-', text: t, a: ai++, b: bi });
-    for (const t of bm) ops.push({ op: '+', text: t, a: ai, b: bi++ });
-  } else {
-    // lcs[i][j] = LCS length of am[i..] and bm[j..]
-    const n = am.length;
-    const m = bm.length;
-    const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-    for (let i = n - 1; i >= 0; i--) {
-      for (let j = m - 1; j >= 0; j--) {
-        lcs[i]![j] = am[i] === bm[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
-      }
-    }
-    let i = 0;
-    let j = 0;
-    while (i < n || j < m) {
-      if (i < n && j < m && am[i] === bm[j]) {
-        ops.push({ op: ' ', text: am[i]!, a: ai++, b: bi++ });
-        i++;
-        j++;
-      } else if (i < n && (j === m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
-        ops.push({ op: '-', text: am[i]!, a: ai++, b: bi });
-        i++;
-      } else {
-        ops.push({ op: '+', text: bm[j]!, a: ai, b: bi++ });
-        j++;
-      }
-    }
-  }
-  for (let k = 0; k < suf; k++) ops.push({ op: ' ', text: a[a.length - suf + k]!, a: ai++, b: bi++ });
-  return ops;
-}
+export { unifiedDiff };
