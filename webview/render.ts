@@ -21,6 +21,7 @@ export class ChatRenderer {
   private readonly turns = new Map<string, CachedTurn>();
   private headerKey = '';
   private welcome: HTMLElement | undefined;
+  private welcomeFor: string | undefined;
 
   /** Creates a renderer for a skeleton built by `buildSkeleton`. */
   constructor(private readonly sk: Skeleton) {}
@@ -56,7 +57,12 @@ export class ChatRenderer {
     const turns = state.transcript.turns;
     if (turns.length === 0) {
       this.turns.clear();
-      this.welcome ??= renderWelcome();
+      const provider = state.session?.provider ?? 'local';
+      if (this.welcomeFor !== provider) {
+        this.welcome = renderWelcome(provider);
+        this.welcomeFor = provider;
+      }
+      this.welcome ??= renderWelcome(provider);
       if (content.firstChild !== this.welcome || content.childNodes.length !== 1) content.replaceChildren(this.welcome);
       return;
     }

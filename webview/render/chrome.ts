@@ -15,9 +15,19 @@ export function renderHeader(session: SessionRecord | null, running: boolean): H
   ].filter((el): el is HTMLElement => el !== null);
 }
 
-/** Renders `.welcome`: what the built-in local agent understands. */
-export function renderWelcome(): HTMLElement {
+/** Renders `.welcome`: what the built-in local agent understands, or how another agent works here. */
+export function renderWelcome(provider = 'local'): HTMLElement {
   const cmd = (text: string) => h('code', {}, text);
+  if (provider !== 'local') {
+    return h(
+      'div',
+      { class: 'welcome' },
+      h('h2', {}, `Start a chat with ${providerName(provider)}`),
+      h('p', {}, 'Ask for what you need in this workspace. Whenever the agent wants to run a command, change files or go outside the workspace, a card asks you first: Allow once, Allow for this session, or Deny.'),
+      h('p', {}, 'If VS Code restarts while a card waits, the request is denied and the chat offers Retry.'),
+      h('p', { class: 'hint' }, 'Enter sends, Shift+Enter adds a new line.'),
+    );
+  }
   return h(
     'div',
     { class: 'welcome' },
