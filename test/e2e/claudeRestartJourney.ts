@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Locator } from 'playwright-core';
+import { stepper, visible } from './steps';
 import { chatFrame, newChatFromPalette, repoRoot, runCommand, waitForWorkbench } from '../harness/codeServer';
 import { startAnthropicMock, type AnthropicMock } from '../mocks/anthropicMock';
 import { TIMEOUTS, type JourneyContext } from './restartJourney';
@@ -38,28 +38,11 @@ export async function prepareClaudeJourney(): Promise<ClaudeJourneySetup> {
   };
 }
 
-async function visible(l: Locator, what: string, timeout: number): Promise<Locator> {
-  try {
-    await l.waitFor({ state: 'visible', timeout });
-  } catch (e) {
-    throw new Error(`not visible within ${timeout / 1000} s: ${what}${e instanceof Error ? ` (${e.message.split('\n')[0]})` : ''}`);
-  }
-  return l;
-}
 
 /** Runs the journey. @throws Error naming the failed step. */
 export async function claudeRestartJourney(ctx: JourneyContext): Promise<void> {
   const { page } = ctx;
-  const step = async (name: string, fn: () => Promise<void>) => {
-    const t = Date.now();
-    try {
-      await fn();
-    } catch (e) {
-      throw new Error(`step "${name}": ${e instanceof Error ? e.message : String(e)}`);
-    }
-    ctx.log(`✔ ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
-    await ctx.shot(name);
-  };
+  const step = stepper(ctx.log, ctx.shot);
   const cards = () => chatFrame(page).locator('.boundary-card[data-request-id]', { hasText: CLAUDE_COMMAND });
 
   await step('workbench', async () => {

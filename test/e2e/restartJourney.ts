@@ -6,7 +6,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { stepper, visible } from './steps';
 import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
 
 /** What a journey needs from its runner. */
@@ -29,14 +30,6 @@ const PROOF_FILE = 'e2e-proof.txt';
 /** Per-step timeouts (ms): generous for 2 cores (webview cold start 8-11 s, reload 5-8 s). */
 export const TIMEOUTS = { workbench: 90_000, webview: 60_000, ui: 30_000, command: 60_000 } as const;
 
-async function visible(l: Locator, what: string, timeout: number): Promise<Locator> {
-  try {
-    await l.waitFor({ state: 'visible', timeout });
-  } catch (e) {
-    throw new Error(`not visible within ${timeout / 1000} s: ${what}${e instanceof Error ? ` (${e.message.split('\n')[0]})` : ''}`);
-  }
-  return l;
-}
 
 /** The label of the active editor tab, e.g. the chat's title. */
 async function activeTabTitle(page: Page): Promise<string> {
@@ -51,16 +44,7 @@ async function activeTabTitle(page: Page): Promise<string> {
  */
 export async function restartJourney(ctx: JourneyContext): Promise<void> {
   const { page } = ctx;
-  const step = async (name: string, fn: () => Promise<void>) => {
-    const t = Date.now();
-    try {
-      await fn();
-    } catch (e) {
-      throw new Error(`step "${name}": ${e instanceof Error ? e.message : String(e)}`);
-    }
-    ctx.log(`✔ ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
-    await ctx.shot(name);
-  };
+  const step = stepper(ctx.log, ctx.shot);
 
   await step('workbench', async () => {
     await page.goto(ctx.url, { timeout: TIMEOUTS.workbench });

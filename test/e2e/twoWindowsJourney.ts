@@ -6,21 +6,14 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { stepper, visible } from './steps';
 import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
 import { TIMEOUTS, type JourneyContext } from './restartJourney';
 
 /** Needs approval (`&&`, `touch`). */
 export const TWO_WINDOWS_COMMAND = 'touch two-windows.txt && echo both-windows';
 
-async function visible(l: Locator, what: string, timeout: number): Promise<Locator> {
-  try {
-    await l.waitFor({ state: 'visible', timeout });
-  } catch (e) {
-    throw new Error(`not visible within ${timeout / 1000} s: ${what}${e instanceof Error ? ` (${e.message.split('\n')[0]})` : ''}`);
-  }
-  return l;
-}
 
 /** Context of this journey: a second page in the same browser context opens window B. */
 export interface TwoWindowsContext extends JourneyContext {

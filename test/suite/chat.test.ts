@@ -3,15 +3,9 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import type { NativeAgentChatsApi } from '../../src/host/extension';
+import { api, waitFor } from './helpers';
 
-const EXTENSION_ID = 'native-agent-chats.native-agent-chats';
 
-async function api(): Promise<NativeAgentChatsApi> {
-  const ext = vscode.extensions.getExtension<NativeAgentChatsApi>(EXTENSION_ID);
-  assert.ok(ext, 'extension missing');
-  return ext.activate();
-}
 
 function chatTabs(): vscode.Tab[] {
   return vscode.window.tabGroups.all
@@ -19,15 +13,6 @@ function chatTabs(): vscode.Tab[] {
     .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('nativeAgentChats.chat'));
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 suite('chat tabs and the journal', () => {
   test('the journal is a sql.js database under globalStorageUri', async () => {

@@ -3,19 +3,10 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { NativeAgentChatsApi } from '../../src/host/extension';
+import { EXTENSION_ID, waitFor } from './helpers';
 import { OpenAICompatibleMock, text, toolCalls } from '../mocks/openaiCompatibleMock';
 
-const EXTENSION_ID = 'native-agent-chats.native-agent-chats';
 
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 suite('OpenAI-compatible provider', () => {
   let mock: OpenAICompatibleMock;
