@@ -419,12 +419,25 @@ export class LogStore {
   private applyAvailable(): { records: number; touched: Set<string>; bad?: { kind: 'frame' | 'gap' | 'replay'; length: number; why: string } } {
     // All records of one pass commit in one transaction (a SAVEPOINT each): replaying thousands of
     // records at open costs one commit, not thousands.
+    const seqBefore = this.lastSeq;
+    const offsetBefore = this.offset;
     this.db.exec('BEGIN');
+    let result: ReturnType<LogStore['applyAvailableInTransaction']>;
     try {
-      return this.applyAvailableInTransaction();
-    } finally {
+      result = this.applyAvailableInTransaction();
       this.db.exec('COMMIT');
+    } catch (error) {
+      // The commit itself failed (e.g. it wrote onto damaged pages): nothing of this pass applied.
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        /* already rolled back */
+      }
+      this.lastSeq = seqBefore;
+      this.offset = offsetBefore;
+      return { records: 0, touched: new Set(), bad: { kind: 'replay', length: 0, why: `replay failed: ${(error as Error).message}` } };
     }
+    return result;
   }
 
   private applyAvailableInTransaction(): { records: number; touched: Set<string>; bad?: { kind: 'frame' | 'gap' | 'replay'; length: number; why: string } } {
