@@ -1,5 +1,6 @@
 /**
- * The restart journey with a real agent: a Claude chat (the real Claude Code CLI through the Claude
+ * The restart journey with real agents (also used for the VS Code language model provider with a
+ * scripted test model): a Claude chat (the real Claude Code CLI through the Claude
  * Agent SDK, talking to a scripted Anthropic API mock on 127.0.0.1) asks to run a command; the card
  * shows; Developer: Reload Window; the restart banner names the command; Retry resumes the Claude
  * session and the agent asks again; Allow once; the tool result appears.
@@ -39,10 +40,38 @@ export async function prepareClaudeJourney(): Promise<ClaudeJourneySetup> {
 }
 
 
-/** Runs the journey. @throws Error naming the failed step. */
-export async function claudeRestartJourney(ctx: JourneyContext): Promise<void> {
+/** What differs between agents in the restart journey. */
+export interface AgentJourneyOptions {
+  /** Row label in the agent picker, e.g. "Claude". */
+  readonly agent: string;
+  /** The prompt typed. */
+  readonly prompt: string;
+  /** The command the agent asks to run (shown on the card and the banner). */
+  readonly command: string;
+  /** A file the command creates in the workspace (must not exist before approval). */
+  readonly proofFile: string;
+  /** Text of the tool result, and of the agent's final reply. */
+  readonly output: string;
+  readonly finalReply: string;
+}
+
+/** The Claude journey. @throws Error naming the failed step. */
+export function claudeRestartJourney(ctx: JourneyContext): Promise<void> {
+  return agentRestartJourney(ctx, {
+    agent: 'Claude',
+    prompt: 'Make the proof file, please.',
+    command: CLAUDE_COMMAND,
+    proofFile: 'claude-proof.txt',
+    output: 'claude-made-it',
+    finalReply: 'Done: the command printed claude-made-it.',
+  });
+}
+
+/** The restart journey for any agent whose approvals become cards. @throws Error naming the failed step. */
+export async function agentRestartJourney(ctx: JourneyContext, o: AgentJourneyOptions): Promise<void> {
   const { page } = ctx;
   const step = stepper(ctx.log, ctx.shot);
+  const CLAUDE_COMMAND = o.command;
   const cards = () => chatFrame(page).locator('.boundary-card[data-request-id]', { hasText: CLAUDE_COMMAND });
 
   await step('workbench', async () => {
@@ -51,16 +80,16 @@ export async function claudeRestartJourney(ctx: JourneyContext): Promise<void> {
   });
 
   let firstRequest = '';
-  await step('claude-card', async () => {
-    await newChatFromPalette(page, 'Claude', TIMEOUTS.ui);
+  await step('agent-card', async () => {
+    await newChatFromPalette(page, o.agent, TIMEOUTS.ui);
     const input = chatFrame(page).locator('#composer textarea');
     await visible(input, '#composer textarea', TIMEOUTS.webview);
-    await input.fill('Make the proof file, please.');
+    await input.fill(o.prompt);
     await chatFrame(page).locator('#send').click({ timeout: TIMEOUTS.ui });
     const card = cards().last();
     await visible(card.locator('[data-decision="allow_once"]'), `a pending card naming "${CLAUDE_COMMAND}"`, TIMEOUTS.command);
     firstRequest = (await card.getAttribute('data-request-id')) ?? '';
-    if (fs.existsSync(path.join(ctx.workspace, 'claude-proof.txt'))) throw new Error('the proof file exists before approval');
+    if (fs.existsSync(path.join(ctx.workspace, o.proofFile))) throw new Error('the proof file exists before approval');
   });
 
   await step('reloaded', async () => {
@@ -83,8 +112,8 @@ export async function claudeRestartJourney(ctx: JourneyContext): Promise<void> {
   await step('tool-result', async () => {
     const fresh = chatFrame(page).locator(`.boundary-card[data-request-id]:not([data-request-id="${firstRequest}"])`, { hasText: CLAUDE_COMMAND }).last();
     await fresh.locator('[data-decision="allow_once"]').click({ timeout: TIMEOUTS.ui });
-    await visible(chatFrame(page).locator('pre.output', { hasText: 'claude-made-it' }).first(), 'the tool result "claude-made-it"', TIMEOUTS.command);
-    await visible(chatFrame(page).locator('.message.agent', { hasText: 'Done: the command printed claude-made-it.' }).first(), "Claude's final reply", TIMEOUTS.command);
-    if (!fs.existsSync(path.join(ctx.workspace, 'claude-proof.txt'))) throw new Error('the approved command did not create the proof file');
+    await visible(chatFrame(page).locator('pre.output', { hasText: o.output }).first(), `the tool result "${o.output}"`, TIMEOUTS.command);
+    await visible(chatFrame(page).locator('.message.agent', { hasText: o.finalReply }).first(), "the agent's final reply", TIMEOUTS.command);
+    if (!fs.existsSync(path.join(ctx.workspace, o.proofFile))) throw new Error('the approved command did not create the proof file');
   });
 }

@@ -15,16 +15,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import {
-  copyDir, ensureInstalled, launchBrowser, repoRoot, startCodeServer, tempDir, withTimeout, type CodeServer,
+  copyDir, ensureInstalled, installExtension, launchBrowser, repoRoot, startCodeServer, tempDir, withTimeout, type CodeServer,
 } from '../harness/codeServer';
 import { restartJourney } from './restartJourney';
 import { twoWindowsJourney, type TwoWindowsContext } from './twoWindowsJourney';
-import { claudeRestartJourney, prepareClaudeJourney } from './claudeRestartJourney';
+import { agentRestartJourney, claudeRestartJourney, prepareClaudeJourney } from './claudeRestartJourney';
 
 type Journey = (ctx: TwoWindowsContext) => Promise<void>;
 
 /** Per-journey setup before code-server starts (a mock model server, settings and env for it). */
-type Prepare = () => Promise<{ settings: Record<string, unknown>; env: Record<string, string>; dispose(): Promise<void> }>;
+type Prepare = () => Promise<{ settings: Record<string, unknown>; env: Record<string, string>; install?: string[]; dispose(): Promise<void> }>;
 
 /** The journeys, in order; each gets its own code-server, user data and workspace copy. */
 const JOURNEYS: readonly [string, Journey, Prepare?][] = [
@@ -34,6 +34,20 @@ const JOURNEYS: readonly [string, Journey, Prepare?][] = [
     const setup = await prepareClaudeJourney();
     return { settings: setup.settings, env: setup.env, dispose: () => setup.mock.close() };
   }],
+  // VS Code's Language Model API, with a scripted model registered by a test extension.
+  ['vscode-lm-restart', (ctx) => agentRestartJourney(ctx, {
+    agent: 'VS Code language model',
+    prompt: 'please run touch lm-proof.txt && echo lm-made-it',
+    command: 'touch lm-proof.txt && echo lm-made-it',
+    proofFile: 'lm-proof.txt',
+    output: 'lm-made-it',
+    finalReply: 'The tool said: lm-made-it',
+  }), async () => ({
+    settings: { 'nativeAgentChats.vscodeLm.vendor': 'nac-test' },
+    env: {},
+    install: [path.join(repoRoot(), 'test', 'fixtures', 'lm-provider')],
+    dispose: async () => undefined,
+  })],
 ];
 
 async function main(): Promise<number> {
@@ -92,6 +106,7 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
   let page: Page | undefined;
   try {
     prepared = await prepare?.();
+    for (const extra of prepared?.install ?? []) installExtension(extra, path.join(tmp, 'extensions'));
     server = await startCodeServer({
       workspace,
       userDataDir: path.join(tmp, 'user-data'),

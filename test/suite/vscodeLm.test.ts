@@ -56,6 +56,38 @@ suite('VS Code language model provider', () => {
     assert.match(text, /The tool said: Not run: the user denied this request/);
   });
 
+  test('Allow for this session approves the same program again in this chat without asking', async () => {
+    const runtime = await (await vscode.extensions.getExtension<NativeAgentChatsApi>(EXTENSION_ID)!.activate()).ready;
+    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'vscode-lm' });
+    await runtime.send(sessionId, 'run node -e 1');
+    const first = await waitFor('a pending request', async () => (await runtime.liveState(sessionId)).actionableRequestIds[0]);
+    assert.equal((await runtime.journal.read('getBoundaryRequest', first))?.scopeKey, 'command:node');
+    await runtime.decide(sessionId, first, 'allow_session');
+    await runtime.whenIdle(sessionId);
+    await runtime.send(sessionId, 'run node -e 2');
+    await runtime.whenIdle(sessionId);
+    const second = (await runtime.transcript(sessionId)).turns[1]!;
+    const card = second.items.find((i) => i.type === 'boundary');
+    assert.equal(card?.type === 'boundary' && card.closureReason, 'session_grant');
+    assert.equal(second.status, 'completed');
+  });
+
+  test('Stop mid-stream ends the turn as stopped and cancels the model request', async () => {
+    const runtime = await (await vscode.extensions.getExtension<NativeAgentChatsApi>(EXTENSION_ID)!.activate()).ready;
+    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'vscode-lm' });
+    await runtime.send(sessionId, 'tell me slowly');
+    await waitFor('some streamed text', async () => {
+      const t = (await runtime.transcript(sessionId)).turns[0];
+      return t?.items.some((i) => i.type === 'text' && i.text.includes('word3')) ? true : undefined;
+    });
+    assert.deepEqual(await runtime.stop(sessionId), { ok: true, value: { stopped: true } });
+    await runtime.whenIdle(sessionId);
+    const turn = (await runtime.transcript(sessionId)).turns[0]!;
+    assert.equal(turn.status, 'stopped');
+    const text = turn.items.filter((i) => i.type === 'text').map((i) => (i.type === 'text' ? i.text : '')).join('');
+    assert.equal(text.includes('word99'), false, 'the stream went on after Stop');
+  });
+
   test('with no matching model the turn fails as agent_unavailable and says what to install', async () => {
     const runtime = await (await vscode.extensions.getExtension<NativeAgentChatsApi>(EXTENSION_ID)!.activate()).ready;
     await vscode.workspace.getConfiguration('nativeAgentChats').update('vscodeLm.vendor', 'no-such-vendor', vscode.ConfigurationTarget.Global);
