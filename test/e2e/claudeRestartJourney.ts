@@ -117,3 +117,39 @@ export async function agentRestartJourney(ctx: JourneyContext, o: AgentJourneyOp
     if (!fs.existsSync(path.join(ctx.workspace, o.proofFile))) throw new Error('the approved command did not create the proof file');
   });
 }
+
+/**
+ * Continue after a plain restart, for the VS Code language model provider: the reply is cut by
+ * Developer: Reload Window while it streams; the turn comes back as app_restarted with Continue;
+ * Continue sends the earlier history, which the scripted model echoes back.
+ */
+export async function lmContinueJourney(ctx: JourneyContext): Promise<void> {
+  const { page } = ctx;
+  const step = stepper(ctx.log, ctx.shot);
+  const prompt = 'tell me slowly about restarts';
+  await step('workbench', async () => {
+    await page.goto(ctx.url, { timeout: TIMEOUTS.workbench });
+    await waitForWorkbench(page, TIMEOUTS.workbench);
+  });
+  await step('streaming', async () => {
+    await newChatFromPalette(page, 'VS Code language model', TIMEOUTS.ui);
+    const input = chatFrame(page).locator('#composer textarea');
+    await visible(input, '#composer textarea', TIMEOUTS.webview);
+    await input.fill(prompt);
+    await chatFrame(page).locator('#send').click({ timeout: TIMEOUTS.ui });
+    await visible(chatFrame(page).locator('.message.agent', { hasText: 'word5' }).first(), 'the reply streaming', TIMEOUTS.command);
+  });
+  await step('reloaded', async () => {
+    const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });
+    await runCommand(page, 'Developer: Reload Window', TIMEOUTS.ui);
+    await navigated;
+    await waitForWorkbench(page, TIMEOUTS.workbench);
+  });
+  await step('continue-banner', async () => {
+    await visible(chatFrame(page).locator('.restart-banner [data-action="continue"]').first(), 'a restart banner with Continue', TIMEOUTS.webview);
+  });
+  await step('continued', async () => {
+    await chatFrame(page).locator('.restart-banner [data-action="continue"]').first().click({ timeout: TIMEOUTS.ui });
+    await visible(chatFrame(page).locator('.message.agent', { hasText: `you asked: ${prompt}` }).first(), 'the model answering with the earlier history', TIMEOUTS.command);
+  });
+}

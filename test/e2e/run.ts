@@ -19,7 +19,7 @@ import {
 } from '../harness/codeServer';
 import { restartJourney } from './restartJourney';
 import { twoWindowsJourney, type TwoWindowsContext } from './twoWindowsJourney';
-import { agentRestartJourney, claudeRestartJourney, prepareClaudeJourney } from './claudeRestartJourney';
+import { agentRestartJourney, claudeRestartJourney, lmContinueJourney, prepareClaudeJourney } from './claudeRestartJourney';
 
 type Journey = (ctx: TwoWindowsContext) => Promise<void>;
 
@@ -43,6 +43,12 @@ const JOURNEYS: readonly [string, Journey, Prepare?][] = [
     output: 'lm-made-it',
     finalReply: 'The tool said: lm-made-it',
   }), async () => ({
+    settings: { 'nativeAgentChats.vscodeLm.vendor': 'nac-test' },
+    env: {},
+    install: [path.join(repoRoot(), 'test', 'fixtures', 'lm-provider')],
+    dispose: async () => undefined,
+  })],
+  ['vscode-lm-continue', lmContinueJourney, async () => ({
     settings: { 'nativeAgentChats.vscodeLm.vendor': 'nac-test' },
     env: {},
     install: [path.join(repoRoot(), 'test', 'fixtures', 'lm-provider')],
