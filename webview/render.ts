@@ -45,6 +45,9 @@ export class ChatRenderer {
     if (key === this.headerKey) return;
     this.headerKey = key;
     this.sk.header.replaceChildren(...renderHeader(state.session, state.live.running));
+    // The local agent's verbs only make sense for the local agent.
+    const local = (state.session?.provider ?? 'local') === 'local';
+    this.sk.composer.setAttribute('placeholder', local ? 'Ask the agent… (try: help, run ls, read README.md)' : 'Ask the agent…');
   }
 
   private renderTranscript(state: ViewState): void {
