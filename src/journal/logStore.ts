@@ -283,6 +283,7 @@ export class LogStore {
    */
   static open(options: LogStoreOptions): { store: LogStore; report: LogOpenReport } {
     fs.mkdirSync(path.dirname(options.file), { recursive: true });
+    removeLeftovers(options.file);
     for (let attempt = 0; ; attempt++) {
       const bytes = readIfExists(options.file);
       let db: Database;
@@ -784,6 +785,40 @@ export function compact(sql: SqlJsStatic, file: string, belowGeneration: number,
   } finally {
     compactLock.release();
   }
+}
+
+/**
+ * Removes temporary files a crashed process left beside the journal: a half-created log generation
+ * (`<file>.log.<g>.tmp-<pid>`) or snapshot (`<file>.compact-<pid>`) whose process is gone. Files of
+ * live processes are left alone (they are being written).
+ */
+export function removeLeftovers(file: string): string[] {
+  const dir = path.dirname(file);
+  const base = path.basename(file);
+  const pattern = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(?:log\\.\\d+\\.tmp|compact)-(\\d+)$`);
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = pattern.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    let alive = true;
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      alive = (error as NodeJS.ErrnoException).code !== 'ESRCH';
+    }
+    if (!alive) {
+      fs.rmSync(path.join(dir, name), { force: true });
+      removed.push(name);
+    }
+  }
+  return removed;
 }
 
 function readIfExists(file: string): Uint8Array | undefined {

@@ -152,3 +152,18 @@ describe('journal: boundary requests', () => {
     await journal.close();
   });
 });
+
+describe('journal: leftovers of a crash', () => {
+  it('removes temporary files of dead processes at open and keeps those of live ones', async () => {
+    const { removeLeftovers } = await import('../../src/journal/logStore');
+    const { spawnSync } = await import('node:child_process');
+    const dir = tempDir();
+    const file = path.join(dir, 'journal.sqlite');
+    const deadPid = spawnSync('true').pid!;
+    for (const name of [`journal.sqlite.log.3.tmp-${deadPid}`, `journal.sqlite.compact-${deadPid}`, `journal.sqlite.compact-${process.pid}`, 'journal.sqlite.log.3', 'other.compact-1']) {
+      fs.writeFileSync(path.join(dir, name), 'x');
+    }
+    assert.deepEqual(removeLeftovers(file).sort(), [`journal.sqlite.compact-${deadPid}`, `journal.sqlite.log.3.tmp-${deadPid}`]);
+    assert.deepEqual(fs.readdirSync(dir).sort(), [`journal.sqlite.compact-${process.pid}`, 'journal.sqlite.log.3', 'other.compact-1'].sort());
+  });
+});
