@@ -6,7 +6,7 @@
  * journey) and scripts/start.mjs (which bundles this file with esbuild, so keep it free of imports
  * other than Node built-ins; playwright-core is required lazily).
  *
- * Facts behind the choices: /work/shared/notes/real-vscode-here.md (flags, selectors, timings).
+ * Facts behind the choices: ../shared/notes/real-vscode-here.md (flags, selectors, timings).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';

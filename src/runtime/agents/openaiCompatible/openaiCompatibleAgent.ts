@@ -28,7 +28,7 @@
  *
  * Sources of the ideas: the OpenAI Chat Completions streaming format (tool-call deltas with
  * `index`), Ollama's OpenAI compatibility docs (`http://localhost:11434/v1`, any API key), and the
- * measured notes in /work/shared/notes/real-agents-here.md.
+ * measured notes in ../shared/notes/real-agents-here.md.
  */
 import OpenAI from 'openai';
 import type {
