@@ -98,7 +98,11 @@ export function decodeHeader(block: Buffer): LogHeader | undefined {
 
 /** Frames a record and appends the 8-byte zero terminator: bytes to write at the log's end. */
 export function encodeRecord(record: LogRecord): Buffer {
-  const payload = Buffer.from(JSON.stringify(record), 'utf8');
+  return encodePayload(Buffer.from(JSON.stringify(record), 'utf8'));
+}
+
+/** Frames an already serialized record (UTF-8 JSON) with its terminator. */
+export function encodePayload(payload: Buffer): Buffer {
   const out = Buffer.alloc(FRAME_BYTES + payload.length + FRAME_BYTES);
   out.writeUInt32LE(payload.length, 0);
   out.writeUInt32LE(crc32(payload), 4);

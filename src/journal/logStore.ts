@@ -32,7 +32,7 @@ import { LockFile } from './lockFile';
 import { StatementCache } from './statementCache';
 import {
   FRAME_BYTES, LOG_FORMAT_VERSION, LOG_HEADER_BYTES, MAX_RECORD_BYTES, decodeFrame, decodeHeader, encodeHeader, encodeRecord,
-  type LogRecord, type LoggedStatement, type ReadOutcome,
+  encodePayload, type LogRecord, type LoggedStatement, type ReadOutcome,
 } from './logFormat';
 
 /** Options of a LogStore. Sizes in bytes, times in ms. */
@@ -608,7 +608,7 @@ export class LogStore {
       const refusal = this.options.checkWritable?.();
       if (refusal) throw new JournalRefusedError('read_only', refusal);
       const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
-      const records: LogRecord[] = [];
+      const records: Buffer[] = [];
       this.db.exec('BEGIN IMMEDIATE');
       for (const transaction of transactions) {
         this.recording = [];
@@ -618,14 +618,15 @@ export class LogStore {
           const statements = this.recording;
           if (statements.length > 0) {
             const record: LogRecord = { s: this.lastSeq + records.length + 1, t: statements, x: [...touched()] };
-            const bytes = Buffer.byteLength(JSON.stringify(record));
+            const payload = Buffer.from(JSON.stringify(record), 'utf8');
+            const bytes = payload.length;
             if (bytes > MAX_RECORD_BYTES) {
               throw new JournalRefusedError(
                 'storage_failed',
                 `A change of ${(bytes / 1048576).toFixed(0)} MB is larger than the chat journal takes (${MAX_RECORD_BYTES / 1048576} MB). Nothing was changed.`,
               );
             }
-            records.push(record);
+            records.push(payload);
           }
           this.db.exec('RELEASE tx');
           outcomes.push({ ok: true, value });
@@ -639,7 +640,7 @@ export class LogStore {
         }
       }
       if (records.length > 0) {
-        const frames = records.map(encodeRecord);
+        const frames = records.map(encodePayload);
         // One write: each record without its terminator, then the last one's terminator.
         const bytes = Buffer.concat(frames.map((f, i) => (i === frames.length - 1 ? f : f.subarray(0, f.length - FRAME_BYTES))));
         try {
