@@ -11,7 +11,7 @@ import { after, describe, it } from 'node:test';
 import type { Journal } from '../../src/journal/journal';
 import { LocalAgent } from '../../src/runtime/agents/localAgent';
 import { ChatRuntime } from '../../src/runtime/chatRuntime';
-import { fakeInstance, openJournal, tempDir as makeTempDir } from './helpers';
+import { fakeInstance, openJournal, tempDir as makeTempDir, waitFor } from './helpers';
 
 /** Temporary folders of this file, removed when it ends. */
 const madeDirs: string[] = [];
@@ -44,15 +44,6 @@ async function openWindow(file: string, workspace: string, id: string, isAlive: 
   return { journal, runtime };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -24,7 +24,7 @@ import { ChatRuntime } from '../../src/runtime/chatRuntime';
 import {
   flattenMessages, sessionIdOf, startAnthropicMock, toolResults, toolResultText, userTexts, type AnthropicMock, type MockReply,
 } from '../mocks/anthropicMock';
-import { fakeInstance, openJournal, tempDir } from './helpers';
+import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
 
 const CLAUDE_BIN = path.join(path.dirname(require.resolve('@anthropic-ai/claude-agent-sdk-linux-x64/package.json')), 'claude');
 
@@ -95,15 +95,6 @@ async function harness(mock: AnthropicMock | undefined, o: HarnessOptions = {}):
   return { runtime, journal, workspace, file, logs, configDir };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** Waits for the chat's run to end, with a bound. */
 async function idle(h: Harness, sessionId: string, timeoutMs = 30_000): Promise<void> {

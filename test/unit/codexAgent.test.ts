@@ -18,7 +18,7 @@ import { codexConfigToml } from '../../src/runtime/agents/codex/codexConfig';
 import { CodexAgent, displayCommand, programOf, unifiedDiff, type CodexAgentConfig } from '../../src/runtime/agents/codex/codexAgent';
 import { ChatRuntime } from '../../src/runtime/chatRuntime';
 import { functionOutput, ResponsesMock, userTexts } from '../mocks/responsesMock';
-import { fakeInstance, openJournal, tempDir } from './helpers';
+import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
 
 /** The native codex binary of the installed @openai/codex platform package, if any. */
 function codexBinary(): string | undefined {
@@ -52,15 +52,6 @@ function codexProcesses(home: string): number[] {
   return pids;
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v as T;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 interface Harness {
   runtime: ChatRuntime;

@@ -50,3 +50,17 @@ export function steppingClock(start = 1_700_000_000_000): () => number {
   let t = start;
   return () => t++;
 }
+
+/**
+ * Polls `probe` every 10 ms until it returns a value other than undefined/false.
+ * @throws Error naming `what` after `timeoutMs` (default 20 s).
+ */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v as T;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -24,7 +24,7 @@ import {
 } from '../../src/runtime/agents/openaiCompatible/openaiCompatibleAgent';
 import { ChatRuntime } from '../../src/runtime/chatRuntime';
 import { OpenAICompatibleMock, slowText, text, toolCalls } from '../mocks/openaiCompatibleMock';
-import { fakeInstance, openJournal, tempDir } from './helpers';
+import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
 
 const MODEL = 'qwen2.5-coder:7b';
 const PROVIDER = 'openai-compatible';
@@ -74,15 +74,6 @@ function configFor(mock: OpenAICompatibleMock, extra: Partial<OpenAICompatibleAg
   return () => ({ baseUrl: mock.baseUrl, model: MODEL, apiKey: async () => undefined, ...extra });
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const pendingRequest = (h: Harness, sessionId: string) =>
   waitFor('a pending boundary request', async () => (await h.runtime.liveState(sessionId)).actionableRequestIds[0]);

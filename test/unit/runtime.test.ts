@@ -11,7 +11,7 @@ import type { Transcript, TranscriptItem } from '../../src/core/transcript';
 import type { Journal } from '../../src/journal/journal';
 import { LocalAgent } from '../../src/runtime/agents/localAgent';
 import { ChatRuntime } from '../../src/runtime/chatRuntime';
-import { fakeInstance, openJournal, tempDir } from './helpers';
+import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
 
 interface Harness {
   runtime: ChatRuntime;
@@ -35,15 +35,6 @@ async function harness(file = path.join(tempDir(), 'journal.sqlite'), workspace 
   return { runtime, journal, workspace, file };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 function items(t: Transcript, turnIndex: number): readonly TranscriptItem[] {
   return t.turns[turnIndex]!.items;
