@@ -41,14 +41,8 @@ const builds = [
 mkdirSync(outdir, { recursive: true });
 copyFileSync(path.join(path.dirname(require.resolve('sql.js')), 'sql-wasm.wasm'), path.join(outdir, 'sql-wasm.wasm'));
 
-const entryExists = (e) => Object.values(e).every((f) => {
-  try { require('node:fs').accessSync(f); return true; } catch { return false; }
-});
 for (const options of builds) {
-  const entryPoints = Object.fromEntries(Object.entries(options.entryPoints).filter(([, f]) => entryExists({ f })));
-  if (Object.keys(entryPoints).length === 0) continue;
-  const opts = { ...options, entryPoints };
-  if (watch) await (await esbuild.context(opts)).watch();
-  else await esbuild.build(opts);
+  if (watch) await (await esbuild.context(options)).watch();
+  else await esbuild.build(options);
 }
 if (!watch) console.log(`[esbuild] built ${outdir}/ (${production ? 'production' : 'development'})`);

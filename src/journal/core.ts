@@ -26,21 +26,17 @@ export interface StartTurnInput {
   readonly run: { readonly id: string; readonly instanceId: string; readonly provider: string };
 }
 
-/** Input of `createBoundaryRequest`. `autoApproved` records a request approved by a session grant. */
-export interface CreateBoundaryRequestInput {
-  readonly id: string;
+/**
+ * Input of `createBoundaryRequest`: the request row's own fields (session and turn come from the
+ * run), what a session grant would cover (`grants`, shown, not stored), the time, and
+ * `autoApproved` for a request approved by a session grant.
+ */
+export type CreateBoundaryRequestInput = Pick<BoundaryRequestRecord, 'id' | 'invocationId' | 'kind' | 'subject' | 'why' | 'detail' | 'scopeKey'> & {
   readonly runId: string;
-  readonly invocationId: string | null;
-  readonly kind: BoundaryKind;
-  readonly subject: string;
-  readonly why: string;
-  readonly detail: string | null;
-  readonly scopeKey: string;
-  /** What "Allow for this session" would also approve, in words (shown, not stored in the row). */
   readonly grants?: string;
   readonly at: number;
   readonly autoApproved?: boolean;
-}
+};
 
 /** Input of `settleBoundaryRequest`. */
 export interface SettleBoundaryRequestInput {

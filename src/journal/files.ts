@@ -1,21 +1,7 @@
 /**
- * Small file-system helpers of the journal.
+ * Reading a journal's schema version without opening it.
  */
 import * as fs from 'node:fs';
-
-/** fsyncs a folder so a rename in it is durable (no-op where folders cannot be opened, e.g. Windows). */
-export async function syncDirectory(dir: string): Promise<void> {
-  let handle: fs.promises.FileHandle | undefined;
-  try {
-    handle = await fs.promises.open(dir, 'r');
-    await handle.sync();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL') throw error;
-  } finally {
-    await handle?.close();
-  }
-}
 
 /**
  * Reads a SQLite file's `user_version` from its header (bytes 60-63, big-endian) without opening it

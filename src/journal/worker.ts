@@ -20,7 +20,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { loadSqlJs } from './sqljs';
 import type { FromWorker, ToWorker, WorkerOpenOptions, WorkerOpenReport } from './workerProtocol';
 
-/** Operations that only read (served without the write lock). */
+/** Operations that write: each runs as a logged transaction under the write lock (the rest only read). */
 const WRITE_OPS = new Set([
   'createSession', 'renameSession', 'setProviderState', 'startTurn', 'finishRun', 'appendEvents', 'startInvocation',
   'setInvocationStatus', 'finishInvocation', 'createBoundaryRequest', 'settleBoundaryRequest', 'recordTab', 'removeTab',

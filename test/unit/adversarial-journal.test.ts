@@ -9,22 +9,12 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { LOG_HEADER_BYTES, encodeHeader } from '../../src/journal/logFormat';
 import { LogStore, listGenerations, logPath } from '../../src/journal/logStore';
 import { loadSqlJs } from '../../src/journal/sqljs';
-import { openJournal, tempDir as makeTempDir, WASM_PATH, WORKER_PATH } from './helpers';
+import { openJournal, trackedTempDir as tempDir, WASM_PATH, WORKER_PATH } from './helpers';
 
-/** Temporary folders of this file, removed when it ends. */
-const madeDirs: string[] = [];
-function tempDir(prefix?: string): string {
-  const dir = makeTempDir(prefix);
-  madeDirs.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of madeDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
 
 const JOURNAL_JS = path.resolve(__dirname, '../../src/journal/journal.js');
 const LOCKFILE_JS = path.resolve(__dirname, '../../src/journal/lockFile.js');

@@ -7,22 +7,12 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Journal } from '../../src/journal/journal';
 import { LocalAgent } from '../../src/runtime/agents/localAgent';
 import { ChatRuntime } from '../../src/runtime/chatRuntime';
-import { fakeInstance, openJournal, tempDir as makeTempDir, waitFor } from './helpers';
+import { fakeInstance, openJournal, trackedTempDir as tempDir, waitFor } from './helpers';
 
-/** Temporary folders of this file, removed when it ends. */
-const madeDirs: string[] = [];
-function tempDir(prefix?: string): string {
-  const dir = makeTempDir(prefix);
-  madeDirs.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of madeDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
 
 interface Window {
   readonly journal: Journal;

@@ -9,23 +9,13 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { classifyAction } from '../../src/core/sandboxPolicy';
 import { LocalAgent } from '../../src/runtime/agents/localAgent';
 import { ChatRuntime } from '../../src/runtime/chatRuntime';
 import { realTarget } from '../../src/runtime/toolRuntime';
-import { fakeInstance, openJournal, tempDir as makeTempDir } from './helpers';
+import { fakeInstance, openJournal, trackedTempDir as tempDir } from './helpers';
 
-/** Temporary folders of this file, removed when it ends. */
-const madeDirs: string[] = [];
-function tempDir(prefix?: string): string {
-  const dir = makeTempDir(prefix);
-  madeDirs.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of madeDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
 
 /** Sends `prompt`, denies every boundary request it raises, and returns how many it raised. */
 async function sendDenyingEverything(runtime: ChatRuntime, sessionId: string, prompt: string): Promise<number> {

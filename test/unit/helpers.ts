@@ -14,6 +14,19 @@ import { loadSqlJs } from '../../src/journal/sqljs';
 /** sql-wasm.wasm inside node_modules. */
 export const WASM_PATH = path.join(path.dirname(require.resolve('sql.js')), 'sql-wasm.wasm');
 
+/** Folders made by `trackedTempDir`, removed when the test process exits. */
+const tracked: string[] = [];
+process.on('exit', () => {
+  for (const dir of tracked) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temporary folder removed when the test process exits. */
+export function trackedTempDir(prefix?: string): string {
+  const dir = tempDir(prefix);
+  tracked.push(dir);
+  return dir;
+}
+
 /** A fresh temporary folder (removed by the caller's `after` if wanted). */
 export function tempDir(prefix = 'nac-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
