@@ -60,7 +60,7 @@ function baseView(errorClass: ErrorClass, turn: TranscriptTurn): Omit<ErrorClass
     case 'agent_unavailable':
       return {
         title: 'The agent could not be started',
-        body: 'The agent could not start (its program may be missing or misconfigured). Check its settings, then retry.',
+        body: 'The agent could not start: its program, server or model is missing or misconfigured (the message above says which). Fix that, then retry.',
         action: 'retry',
         tone: 'error',
       };

@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';
 import { sessionIdFromState } from '../protocol/messages';
 import { ALL_SESSIONS, type ChatRuntime, type RuntimeNotification } from '../runtime/chatRuntime';
+import { PROVIDERS } from './providers';
 import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, type ChatPanelHost } from './chatPanel';
 
 /** The open chat tabs of this window (see module docstring). */
@@ -152,7 +153,7 @@ export async function pickSession(runtime: ChatRuntime, placeHolder: string): Pr
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
-    sessions.map((s) => ({ label: s.title, description: s.provider, detail: `Last active ${new Date(s.updatedAt).toLocaleString()}`, session: s })),
+    sessions.map((s) => ({ label: s.title, description: PROVIDERS.find((p) => p.id === s.provider)?.label ?? s.provider, detail: `Last active ${new Date(s.updatedAt).toLocaleString()}`, session: s })),
     { placeHolder, matchOnDescription: true },
   );
   return picked?.session;
