@@ -53,8 +53,13 @@ export async function twoWindowsJourney(ctx: TwoWindowsContext): Promise<void> {
   await step('window-b-same-card', b, async () => {
     await b.goto(ctx.url, { timeout: TIMEOUTS.workbench });
     await waitForWorkbench(b, TIMEOUTS.workbench);
+    // Wait for the chat picker itself (not the palette still closing); the command runs once the
+    // extension activated in this window, so give it one more try if the picker does not show.
+    const input = b.locator('.quick-input-widget input.input[placeholder="Open a chat"]');
     await runCommand(b, 'Agent Chats: Open Chat…', TIMEOUTS.ui);
-    const input = b.locator('.quick-input-widget input.input');
+    if (!(await input.waitFor({ state: 'visible', timeout: 15_000 }).then(() => true, () => false))) {
+      await runCommand(b, 'Agent Chats: Open Chat…', TIMEOUTS.ui);
+    }
     await visible(input, 'the chat picker', TIMEOUTS.ui);
     await input.fill(TWO_WINDOWS_COMMAND);
     await visible(b.locator('.quick-input-list .monaco-list-row', { hasText: TWO_WINDOWS_COMMAND }).first(), 'the chat in the picker', TIMEOUTS.ui);
