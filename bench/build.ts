@@ -19,7 +19,7 @@ export const LIVE = {
 } as const;
 
 /** Bump when the generated rows change, so stale cached journals are rebuilt. */
-export const BUILD_VERSION = 3;
+export const BUILD_VERSION = 4;
 
 /** What a built journal contains. */
 export interface BuiltStats {

@@ -14,10 +14,7 @@ import { Journal } from '../src/journal/journal';
 import type { Agent } from '../src/runtime/agent';
 import { ChatRuntime } from '../src/runtime/chatRuntime';
 import { percentile } from './stats';
-
-const ROOT = path.resolve(__dirname, '../..');
-const WASM = path.join(ROOT, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
-const WORKER = path.join(ROOT, 'out', 'src', 'journal', 'worker.js');
+import { WASM_PATH as WASM, WORKER_PATH as WORKER } from './task';
 
 /** p50 / p95 / max / n of a sample set (ms). */
 export interface LatencySummary {

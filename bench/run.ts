@@ -126,13 +126,13 @@ ${results.map(markdownTable).join('\n\n')}
   includes the 1 ms period.
 - **compactNow()**: asks the journal worker to compact after the measured writes; one write is
   queued right behind it to show how long writes wait. **Background compaction**: afterwards the
-  bench keeps writing until the log rotates (4 MiB, the product default) and times the writes made
+  bench keeps writing until the log rotates (2 MiB, the product default) and times the writes made
   while the compactor thread rebuilds the snapshot.
 - **Activation-to-ready**: \`Journal.open()\` call to resolution, on the journal with an empty first log
   generation (as any journal in use has). "Fresh process": the first journal of a new Node process (as
   in an extension host that just started), ${results[0]?.plan.freshOpens ?? 3} processes; "warm process": a new worker
   in the bench process, ${results[0]?.plan.inProcessOpens ?? 5} times. "Log full": after the write phases the bench
-  counts the records of one log generation (4 MiB, the product default), writes that many minus 64 into
+  counts the records of one log generation (2 MiB, the product default), writes that many minus 64 into
   a fresh generation, lets background compactions finish, and opens it in fresh processes (the open
   replays them): the worst case between two rotations. The files are in the page cache (just
   written); \`worker openMs\` is the worker's own \`report.openMs\`.

@@ -142,7 +142,8 @@ export class JournalCore {
 
   /** The database's `user_version`. */
   userVersion(): number {
-    return (this.db.exec('PRAGMA user_version')[0]?.values[0]?.[0] as number | undefined) ?? 0;
+    // Checked before every write: a prepared statement, not a fresh parse each time.
+    return Number(this.one('PRAGMA user_version')?.user_version ?? 0);
   }
 
   private exec(sql: string): void {

@@ -45,7 +45,7 @@ export interface OpenJournalOptions {
   readonly workerPath: string;
   /** How often to look for other windows' commits (default 50 ms). */
   readonly pollIntervalMs?: number;
-  /** Start a new log generation (and compact the old ones) past this size (default 4 MiB). */
+  /** Start a new log generation (and compact the old ones) past this size (default 2 MiB). */
   readonly rotateAtBytes?: number;
   readonly preallocBytes?: number;
   readonly lockTimeoutMs?: number;
@@ -53,6 +53,10 @@ export interface OpenJournalOptions {
   readonly faultInjection?: boolean;
   /** Delay before the background integrity check of the snapshot (default 1500 ms). */
   readonly integrityCheckDelayMs?: number;
+  /** Writer lease in ms (see LogStoreOptions.leaseMs; default 200, 0 = take the lock per write group). */
+  readonly leaseMs?: number;
+  /** The lease is let go after this long without a queued write (ms, default 2; tests). */
+  readonly leaseIdleMs?: number;
 }
 
 /** What opening found and did (see `WorkerOpenReport`). */
@@ -93,6 +97,8 @@ export class Journal {
       ...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
       ...(options.faultInjection ? { faultInjection: true } : {}),
       ...(options.integrityCheckDelayMs !== undefined ? { integrityCheckDelayMs: options.integrityCheckDelayMs } : {}),
+      ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+      ...(options.leaseIdleMs !== undefined ? { leaseIdleMs: options.leaseIdleMs } : {}),
     };
     const worker = new Worker(options.workerPath, { workerData: data });
     return new Promise((resolve, reject) => {

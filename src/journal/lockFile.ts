@@ -7,6 +7,12 @@
  *
  * Synchronous by design: it runs in the journal's worker thread, where waiting (Atomics.wait) blocks
  * no one else.
+ *
+ * A holder may keep the lock across several write groups (the journal's writer lease, see
+ * logStore.ts). So that it knows when to let go, a process that finds the lock taken keeps a
+ * second file, `<lock>.want`, present while it waits (`othersWaiting()`), and removes it once it
+ * holds the lock; a holder that let go for a waiter (`yieldTo`) does not take the lock straight
+ * back while the waiter still waits.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -45,14 +51,58 @@ export function isHolderDead(holder: LockHolder): boolean {
   return now !== null && now !== holder.start;
 }
 
+/** Longest a process that let go for a waiter holds back before taking the lock again (ms). */
+const YIELD_MS = 20;
+
+/** A want file not refreshed for this long (ms) belongs to nobody (waiters refresh it every poll). */
+const STALE_WANT_MS = 1000;
+
 /** The lock (see module docstring). */
 export class LockFile {
   private held = false;
   private readonly content: string;
+  private readonly wantFile: string;
+  /** performance.now() when this process last let go for a waiter, or -Infinity. */
+  private yieldedAt = -Infinity;
 
   /** @param file path of the lock file. */
   constructor(readonly file: string) {
     this.content = JSON.stringify({ pid: process.pid, start: processStartTime(process.pid), host: os.hostname() } satisfies LockHolder);
+    this.wantFile = `${file}.want`;
+  }
+
+  /** True while this process holds the lock. */
+  get isHeld(): boolean {
+    return this.held;
+  }
+
+  /**
+   * True when another process is waiting for the lock (one stat call). A want file nobody refreshed
+   * for STALE_WANT_MS was left by a waiter that died or gave up: it is removed.
+   */
+  othersWaiting(): boolean {
+    const stat = fs.statSync(this.wantFile, { throwIfNoEntry: false });
+    if (!stat) return false;
+    if (Date.now() - stat.mtimeMs <= STALE_WANT_MS) return true;
+    fs.rmSync(this.wantFile, { force: true });
+    return false;
+  }
+
+  /** Says this process waits: creates the want file or refreshes its time. */
+  private signalWant(): void {
+    const now = new Date();
+    try {
+      fs.utimesSync(this.wantFile, now, now);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      fs.closeSync(fs.openSync(this.wantFile, 'a'));
+    }
+  }
+
+  /** Releases the lock because another process waits for it; the next `acquire` lets it go first. */
+  yieldTo(): void {
+    this.release();
+    this.yieldedAt = performance.now();
   }
 
   /**
@@ -63,6 +113,10 @@ export class LockFile {
     if (this.held) throw new Error('journal lock acquired twice');
     const deadline = Date.now() + timeoutMs;
     let wait = 0.05;
+    // Just let go for a waiter: give it the lock first (it removes its want file once it holds it).
+    while (performance.now() - this.yieldedAt < YIELD_MS && this.othersWaiting()) sleepSync(0.1);
+    this.yieldedAt = -Infinity;
+    let waited = false;
     for (;;) {
       try {
         const fd = fs.openSync(this.file, 'wx');
@@ -72,10 +126,13 @@ export class LockFile {
           fs.closeSync(fd);
         }
         this.held = true;
+        if (waited) fs.rmSync(this.wantFile, { force: true }); // others still waiting create it again
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
+      waited = true;
+      this.signalWant();
       const holder = this.readHolder();
       if (holder === 'gone') continue;
       // Locks are held for well under a second; one far older was left by a process that cannot be
@@ -88,16 +145,37 @@ export class LockFile {
       if (Date.now() > deadline) {
         throw new Error(`The chat journal is locked by process ${holder ? holder.pid : '(unknown)'} for more than ${timeoutMs} ms.`);
       }
-      // Holders keep the lock for well under a millisecond: poll often rather than back off far.
+      // Holders let go within a write group (under a millisecond) once they see the want file: poll
+      // often rather than back off far.
       sleepSync(wait);
       wait = Math.min(wait * 2, 0.5);
     }
   }
 
-  /** Releases the lock. Safe to call when not held. */
+  /**
+   * Stops holding the lock without removing the lock file: for a holder that finds its lock was
+   * broken (the file may now be another process's).
+   */
+  forget(): void {
+    this.held = false;
+  }
+
+  /**
+   * Releases the lock. Safe to call when not held. The file is removed only if it still names this
+   * process: a holder that was stopped for longer than ANCIENT_LOCK_MS may have had its lock broken
+   * and taken by another process, whose lock must not be removed.
+   */
   release(): void {
     if (!this.held) return;
     this.held = false;
+    let text: string;
+    try {
+      text = fs.readFileSync(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    if (text !== this.content) return;
     try {
       fs.unlinkSync(this.file);
     } catch (error) {

@@ -117,6 +117,34 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    description: 'events as a rowid table: rows of ~1.4 KB no longer spill into overflow pages',
+    // Version 1 clustered events by (run_id, seq) WITHOUT ROWID. Such a table keeps at most ~1 KB of a
+    // row in its b-tree page (SQLite's index payload limit), so a typical 1.4 KB text event took an
+    // overflow page too: files were ~2.1x larger and every insert and replay slower
+    // (docs/BENCHMARKS.md). A rowid table keeps rows up to ~4 KB in the page; UNIQUE(run_id, seq)
+    // keeps the (run, seq) lookup. Rows are copied in (run_id, seq) order, so rowids are
+    // deterministic and the statement replays identically in every window.
+    sql: `
+      CREATE TABLE events_v2 (
+        id INTEGER PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        session_id TEXT NOT NULL,
+        turn_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        UNIQUE (run_id, seq)
+      );
+      INSERT INTO events_v2 (run_id, seq, session_id, turn_id, kind, payload, at)
+        SELECT run_id, seq, session_id, turn_id, kind, payload, at FROM events ORDER BY run_id, seq;
+      DROP TABLE events;
+      ALTER TABLE events_v2 RENAME TO events;
+      CREATE INDEX events_by_session ON events(session_id);
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -30,6 +30,12 @@ const WRITE_OPS = new Set([
 /** Most transactions committed as one group. */
 const MAX_GROUP = 64;
 
+/** Default writer lease (ms): how long the write lock may be kept across consecutive write groups. */
+const DEFAULT_LEASE_MS = 200;
+
+/** Default: the lease is let go after this long (ms) without a queued write. */
+const LEASE_IDLE_MS = 2;
+
 /** Sentence shown when the journal was written by a newer schema. */
 export function newerSchemaMessage(found: number): string {
   return (
@@ -61,6 +67,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     ...(options.preallocBytes ? { preallocBytes: options.preallocBytes } : {}),
     ...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
     ...(options.faultInjection ? { faultInjection: true } : {}),
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
   };
   let core!: JournalCore;
   let store!: LogStore;
@@ -209,6 +216,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     if (message.kind === 'close') {
       clearInterval(poll);
       clearTimeout(checkTimer);
+      clearTimeout(linger);
       store.close();
       store.db.close();
       post({ kind: 'result', id: message.id, value: null });
@@ -237,6 +245,12 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     }
   };
 
+  // The writer lease: after the last queued write, the lock is kept a moment for the next one.
+  const linger = setTimeout(() => {
+    if (queue.length === 0 && !closed) store.releaseLease();
+  }, options.leaseIdleMs ?? LEASE_IDLE_MS);
+  linger.unref?.();
+
   const queue: ToWorker[] = [];
   let draining = false;
   let closed = false;
@@ -251,12 +265,13 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
         handle(queue.shift() as Exclude<ToWorker, { kind: 'write' }>);
       }
     }
+    if (!closed && store.holdsLease) linger.refresh();
   };
   parentPort!.on('message', (message: ToWorker) => {
     queue.push(message);
     if (!draining) {
       draining = true;
-      setImmediate(drain);
+      setImmediate(drain); // messages that arrived together are all queued by then: one group
     }
   });
 }

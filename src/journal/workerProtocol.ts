@@ -17,6 +17,10 @@ export interface WorkerOpenOptions {
   readonly faultInjection?: boolean;
   /** Delay before the background integrity check of the snapshot (default 1500 ms). */
   readonly integrityCheckDelayMs?: number;
+  /** Writer lease (LogStoreOptions.leaseMs); default 200 ms. */
+  readonly leaseMs?: number;
+  /** The lease is let go after this long without a queued write (ms); default 2. */
+  readonly leaseIdleMs?: number;
 }
 
 /** Extension host → worker. */

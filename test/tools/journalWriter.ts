@@ -9,6 +9,7 @@
  *               previous event's seq as read inside the same transaction (state-dependent writes),
  *               printing `ack <seq>`.
  * Exits 0 after `count` writes; prints `refused <reason>` and exits 2 on a refusal.
+ * Environment: NAC_LOCK_TIMEOUT_MS (the journal's lockTimeoutMs) and NAC_LEASE_MS (its leaseMs).
  */
 import * as path from 'node:path';
 import { Journal } from '../../src/journal/journal';
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
     wasmPath: path.join(path.dirname(require.resolve('sql.js')), 'sql-wasm.wasm'),
     workerPath: path.resolve(__dirname, '../../src/journal/worker.js'),
     ...(rotate ? { rotateAtBytes: Number(rotate) } : {}),
+    ...(process.env.NAC_LOCK_TIMEOUT_MS ? { lockTimeoutMs: Number(process.env.NAC_LOCK_TIMEOUT_MS) } : {}),
+    ...(process.env.NAC_LEASE_MS ? { leaseMs: Number(process.env.NAC_LEASE_MS) } : {}),
   });
   const count = Number(countText);
   if (mode === 'counter') {

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { LOG_HEADER_BYTES, encodeHeader } from '../../src/journal/logFormat';
 import { LogStore, listGenerations, logPath } from '../../src/journal/logStore';
+import { SCHEMA_VERSION } from '../../src/journal/schema';
 import { loadSqlJs } from '../../src/journal/sqljs';
 import { openJournal, trackedTempDir as tempDir, WASM_PATH, WORKER_PATH } from './helpers';
 
@@ -408,7 +409,7 @@ describe('adversarial: schema versions across builds', () => {
     const file = path.join(tempDir(), 'journal.sqlite');
     const old = await openJournal(file, { pollIntervalMs: 60_000 });
     try {
-      await newerBuildLogs(file, ['ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0', 'PRAGMA user_version = 2'], true);
+      await newerBuildLogs(file, ['ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0', `PRAGMA user_version = ${SCHEMA_VERSION + 1}`], true);
       const w = await old.write('createSession', session('written-by-old-build'));
       assert.equal(!w.ok && w.reason, 'read_only');
     } finally {
@@ -426,7 +427,7 @@ describe('adversarial: schema versions across builds', () => {
     const file = path.join(tempDir(), 'journal.sqlite');
     const old = await openJournal(file, { pollIntervalMs: 20 });
     try {
-      await newerBuildLogs(file, ['ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0', 'PRAGMA user_version = 2'], true);
+      await newerBuildLogs(file, ['ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0', `PRAGMA user_version = ${SCHEMA_VERSION + 1}`], true);
       await sleep(400);
       assert.equal(old.readOnly, true);
     } finally {
@@ -446,7 +447,7 @@ describe('adversarial: schema versions across builds', () => {
     const j = await openJournal(file);
     assert.ok((await j.write('createSession', session('old'))).ok);
     await j.close();
-    await newerBuildLogs(file, ['CREATE VIRTUAL TABLE search USING fts5(text); PRAGMA user_version = 2'], false);
+    await newerBuildLogs(file, [`CREATE VIRTUAL TABLE search USING fts5(text); PRAGMA user_version = ${SCHEMA_VERSION + 1}`], false);
     const k = await openJournal(file); // rejects today
     try {
       assert.equal(k.readOnly, true);

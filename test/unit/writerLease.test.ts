@@ -1,0 +1,205 @@
+/**
+ * The writer lease (logStore.ts, lockFile.ts): a window keeps the journal's write lock across
+ * consecutive write groups, lets it go as soon as another process waits or it goes idle, and never
+ * writes over records appended by a process that broke its lock (the fence). Plus schema migration 2
+ * (events as a rowid table). Not timed: speed is measured by `npm run bench`.
+ */
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { LockFile } from '../../src/journal/lockFile';
+import { LogStore } from '../../src/journal/logStore';
+import { JournalCore } from '../../src/journal/core';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/journal/schema';
+import { loadSqlJs } from '../../src/journal/sqljs';
+import { openJournal, trackedTempDir as tempDir, WASM_PATH } from './helpers';
+
+const WRITER = path.resolve(__dirname, '../tools/journalWriter.js');
+
+/** Runs the writer tool with extra environment; resolves with its acks, exit code and output. */
+function runWriter(args: string[], env: Record<string, string>): Promise<{ acks: number; code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [WRITER, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('close', (code) => resolve({ acks: out.split('\n').filter((l) => l.startsWith('ack ')).length, code, out, err }));
+  });
+}
+
+const session = (id: string, at = 1) => ({ id, title: id, provider: 'local', createdAt: at, updatedAt: at });
+
+describe('writer lease: the lock file', () => {
+  it('removes a want file nobody refreshed for over a second, and reports a fresh one', () => {
+    const dir = tempDir();
+    const lock = new LockFile(path.join(dir, 'journal.sqlite.lock'));
+    const want = `${lock.file}.want`;
+    fs.writeFileSync(want, '');
+    assert.equal(lock.othersWaiting(), true);
+    const old = new Date(Date.now() - 5000);
+    fs.utimesSync(want, old, old);
+    assert.equal(lock.othersWaiting(), false);
+    assert.equal(fs.existsSync(want), false, 'a stale want file is removed');
+  });
+
+  it('never removes a lock file that another process took after breaking this one', () => {
+    const dir = tempDir();
+    const lock = new LockFile(path.join(dir, 'journal.sqlite.lock'));
+    lock.acquire();
+    const other = JSON.stringify({ pid: 1, start: 'someone else', host: 'elsewhere' });
+    fs.writeFileSync(lock.file, other); // broken and taken by another holder meanwhile
+    lock.release();
+    assert.equal(fs.readFileSync(lock.file, 'utf8'), other);
+  });
+});
+
+describe('writer lease: the store', () => {
+  async function open(file: string, leaseMs: number) {
+    const sql = await loadSqlJs(WASM_PATH);
+    const { store } = LogStore.open({ file, sql, now: Date.now, leaseMs });
+    const core = new JournalCore(store.db, (s, p) => store.record(s, p));
+    while (store.write(() => core.migrateOne(MIGRATIONS), () => []).value !== undefined) { /* next migration */ }
+    const write = (id: string) => store.write(() => core.createSession(session(id)), () => core.takeTouched());
+    return { store, core, write };
+  }
+
+  it('keeps the lock after a logged group, lets it go after a group that logged nothing, and on close', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const { store, core, write } = await open(file, 60_000);
+    write('a');
+    assert.equal(store.holdsLease, true);
+    assert.ok(fs.existsSync(`${file}.lock`));
+    store.write(() => core.listSessions(), () => core.takeTouched()); // reads only: nothing logged
+    assert.equal(store.holdsLease, false);
+    assert.equal(fs.existsSync(`${file}.lock`), false);
+    write('b');
+    store.close();
+    assert.equal(fs.existsSync(`${file}.lock`), false);
+    store.db.close();
+  });
+
+  it('lets the lock go after a group when another process waits for it', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const { store, write } = await open(file, 60_000);
+    write('a');
+    assert.equal(store.holdsLease, true);
+    fs.writeFileSync(`${file}.lock.want`, ''); // what a waiting process keeps present
+    write('b');
+    assert.equal(store.holdsLease, false);
+    store.close();
+    store.db.close();
+  });
+
+  /**
+   * The fence. A lease holder skips the catch-up; if its lock was broken meanwhile (it was stopped
+   * for over 30 s) and another process appended, writing at its old end would overwrite those
+   * records. Without the fence this test loses session `b`.
+   */
+  it('a holder whose lock was broken catches up instead of writing over the other process\'s record', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const a = await open(file, 60_000);
+    a.write('a1');
+    assert.equal(a.store.holdsLease, true);
+    fs.rmSync(`${file}.lock`); // as a breaker would after ANCIENT_LOCK_MS
+    const b = await open(file, 0);
+    b.write('b');
+    b.store.close();
+    b.store.db.close();
+    a.write('a2');
+    assert.deepEqual(a.core.listSessions().map((s) => s.id).sort(), ['a1', 'a2', 'b']);
+    a.store.close();
+    a.store.db.close();
+    const c = await open(file, 0);
+    assert.deepEqual(c.core.listSessions().map((s) => s.id).sort(), ['a1', 'a2', 'b']);
+    c.store.close();
+    c.store.db.close();
+  });
+});
+
+describe('writer lease: windows', () => {
+  /** Without the idle release, the other process waits for the lock until it gives up (3 s). */
+  it('an idle window lets another window write right away', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const a = await openJournal(file, { leaseMs: 60_000 });
+    try {
+      assert.ok((await a.write('createSession', session('a'))).ok);
+      const b = await runWriter([file, 'sessions', '3', 'b'], { NAC_LOCK_TIMEOUT_MS: '3000' });
+      assert.equal(b.code, 0, `the other window's writes were refused: ${b.out}${b.err}`);
+      assert.equal(b.acks, 3);
+    } finally {
+      await a.close();
+    }
+  });
+
+  /** Without the want file, a window writing without pause would hold its lease for good. */
+  it('a window writing without pause still lets another window in', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const a = await openJournal(file, { leaseMs: 60_000, leaseIdleMs: 60_000 });
+    let stop = false;
+    let written = 0;
+    // No idle release, no lease expiry: only the want file makes this window let go.
+    let next = 0;
+    const busy = Promise.all(Array.from({ length: 4 }, async () => {
+      while (!stop) {
+        const r = await a.write('createSession', session(`a${next++}`));
+        assert.ok(r.ok, 'the busy window keeps writing');
+        written++;
+      }
+    }));
+    try {
+      while (written < 20) await new Promise((r) => setTimeout(r, 5));
+      const b = await runWriter([file, 'sessions', '10', 'b'], { NAC_LOCK_TIMEOUT_MS: '5000' });
+      assert.equal(b.code, 0, `the other window's writes were refused: ${b.out}${b.err}`);
+      assert.equal(b.acks, 10);
+    } finally {
+      stop = true;
+      await busy;
+      await a.close();
+    }
+    const c = await openJournal(file);
+    const ids = new Set((await c.read('listSessions')).map((s) => s.id));
+    await c.close();
+    assert.equal(ids.size, written + 10);
+  });
+});
+
+describe('schema migration 2: events as a rowid table', () => {
+  it('keeps every event, in order, and shrinks the file', async () => {
+    const SQL = await loadSqlJs(WASM_PATH);
+    const dir = tempDir();
+    const file = path.join(dir, 'journal.sqlite');
+    // A version-1 journal as an older build left it, with ~1.4 KB text events.
+    const db = new SQL.Database();
+    db.exec(MIGRATIONS[0]!.sql);
+    db.exec('PRAGMA user_version = 1');
+    db.run("INSERT INTO sessions (id, title, provider, created_at, updated_at) VALUES ('s', 't', 'local', 1, 1)");
+    db.run("INSERT INTO turns (id, session_id, prompt, origin, status, created_at) VALUES ('t', 's', 'p', 'prompt', 'completed', 1)");
+    db.run("INSERT INTO runs (id, turn_id, session_id, instance_id, provider, status, started_at) VALUES ('r', 't', 's', 'i', 'local', 'completed', 1)");
+    const text = (i: number) => `${i} `.padEnd(1400, 'lorem ipsum ');
+    for (let i = 600; i >= 1; i--) {
+      db.run("INSERT INTO events (run_id, seq, session_id, turn_id, kind, payload, at) VALUES ('r', ?, 's', 't', 'text', ?, ?)", [i, JSON.stringify({ text: text(i) }), i]);
+    }
+    fs.writeFileSync(file, db.export());
+    db.close();
+    const before = fs.statSync(file).size;
+
+    const j = await openJournal(file);
+    try {
+      assert.equal(j.report.versionFound, 1);
+      assert.equal(j.report.version, SCHEMA_VERSION);
+      const events = await j.read('listEvents', 's');
+      assert.deepEqual(events.map((e) => e.seq), Array.from({ length: 600 }, (_, i) => i + 1));
+      assert.deepEqual(events.map((e) => (e.payload as { text: string }).text), Array.from({ length: 600 }, (_, i) => text(i + 1)));
+      const added = await j.write('appendEvents', 'r', [{ kind: 'text', payload: { text: 'after' } }], 2);
+      assert.ok(added.ok);
+      assert.equal(added.value[0]!.seq, 601);
+    } finally {
+      await j.close();
+    }
+    const after = fs.statSync(file).size;
+    assert.ok(after < before * 0.75, `the migrated, compacted journal is smaller (${before} -> ${after} bytes)`);
+  });
+});
