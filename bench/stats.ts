@@ -24,7 +24,7 @@ export function percentile(samples: readonly number[], p: number): number {
 export function summarize(samples: readonly number[]): Summary {
   const n = samples.length;
   const mean = n === 0 ? Number.NaN : samples.reduce((a, b) => a + b, 0) / n;
-  return { n, p50: percentile(samples, 50), p99: percentile(samples, 99), max: n === 0 ? Number.NaN : Math.max(...samples), mean };
+  return { n, p50: percentile(samples, 50), p99: percentile(samples, 99), max: n === 0 ? Number.NaN : samples.reduce((a, b) => Math.max(a, b), -Infinity), mean };
 }
 
 /** Rounds to `digits` decimals (keeps NaN as null-friendly NaN). */

@@ -148,7 +148,7 @@ export class LockFile {
       // Holders let go within a write group (under a millisecond) once they see the want file: poll
       // often rather than back off far.
       sleepSync(wait);
-      wait = Math.min(wait * 2, 0.5);
+      wait = Math.min(wait * 2, 0.2);
     }
   }
 
