@@ -96,6 +96,14 @@ function copyJournalDir(srcDir: string, dir: string): string {
   return path.join(dir, 'journal.sqlite');
 }
 
+/** `logGenerations` without blocking this thread (used while measuring its stalls). */
+async function logGenerationsAsync(file: string): Promise<number[]> {
+  const prefix = `${path.basename(file)}.log.`;
+  return (await fs.promises.readdir(path.dirname(file)))
+    .filter((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length)))
+    .map((n) => Number(n.slice(prefix.length)));
+}
+
 function logGenerations(file: string): number[] {
   const prefix = `${path.basename(file)}.log.`;
   return fs
@@ -287,7 +295,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
     let bgMs = 0;
     const bgRss = await peakRss(() => watched(h, async () => {
       const before = logLines.length;
-      while (rotatedAfter < 10_000 && Math.max(...logGenerations(engineFile)) === gens0) {
+      while (rotatedAfter < 10_000 && Math.max(...(await logGenerationsAsync(engineFile))) === gens0) {
         rotatingWriteMs = await engineWrite();
         rotatedAfter++;
       }
@@ -295,7 +303,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
       // The compactor deletes the closed generation when it is done (later rotations may already
       // have closed more generations: only the first compaction is measured).
       const t0 = performance.now();
-      while (logGenerations(engineFile).includes(gens0) && performance.now() - t0 < 60_000) bg.push(await engineWrite());
+      while ((await logGenerationsAsync(engineFile)).includes(gens0) && performance.now() - t0 < 60_000) bg.push(await engineWrite());
       bgMs = performance.now() - t0;
       const t1 = performance.now();
       while (!logLines.slice(before).some((l) => l.includes('compacted')) && performance.now() - t1 < 5000) await new Promise((r) => setTimeout(r, 5));

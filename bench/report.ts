@@ -86,9 +86,9 @@ export function verdicts(r: SizeResult): Verdicts {
     p50Ratio: v(r.ratioP50 <= TARGETS.p50RatioMax),
     p99: v(r.engineWrite.p99 <= TARGETS.p99MaxMs),
     groupCommit: v(r.group.k8PerTx <= TARGETS.groupPerTxMaxMs),
-    stall: v(Math.max(r.stall.writes, r.stall.compaction) <= TARGETS.stallMaxMs),
+    stall: v(Math.max(r.stall.writes, r.stall.compaction, r.stall.backgroundCompaction) <= TARGETS.stallMaxMs),
     stallWrites: v(r.stall.writes <= TARGETS.stallMaxMs),
-    stallCompaction: v(r.stall.compaction <= TARGETS.stallMaxMs),
+    stallCompaction: v(Math.max(r.stall.compaction, r.stall.backgroundCompaction) <= TARGETS.stallMaxMs),
     activation: act === undefined ? 'no target' : v(r.activation.fresh.p50 <= act && r.activation.inProcess.p50 <= act),
     activationFullLog: act === undefined ? 'no target' : v(r.activation.fullLog.p50 <= act),
   };
@@ -108,7 +108,7 @@ function rows(r: SizeResult): Row[] {
     ['whole-file export + write + fsync + rename (p50 / p99 ms)', `${ms(r.exportWrite.p50, r.exportWrite.p99)}  (n=${r.exportWrite.n}; export() alone ${fmt(r.exportOnly.p50)})`, '', ''],
     ['group commit, cost per transaction, K=8 (K=32) (ms)', `${fmt(r.group.k8PerTx)} (${fmt(r.group.k32PerTx)})  (median of ${r.group.k8Rounds.n} / ${r.group.k32Rounds.n} rounds)`, `<= ${TARGETS.groupPerTxMaxMs} ms`, vd.groupCommit],
     ['longest main-thread stall during writes (ms)', fmt(r.stall.writes), `<= ${TARGETS.stallMaxMs} ms`, vd.stallWrites],
-    ['longest main-thread stall during compactNow() (ms)', fmt(r.stall.compaction), `<= ${TARGETS.stallMaxMs} ms`, vd.stallCompaction],
+    ['longest main-thread stall during compactNow() (during the background compaction) (ms)', `${fmt(r.stall.compaction)} (${fmt(r.stall.backgroundCompaction)})`, `<= ${TARGETS.stallMaxMs} ms`, vd.stallCompaction],
     ['compactNow() of the snapshot + log (caller side, ms)', `${fmt(r.compaction.callerMs)}  (${r.compaction.logRecords} records; a write queued behind it took ${fmt(r.compaction.writeQueuedBehindMs)}; peak RSS +${fmt(r.compaction.peakRssMB)} MB)`, '', ''],
     [
       'writes during a background compaction (p50 / p99 ms)',

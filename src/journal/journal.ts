@@ -21,6 +21,7 @@
 import { Worker } from 'node:worker_threads';
 import { fail, ok, type Result } from '../core/result';
 import type { JournalCore } from './core';
+import { compileSqlJsWasm } from './wasmModule';
 import type { JournalRefusal } from './errors';
 import type { FromWorker, ToWorker, WorkerOpenOptions, WorkerOpenReport } from './workerProtocol';
 
@@ -99,8 +100,14 @@ export class Journal {
       ...(options.integrityCheckDelayMs !== undefined ? { integrityCheckDelayMs: options.integrityCheckDelayMs } : {}),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.leaseIdleMs !== undefined ? { leaseIdleMs: options.leaseIdleMs } : {}),
+      precompiledWasm: true,
     };
     const worker = new Worker(options.workerPath, { workerData: data });
+    // Compile sql.js's WASM here (off-thread inside V8) while the worker boots, then hand it over.
+    compileSqlJsWasm(options.wasmPath).then(
+      (module) => worker.postMessage({ kind: 'wasm', module } satisfies ToWorker),
+      () => worker.postMessage({ kind: 'wasm', module: null } satisfies ToWorker),
+    );
     return new Promise((resolve, reject) => {
       const early = (m: FromWorker) => {
         if (m.kind === 'opened') {

@@ -61,6 +61,11 @@ export interface LogStoreOptions {
   /** Called after catching up, before a write: a reason to refuse writes (e.g. a newer schema), or null. */
   readonly checkWritable?: () => string | null;
   /**
+   * The snapshot's bytes as just read by `readSnapshotWithSlack` (null: no file), so the caller can
+   * read it while doing something else; used by the first open attempt only.
+   */
+  readonly snapshot?: Uint8Array | null;
+  /**
    * Tests only: while a file `<snapshot>.fault-enospc` exists, every log append fails with ENOSPC
    * (a full disk), so the refusal path is exercised for real.
    */
@@ -347,7 +352,7 @@ export class LogStore {
     fs.mkdirSync(path.dirname(options.file), { recursive: true });
     removeLeftovers(options.file);
     for (let attempt = 0; ; attempt++) {
-      const bytes = readWithSlack(options.file);
+      const bytes = attempt === 0 && options.snapshot !== undefined ? (options.snapshot ?? undefined) : readWithSlack(options.file);
       let db: Database;
       let checkpoint: { generation: number; seq: number };
       try {
@@ -998,6 +1003,32 @@ function readWithSlack(file: string): Uint8Array | undefined {
     return buffer;
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** `readWithSlack` without blocking the calling thread (libuv's pool reads); null when there is no file. */
+export async function readSnapshotWithSlack(file: string): Promise<Uint8Array | null> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  try {
+    const size = (await handle.stat()).size;
+    if (size === 0) return new Uint8Array(0);
+    const buffer = Buffer.allocUnsafe(size + Math.max(1024 * 1024, Math.ceil(size / 8)));
+    let done = 0;
+    while (done < size) {
+      const { bytesRead } = await handle.read(buffer, done, size - done, done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    buffer.fill(0, done);
+    return buffer;
+  } finally {
+    await handle.close();
   }
 }
 

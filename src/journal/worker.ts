@@ -15,7 +15,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import type { SqlJsStatic } from 'sql.js';
 import { JournalCore } from './core';
 import { JournalRefusedError } from './errors';
-import { LogStore, UnreadableSnapshotError, compact, listGenerations, logPath } from './logStore';
+import { LogStore, UnreadableSnapshotError, compact, listGenerations, logPath, readSnapshotWithSlack } from './logStore';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { loadSqlJs } from './sqljs';
 import type { FromWorker, ToWorker, WorkerOpenOptions, WorkerOpenReport } from './workerProtocol';
@@ -56,9 +56,19 @@ function quarantine(file: string, stamp: number): string {
   return aside;
 }
 
+/** The opener's first message: sql.js's compiled WASM (null: compile it here). */
+function receiveWasm(): Promise<WebAssembly.Module | null> {
+  return new Promise((resolve) => {
+    parentPort!.once('message', (m: ToWorker) => resolve(m.kind === 'wasm' ? m.module : null));
+  });
+}
+
 async function runJournal(options: WorkerOpenOptions): Promise<void> {
   const started = performance.now();
-  const sql: SqlJsStatic = await loadSqlJs(options.wasmPath);
+  // Read the snapshot while sql.js is instantiated (the read runs on libuv's thread pool).
+  const snapshot = readSnapshotWithSlack(options.file).catch(() => undefined);
+  const wasm = options.precompiledWasm ? await receiveWasm() : null;
+  const sql: SqlJsStatic = await loadSqlJs(options.wasmPath, wasm ?? undefined);
   const storeOptions = {
     file: options.file,
     sql,
@@ -87,7 +97,9 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   let quarantined: WorkerOpenReport['quarantined'] = null;
   let opened: ReturnType<typeof LogStore.open>;
   try {
-    opened = LogStore.open(storeOptions);
+    // A read that failed or raced a missing folder is simply redone by open().
+    const bytes = await snapshot;
+    opened = LogStore.open(bytes === undefined ? storeOptions : { ...storeOptions, snapshot: bytes });
   } catch (error) {
     if (!(error instanceof UnreadableSnapshotError)) throw error;
     const aside = quarantine(options.file, Date.now());
@@ -128,7 +140,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     }
     const below = store.generation;
     if (listGenerations(options.file).filter((g) => g < below).length === 0) return;
-    compactor = new Worker(__filename, { workerData: { role: 'compactor', file: options.file, wasmPath: options.wasmPath, below } });
+    compactor = new Worker(__filename, { workerData: { role: 'compactor', file: options.file, wasmPath: options.wasmPath, wasm, below } });
     compactor.on('message', (m: FromWorker) => post(m));
     compactor.on('error', (e) => post({ kind: 'log', line: `[journal] compaction failed: ${e.message}` }));
     compactor.on('exit', () => {
@@ -144,7 +156,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   // must not hold up opening or writes). A snapshot with unreadable pages makes the journal read-only.
   const checkTimer = setTimeout(() => {
     if (!fs.existsSync(options.file)) return;
-    const checker = new Worker(__filename, { workerData: { role: 'checker', file: options.file, wasmPath: options.wasmPath } });
+    const checker = new Worker(__filename, { workerData: { role: 'checker', file: options.file, wasmPath: options.wasmPath, wasm } });
     checker.on('message', (m: FromWorker | { kind: 'checked'; problem: string | null }) => {
       if (m.kind !== 'checked') return post(m as FromWorker);
       if (m.problem && !readOnlyReason) {
@@ -230,6 +242,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
       post({ kind: 'result', id: message.id, value: null });
       return;
     }
+    if (message.kind === 'wasm') return; // only ever the first message, taken by receiveWasm()
     const fn = operation(message.op);
     if (!fn) {
       post({ kind: 'error', id: message.id, message: `unknown journal operation ${message.op}` });
@@ -276,8 +289,8 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   });
 }
 
-async function runCompactor(data: { file: string; wasmPath: string; below: number }): Promise<void> {
-  const sql = await loadSqlJs(data.wasmPath);
+async function runCompactor(data: { file: string; wasmPath: string; wasm: WebAssembly.Module | null; below: number }): Promise<void> {
+  const sql = await loadSqlJs(data.wasmPath, data.wasm ?? undefined);
   const started = performance.now();
   const result = compact(sql, data.file, data.below);
   if (result) {
@@ -286,8 +299,8 @@ async function runCompactor(data: { file: string; wasmPath: string; below: numbe
 }
 
 /** `PRAGMA quick_check` of the snapshot file; posts `{kind:'checked', problem}` (null when sound). */
-async function runChecker(data: { file: string; wasmPath: string }): Promise<void> {
-  const sql = await loadSqlJs(data.wasmPath);
+async function runChecker(data: { file: string; wasmPath: string; wasm: WebAssembly.Module | null }): Promise<void> {
+  const sql = await loadSqlJs(data.wasmPath, data.wasm ?? undefined);
   let problem: string | null = null;
   try {
     const db = new sql.Database(fs.readFileSync(data.file));
@@ -306,8 +319,8 @@ async function runChecker(data: { file: string; wasmPath: string }): Promise<voi
 if (!isMainThread && parentPort) {
   const data = workerData as
     | ({ role: 'journal' } & WorkerOpenOptions)
-    | { role: 'compactor'; file: string; wasmPath: string; below: number }
-    | { role: 'checker'; file: string; wasmPath: string };
+    | { role: 'compactor'; file: string; wasmPath: string; wasm: WebAssembly.Module | null; below: number }
+    | { role: 'checker'; file: string; wasmPath: string; wasm: WebAssembly.Module | null };
   const run = data.role === 'compactor' ? runCompactor(data) : data.role === 'checker' ? runChecker(data) : runJournal(data);
   run.catch((error: unknown) => post({ kind: 'openFailed', message: (error as Error).stack ?? String(error) }));
 }

@@ -21,6 +21,8 @@ export interface WorkerOpenOptions {
   readonly leaseMs?: number;
   /** The lease is let go after this long without a queued write (ms); default 2. */
   readonly leaseIdleMs?: number;
+  /** True: the first message is `{kind: 'wasm'}` with sql.js's WASM compiled by the opener. */
+  readonly precompiledWasm?: boolean;
 }
 
 /** Extension host → worker. */
@@ -28,7 +30,9 @@ export type ToWorker =
   | { readonly kind: 'read'; readonly id: number; readonly op: string; readonly args: readonly unknown[] }
   | { readonly kind: 'write'; readonly id: number; readonly op: string; readonly args: readonly unknown[] }
   | { readonly kind: 'close'; readonly id: number }
-  | { readonly kind: 'compact'; readonly id: number };
+  | { readonly kind: 'compact'; readonly id: number }
+  /** First message when `precompiledWasm`: the compiled module, or null if compiling failed. */
+  | { readonly kind: 'wasm'; readonly module: WebAssembly.Module | null };
 
 /** What the worker found and did when it opened the journal. */
 export interface WorkerOpenReport {
