@@ -65,6 +65,9 @@ export type JournalOpenReport = WorkerOpenReport;
 
 type Pending = { resolve: (m: FromWorker) => void; reject: (e: Error) => void };
 
+/** How long `close` lets the worker exit by itself before terminating it (ms). */
+const CLOSE_GRACE_MS = 3000;
+
 /** The journal (see module docstring). */
 export class Journal {
   private nextId = 1;
@@ -172,12 +175,25 @@ export class Journal {
   }
 
   /** Waits for queued operations, then stops the worker. Later writes answer `closed`. */
+  /**
+   * Waits for queued operations, then lets the worker finish: after `close` it has nothing left to
+   * run and exits by itself. `worker.terminate()` is the fallback after `CLOSE_GRACE_MS`: terminating
+   * a worker while V8 still compiles its code on a background thread can abort the whole process
+   * (Node 20: "NodePlatform::ForIsolate … Assertion failed", seen once in this suite; nodejs/node#56312
+   * is of the same family). Later writes answer `closed`.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (!this.failure) await this.request({ kind: 'close', id: 0 }, true).catch(() => undefined);
-    await this.worker.terminate();
+    if (this.exited) return;
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    const fallback = setTimeout(() => void this.worker.terminate(), this.failure ? 0 : CLOSE_GRACE_MS);
+    await exited;
+    clearTimeout(fallback);
   }
+
+  private exited = false;
 
   private request(message: ToWorker, evenIfClosed = false): Promise<FromWorker> {
     if (this.failure) return Promise.reject(new Error(this.failure));
@@ -214,6 +230,7 @@ export class Journal {
     };
     this.worker.on('error', (e) => die(e.message));
     this.worker.on('exit', (code) => {
+      this.exited = true;
       if (!this.closed) die(`its worker exited (code ${code})`);
     });
   }

@@ -87,6 +87,7 @@ describe('writer lease: the store', () => {
     write('a');
     assert.equal(store.holdsLease, true);
     fs.writeFileSync(`${file}.lock.want`, ''); // what a waiting process keeps present
+    await new Promise((r) => setTimeout(r, 5)); // past the holder's minimum slice
     write('b');
     assert.equal(store.holdsLease, false);
     store.close();
