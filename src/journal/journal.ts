@@ -107,10 +107,15 @@ export class Journal {
     };
     const worker = new Worker(options.workerPath, { workerData: data });
     // Compile sql.js's WASM here (off-thread inside V8) while the worker boots, then hand it over.
-    compileSqlJsWasm(options.wasmPath).then(
-      (module) => worker.postMessage({ kind: 'wasm', module } satisfies ToWorker),
-      () => worker.postMessage({ kind: 'wasm', module: null } satisfies ToWorker),
-    );
+    // The worker waits for this message: it must always be sent (null = compile it yourself).
+    const handOver = (module: WebAssembly.Module | null) => {
+      try {
+        worker.postMessage({ kind: 'wasm', module } satisfies ToWorker);
+      } catch {
+        worker.postMessage({ kind: 'wasm', module: null } satisfies ToWorker); // a host that cannot clone modules
+      }
+    };
+    compileSqlJsWasm(options.wasmPath).then(handOver, () => handOver(null));
     return new Promise((resolve, reject) => {
       const early = (m: FromWorker) => {
         if (m.kind === 'opened') {
