@@ -335,6 +335,8 @@ export class LogStore {
   private replayCache: StatementCache;
   /** performance.now() when the write lock was last taken (the writer lease's start). */
   private leaseSince = 0;
+  /** Date.now() when the write lock was last taken. */
+  private leaseSinceWall = 0;
 
   private constructor(
     private readonly options: LogStoreOptions,
@@ -670,17 +672,33 @@ export class LogStore {
    */
   private takeLease(): boolean {
     if (this.lock.isHeld) {
-      const fresh = performance.now() - this.leaseSince < (this.options.leaseMs ?? 0);
-      // Fence: under a valid lease nothing follows this process's last record. Anything else means
-      // the lock was broken while this process was stopped (a live holder is never broken before
-      // 30 s): forget it without removing the lock file, which may now be another process's.
-      if (fresh && this.log.readAt(this.offset).type === 'end') return false;
+      // Both clocks: the monotonic one does not advance while the machine sleeps, wall time does
+      // (and the lock's age, which breakers judge, is wall time).
+      const leaseMs = this.options.leaseMs ?? 0;
+      const fresh = performance.now() - this.leaseSince < leaseMs && Math.abs(Date.now() - this.leaseSinceWall) < leaseMs;
+      if (fresh && this.fenceHolds()) return false;
       if (fresh) this.lock.forget();
-      else this.lock.release();
+      else this.lock.release(); // removes the file only if it still names this process
     }
     this.lock.acquire(this.options.lockTimeoutMs);
     this.leaseSince = performance.now();
+    this.leaseSinceWall = Date.now();
     return true;
+  }
+
+  /**
+   * The fence: under a valid lease nothing was written after this process's last record — nothing
+   * follows it in its generation, no next generation exists, and its generation was not deleted.
+   * Anything else means the lock was broken while this process was stopped (a live holder's lock is
+   * only broken after 30 s): the caller forgets the lock without removing the file (it may now be
+   * another process's), takes it again and catches up. Three cheap calls: a read, a stat, an fstat.
+   */
+  private fenceHolds(): boolean {
+    return (
+      this.log.readAt(this.offset).type === 'end' &&
+      !fs.existsSync(logPath(this.options.file, this.log.generation + 1)) &&
+      !this.log.isUnlinked()
+    );
   }
 
   /**
@@ -983,7 +1001,7 @@ export function removeLeftovers(file: string): string[] {
 
 /**
  * Reads the snapshot into a buffer an eighth larger (at least 1 MiB), the spare bytes zeroed, for the
- * live database. sql.js keeps the database file in a JS array sized exactly to what it was given and
+ * live database (only when its header proves it complete: `withSlackIfComplete`). sql.js keeps the database file in a JS array sized exactly to what it was given and
  * grows it by copying the whole file: at 200 MB, the first write after opening (or a replay) paid
  * ~85 ms for that copy (profiled). SQLite reads the database size from the header, so spare zero
  * bytes past it are just free room; the live database is never exported (compaction reads the
@@ -1000,18 +1018,41 @@ function readWithSlack(file: string): Uint8Array | undefined {
   try {
     const size = fs.fstatSync(fd).size;
     if (size === 0) return new Uint8Array(0);
-    const buffer = Buffer.allocUnsafe(size + Math.max(1024 * 1024, Math.ceil(size / 8)));
+    const buffer = Buffer.allocUnsafe(size + slackFor(size));
     let done = 0;
     while (done < size) {
       const n = fs.readSync(fd, buffer, done, size - done, done);
       if (n === 0) break;
       done += n;
     }
-    buffer.fill(0, done);
-    return buffer;
+    return withSlackIfComplete(buffer, done);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Spare bytes given to a snapshot of `size` bytes: an eighth, at least 1 MiB. */
+function slackFor(size: number): number {
+  return Math.max(1024 * 1024, Math.ceil(size / 8));
+}
+
+/**
+ * `buffer` holds `length` bytes of a snapshot (and room after them). Returns it with the room
+ * zeroed only when the SQLite header proves the file complete: a valid in-header database size
+ * (its change counter equals "version valid for") no larger than the bytes read. Otherwise returns
+ * exactly the bytes read, so a truncated or unusual file meets SQLite as it is (a truncated one is
+ * reported malformed and quarantined, as without the spare room).
+ */
+function withSlackIfComplete(buffer: Buffer, length: number): Uint8Array {
+  const exact = buffer.subarray(0, length);
+  if (length < 100 || buffer.toString('latin1', 0, 16) !== 'SQLite format 3\u0000') return exact;
+  const rawPageSize = buffer.readUInt16BE(16);
+  const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
+  const pages = buffer.readUInt32BE(28);
+  const valid = pages > 0 && buffer.readUInt32BE(24) === buffer.readUInt32BE(92);
+  if (!valid || pageSize < 512 || pages * pageSize > length) return exact;
+  buffer.fill(0, length);
+  return buffer;
 }
 
 /** `readWithSlack` without blocking the calling thread (libuv's pool reads); null when there is no file. */
@@ -1026,15 +1067,14 @@ export async function readSnapshotWithSlack(file: string): Promise<Uint8Array | 
   try {
     const size = (await handle.stat()).size;
     if (size === 0) return new Uint8Array(0);
-    const buffer = Buffer.allocUnsafe(size + Math.max(1024 * 1024, Math.ceil(size / 8)));
+    const buffer = Buffer.allocUnsafe(size + slackFor(size));
     let done = 0;
     while (done < size) {
       const { bytesRead } = await handle.read(buffer, done, size - done, done);
       if (bytesRead === 0) break;
       done += bytesRead;
     }
-    buffer.fill(0, done);
-    return buffer;
+    return withSlackIfComplete(buffer, done);
   } finally {
     await handle.close();
   }

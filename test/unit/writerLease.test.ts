@@ -14,7 +14,7 @@ import { LogStore } from '../../src/journal/logStore';
 import { JournalCore } from '../../src/journal/core';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/journal/schema';
 import { loadSqlJs } from '../../src/journal/sqljs';
-import { openJournal, trackedTempDir as tempDir, WASM_PATH } from './helpers';
+import { editJournalFile, openJournal, trackedTempDir as tempDir, WASM_PATH } from './helpers';
 
 const WRITER = path.resolve(__dirname, '../tools/journalWriter.js');
 
@@ -117,6 +117,68 @@ describe('writer lease: the store', () => {
     assert.deepEqual(c.core.listSessions().map((s) => s.id).sort(), ['a1', 'a2', 'b']);
     c.store.close();
     c.store.db.close();
+  });
+});
+
+describe('writer lease: the fence across generations (adversarial review)', () => {
+  /**
+   * BUG (acknowledged write lost): the fence only looked for records after this process's offset in
+   * its own generation. A breaker that started a new generation first (a forced rotation, as opening
+   * a new or just-migrated journal does) put its acknowledged record n+1 in generation g+1; the old
+   * holder then wrote its own n+1 into g, and every later replay skipped the breaker's record.
+   */
+  it('a holder whose lock was broken does not write over a record the breaker put in the next generation', async () => {
+    const sql = await loadSqlJs(WASM_PATH);
+    const open = (file: string, leaseMs: number) => {
+      const { store } = LogStore.open({ file, sql, now: Date.now, leaseMs });
+      const core = new JournalCore(store.db, (s, p) => store.record(s, p));
+      while (store.write(() => core.migrateOne(MIGRATIONS), () => []).value !== undefined) { /* next migration */ }
+      const write = (id: string) => store.write(() => core.createSession(session(id)), () => core.takeTouched());
+      const done = () => {
+        store.close();
+        store.db.close();
+      };
+      return { store, core, write, done };
+    };
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const a = open(file, 60_000);
+    a.write('a1');
+    assert.equal(a.store.holdsLease, true);
+    fs.rmSync(`${file}.lock`); // as a breaker would after ANCIENT_LOCK_MS
+    const b = open(file, 0);
+    assert.equal(b.store.rotateNow(), true);
+    b.write('b');
+    b.done();
+    a.write('a2');
+    a.done();
+    const c = open(file, 0);
+    const ids = c.core.listSessions().map((s) => s.id).sort();
+    c.done();
+    assert.deepEqual(ids, ['a1', 'a2', 'b']);
+  });
+});
+
+describe('the snapshot\'s spare room (adversarial review)', () => {
+  /**
+   * BUG (a damaged file served as healthy): the live database is opened with spare zero bytes after
+   * the snapshot; a snapshot missing its last pages then looked complete to SQLite, opened writable
+   * and failed on reads ("database disk image is malformed") instead of being set aside at open.
+   */
+  it('a snapshot missing its last page is still quarantined at open', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const j = await openJournal(file);
+    for (let i = 0; i < 300; i++) assert.ok((await j.write('createSession', { ...session(`s${i}`, i), title: `title ${i} ${'y'.repeat(300)}` })).ok);
+    await j.close();
+    await editJournalFile(file, () => undefined); // everything folded into the snapshot
+    fs.truncateSync(file, fs.statSync(file).size - 4096);
+    const k = await openJournal(file);
+    try {
+      assert.ok(k.report.quarantined, `not quarantined: ${JSON.stringify(k.report)}`);
+      assert.deepEqual(await k.read('listSessions'), []);
+      assert.ok((await k.write('createSession', session('fresh'))).ok);
+    } finally {
+      await k.close();
+    }
   });
 });
 
