@@ -11,6 +11,7 @@
  *   the journal worker after a log rotation so writes never wait for a compaction.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { SqlJsStatic } from 'sql.js';
 import { JournalCore } from './core';
@@ -289,10 +290,28 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   });
 }
 
+/**
+ * Lowers this thread's CPU priority (nice 10) where the system allows it per thread (Linux: a
+ * thread's id is its `/proc/thread-self` entry, and setpriority applies to that one thread), so a
+ * compaction or integrity check competes less with the window's own threads. Elsewhere a no-op.
+ */
+function lowerThreadPriority(): void {
+  try {
+    const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0 && tid !== process.pid) os.setPriority(tid, 10);
+  } catch {
+    /* not Linux, or not allowed: keep the default priority */
+  }
+}
+
+/** The background compactor writes the new snapshot 256 KiB at a time, 2 ms apart. */
+const COMPACT_PACE = { chunkBytes: 256 * 1024, pauseMs: 2 } as const;
+
 async function runCompactor(data: { file: string; wasmPath: string; wasm: WebAssembly.Module | null; below: number }): Promise<void> {
+  lowerThreadPriority();
   const sql = await loadSqlJs(data.wasmPath, data.wasm ?? undefined);
   const started = performance.now();
-  const result = compact(sql, data.file, data.below);
+  const result = compact(sql, data.file, data.below, 0, COMPACT_PACE);
   if (result) {
     post({ kind: 'log', line: `[journal] compacted ${result.records} record(s) into a ${(result.bytes / 1048576).toFixed(1)} MB snapshot in ${(performance.now() - started).toFixed(0)} ms` });
   }
@@ -300,6 +319,7 @@ async function runCompactor(data: { file: string; wasmPath: string; wasm: WebAss
 
 /** `PRAGMA quick_check` of the snapshot file; posts `{kind:'checked', problem}` (null when sound). */
 async function runChecker(data: { file: string; wasmPath: string; wasm: WebAssembly.Module | null }): Promise<void> {
+  lowerThreadPriority();
   const sql = await loadSqlJs(data.wasmPath, data.wasm ?? undefined);
   let problem: string | null = null;
   try {
