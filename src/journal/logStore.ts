@@ -97,6 +97,9 @@ export class UnreadableSnapshotError extends Error {
  */
 export const DEFAULT_ROTATE_BYTES = 2 * 1024 * 1024;
 
+/** Page cache (KiB) while an open replays the log; SQLite's default (2000 KiB) afterwards. */
+const REPLAY_CACHE_KIB = 65536;
+
 /** Under contention, a lease holder keeps the lock at least this long (ms) before yielding. */
 const LEASE_SLICE_MS = 2;
 
@@ -378,7 +381,11 @@ export class LogStore {
       }
       const store = new LogStore(options, db);
       store.lastSeq = checkpoint.seq;
+      // A larger page cache while replaying (SQLite's default is 2 MB): the records' inserts then
+      // read fewer pages back out of sql.js's in-memory file (~10% of a 200 MB open with a full log).
+      db.exec(`PRAGMA cache_size = -${REPLAY_CACHE_KIB}`);
       const replay = store.replayFrom(checkpoint.generation, attempt >= 5);
+      db.exec('PRAGMA cache_size = -2000');
       if (replay === 'snapshot-moved') {
         db.close();
         continue; // a compaction replaced the snapshot and removed a log under us: start over
