@@ -111,7 +111,8 @@ ${results.map(markdownTable).join('\n\n')}
   chat (\`LIVE\` in bench/build.ts) receives every measured write.
 - **Durable write, this engine**: \`journal.write('appendEvents', runId, [{kind: 'text', payload: {text}}], at)\`
   with ~1.15 KB of text, timed on the main thread from the call to its resolution (the worker reads
-  the run, INSERTs the event, appends the record to the redo log, fdatasyncs). ${results[0]?.plan.warmup ?? 200} warm-up
+  the run, INSERTs the event, appends the record to the redo log, fdatasyncs). The worker is the one
+  the extension ships, \`dist/journal-worker.js\` (\`npm run bench\` bundles it first). ${results[0]?.plan.warmup ?? 200} warm-up
   writes first; then blocks of ${results[0]?.plan.block ?? 50} engine writes and ${results[0]?.plan.block ?? 50} native writes alternate, so noise hits
   both; the ratio is p50(engine) / p50(native), and the median of the per-block ratios is shown as a check
   against load bursts.

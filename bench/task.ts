@@ -17,8 +17,13 @@ import { writeText } from './rows';
 
 /** sql-wasm.wasm inside node_modules (same as test/unit/helpers.ts). */
 export const WASM_PATH = path.join(path.dirname(require.resolve('sql.js')), 'sql-wasm.wasm');
-/** The journal worker compiled by tsc. */
-export const WORKER_PATH = path.resolve(__dirname, '../src/journal/worker.js');
+/**
+ * The journal worker the extension ships (`dist/journal-worker.js`, bundled by esbuild.mjs; `npm run
+ * bench` builds it first), or tsc's output when no bundle is there.
+ */
+export const WORKER_PATH = fs.existsSync(path.resolve(__dirname, '../../dist/journal-worker.js'))
+  ? path.resolve(__dirname, '../../dist/journal-worker.js')
+  : path.resolve(__dirname, '../src/journal/worker.js');
 
 /** Whole-file export timings (ms per iteration). */
 export interface ExportResult {

@@ -295,10 +295,15 @@ export class JournalCore {
   /** Appends events to a run's ledger with the next sequence numbers; returns them as stored. */
   appendEvents(runId: string, events: readonly NewLedgerEvent[], at: number): LedgerEvent[] {
     if (events.length === 0) return [];
-    const run = this.getRun(runId);
-    if (!run) throw new JournalRefusedError('not_found', `No run with id ${runId}.`);
+    // One statement for the run and its last sequence number (this runs for every streamed delta).
+    const row = this.one(
+      'SELECT session_id, turn_id, (SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = runs.id) AS last FROM runs WHERE id = ?',
+      [runId],
+    );
+    if (!row) throw new JournalRefusedError('not_found', `No run with id ${runId}.`);
+    const run = { sessionId: row.session_id as string, turnId: row.turn_id as string };
     this.touch(run.sessionId);
-    const next = (this.one('SELECT COALESCE(MAX(seq), 0) AS s FROM events WHERE run_id = ?', [runId])!.s as number) + 1;
+    const next = (row.last as number) + 1;
     const stored: LedgerEvent[] = [];
     events.forEach((event, i) => {
       const seq = next + i;
