@@ -8,7 +8,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { JournalCore } from '../src/journal/core';
 import { Journal } from '../src/journal/journal';
+import { LogStore } from '../src/journal/logStore';
+import { loadSqlJs } from '../src/journal/sqljs';
 import { LIVE, type BuiltStats } from './build';
 import { openNative } from './native';
 import { removeDir, runTask, startWriter, trackDir } from './procs';
@@ -71,6 +74,13 @@ export interface SizeResult {
     readonly fullLogReportOpenMs: Summary;
     readonly fullLogRecords: number;
   };
+  /**
+   * Where a durable write's time goes, p50 ms, measured right after the interleaved blocks: one
+   * record-sized pwrite + fdatasync on a preallocated file in the same folder (the disk's floor), and
+   * the whole LogStore write (SQL in sql.js, framing, append, fdatasync, COMMIT) run on this thread
+   * without the worker. The engine's caller-side p50 minus the latter is the thread hand-over.
+   */
+  readonly breakdown: { readonly fdatasync: Summary; readonly inProcess: Summary };
   readonly memory: { readonly rssOpenMB: number; readonly rssAfterWritesMB: number; readonly ratioOpen: number; readonly ratioAfterWrites: number; readonly samples: number };
   readonly twoProcess: { readonly engine: Summary; readonly writerAcks: number; readonly writerSpanMs: number; readonly writerPerWriteMs: number; readonly writerExitCode: number | null };
   readonly wallMs: number;
@@ -143,6 +153,42 @@ async function peakRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakMB: num
   } finally {
     clearInterval(timer);
   }
+}
+
+/** See `SizeResult.breakdown`: 400 raw record appends, then 400 in-process LogStore writes (after 100 warm-up). */
+async function measureBreakdown(srcDir: string, dir: string): Promise<SizeResult['breakdown']> {
+  const file = copyJournalDir(srcDir, dir);
+  const raw = path.join(dir, 'raw.bin');
+  const fd = fs.openSync(raw, 'w+');
+  const fdatasync: number[] = [];
+  try {
+    fs.writeSync(fd, Buffer.alloc(8 * MB), 0, 8 * MB, 0);
+    fs.fsyncSync(fd);
+    const record = Buffer.from(JSON.stringify({ text: writeText(0) }));
+    for (let i = 0; i < 400; i++) {
+      const t0 = performance.now();
+      fs.writeSync(fd, record, 0, record.length, 4096 + i * record.length);
+      fs.fdatasyncSync(fd);
+      fdatasync.push(performance.now() - t0);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  const sql = await loadSqlJs(WASM_PATH);
+  const { store } = LogStore.open({ file, sql, now: Date.now, leaseMs: 200 });
+  const core = new JournalCore(store.db, (text, params) => store.record(text, params));
+  const inProcess: number[] = [];
+  try {
+    for (let i = 0; i < 500; i++) {
+      const t0 = performance.now();
+      store.write(() => core.appendEvents(LIVE.runId, [{ kind: 'text', payload: { text: writeText(i) } }], 1_900_000_000_000 + i), () => core.takeTouched());
+      if (i >= 100) inProcess.push(performance.now() - t0);
+    }
+  } finally {
+    store.close();
+    store.db.close();
+  }
+  return { fdatasync: summarize(fdatasync), inProcess: summarize(inProcess) };
 }
 
 /** Resolves `p`, or undefined after `ms` ms (the timer never outlives the race). */
@@ -246,6 +292,10 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
     }
     const engineSummary = summarize(eng);
     const nativeSummary = summarize(nat);
+
+    // ---- where a write's time goes (see SizeResult.breakdown)
+    log('  where a write\'s time goes: raw fdatasync, the LogStore write without the worker');
+    const breakdown = await measureBreakdown(baseDir, path.join(work, 'breakdown'));
 
     // ---- compaction on the big journal (compactNow), with a write queued right behind it
     const logRecords = plan.warmup + plan.writes;
@@ -375,6 +425,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
         fullLogReportOpenMs: summarize(fullLog.map((p) => p.reportOpenMs)),
         fullLogRecords: fullLog[0]?.recordsReplayed ?? 0,
       },
+      breakdown,
       memory: {
         rssOpenMB: round(med(rssOpen), 1),
         rssAfterWritesMB: round(med(rssWrites), 1),

@@ -107,6 +107,12 @@ function rows(r: SizeResult): Row[] {
     ['ratio engine / native (p50; p99; median of per-block p50 ratios)', `${r.ratioP50.toFixed(2)}x; ${r.ratioP99.toFixed(2)}x; ${r.ratioBlockMedian.toFixed(2)}x`, `p50 <= ${TARGETS.p50RatioMax}x`, vd.p50Ratio],
     ['whole-file export + write + fsync + rename (p50 / p99 ms)', `${ms(r.exportWrite.p50, r.exportWrite.p99)}  (n=${r.exportWrite.n}; export() alone ${fmt(r.exportOnly.p50)})`, '', ''],
     ['group commit, cost per transaction, K=8 (K=32) (ms)', `${fmt(r.group.k8PerTx)} (${fmt(r.group.k32PerTx)})  (median of ${r.group.k8Rounds.n} / ${r.group.k32Rounds.n} rounds)`, `<= ${TARGETS.groupPerTxMaxMs} ms`, vd.groupCommit],
+    [
+      'where a write\'s time goes (p50 ms): pwrite + fdatasync of one record; the whole LogStore write on one thread; via the worker',
+      `${fmt(r.breakdown.fdatasync.p50)}; ${fmt(r.breakdown.inProcess.p50)}; ${fmt(r.engineWrite.p50)}`,
+      '',
+      '',
+    ],
     ['longest main-thread stall during writes (ms)', fmt(r.stall.writes), `<= ${TARGETS.stallMaxMs} ms`, vd.stallWrites],
     ['longest main-thread stall during compactNow() (during the background compaction) (ms)', `${fmt(r.stall.compaction)} (${fmt(r.stall.backgroundCompaction)})`, `<= ${TARGETS.stallMaxMs} ms`, vd.stallCompaction],
     ['compactNow() of the snapshot + log (caller side, ms)', `${fmt(r.compaction.callerMs)}  (${r.compaction.logRecords} records; a write queued behind it took ${fmt(r.compaction.writeQueuedBehindMs)}; peak RSS +${fmt(r.compaction.peakRssMB)} MB)`, '', ''],

@@ -116,6 +116,11 @@ ${results.map(markdownTable).join('\n\n')}
   writes first; then blocks of ${results[0]?.plan.block ?? 50} engine writes and ${results[0]?.plan.block ?? 50} native writes alternate, so noise hits
   both; the ratio is p50(engine) / p50(native), and the median of the per-block ratios is shown as a check
   against load bursts.
+- **Where a write's time goes**: right after the blocks, 400 record-sized (~1.2 KB) \`pwrite\` +
+  \`fdatasync\` on a preallocated file in the same folder (the disk's floor, which native SQLite pays
+  too), then 400 \`LogStore.write\` calls on the bench's own thread (the same write without the
+  worker: SQL in sql.js, framing, append, fdatasync, COMMIT). The caller-side p50 minus the latter is
+  the hand-over to the worker thread and back.
 - **Native**: better-sqlite3 on a copy of the same file, \`journal_mode=WAL\`, \`synchronous=FULL\`, the
   same transaction (read the run, read its last seq, INSERT), prepared statements, on the same disk.
 - **Whole-file export** (the old design): an INSERT transaction in sql.js, then \`db.export()\`, write a
