@@ -67,7 +67,8 @@ export interface LogStoreOptions {
   readonly snapshot?: Uint8Array | null;
   /**
    * Tests only: while a file `<snapshot>.fault-enospc` exists, every log append fails with ENOSPC
-   * (a full disk), so the refusal path is exercised for real.
+   * (a full disk), so the refusal path is exercised for real; while `<snapshot>.fault-enospc-rotate`
+   * exists, starting a new log generation does.
    */
   readonly faultInjection?: boolean;
 }
@@ -302,12 +303,33 @@ class LogFile {
   }
 }
 
+/** How the background compactor writes, and when it must give up (see `compact`). */
+export interface CompactionPace {
+  readonly chunkBytes: number;
+  readonly pauseMs: number;
+  /** Checked between stages and chunks: true = stop now (the journal is closing). */
+  readonly shouldStop?: () => boolean;
+}
+
+/** Thrown by `compact` when `pace.shouldStop()` said to stop; nothing was replaced or deleted. */
+export class CompactionStoppedError extends Error {
+  constructor() {
+    super('compaction stopped: the journal is closing');
+    this.name = 'CompactionStoppedError';
+  }
+}
+
+function checkStop(pace: CompactionPace | undefined): void {
+  if (pace?.shouldStop?.()) throw new CompactionStoppedError();
+}
+
 /** Writes `bytes` from offset 0 in durable chunks with pauses between them (see `compact`). */
-function writePaced(fd: number, bytes: Buffer, chunkBytes: number, pauseMs: number): void {
-  for (let offset = 0; offset < bytes.length; offset += chunkBytes) {
-    writeFully(fd, bytes.subarray(offset, Math.min(bytes.length, offset + chunkBytes)), offset);
+function writePaced(fd: number, bytes: Buffer, pace: CompactionPace): void {
+  for (let offset = 0; offset < bytes.length; offset += pace.chunkBytes) {
+    checkStop(pace);
+    writeFully(fd, bytes.subarray(offset, Math.min(bytes.length, offset + pace.chunkBytes)), offset);
     fs.fdatasyncSync(fd);
-    if (pauseMs > 0) sleepSync(pauseMs);
+    if (pace.pauseMs > 0) sleepSync(pace.pauseMs);
   }
 }
 
@@ -855,7 +877,16 @@ export class LogStore {
     this.offset += bytes.length - FRAME_BYTES; // the terminator is overwritten by the next record
     this.control('COMMIT');
     let rotated = false;
-    if (this.offset >= this.rotateAt) rotated = this.rotate();
+    if (this.offset >= this.rotateAt) {
+      // The group is durable and committed: a failed rotation (full disk) must not turn its
+      // acknowledgement into an error. The current generation keeps taking records (its
+      // preallocated room, then growth) and the next group tries to rotate again.
+      try {
+        rotated = this.rotate();
+      } catch (error) {
+        this.rotationFailure = `starting log generation ${this.log.generation + 1} failed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); will retry`;
+      }
+    }
     return { outcomes, rotated, logged: true };
   }
 
@@ -880,8 +911,20 @@ export class LogStore {
     });
   }
 
+  /** Why the last rotation failed (for the owner's log), cleared by reading it. */
+  takeRotationFailure(): string | null {
+    const failure = this.rotationFailure;
+    this.rotationFailure = null;
+    return failure;
+  }
+
+  private rotationFailure: string | null = null;
+
   /** Starts the next log generation (called under the lock). */
   private rotate(): boolean {
+    if (this.options.faultInjection && fs.existsSync(`${this.options.file}.fault-enospc-rotate`)) {
+      throw Object.assign(new Error('ENOSPC: no space left on device (injected)'), { code: 'ENOSPC' });
+    }
     const next = this.log.generation + 1;
     const created = LogFile.create(this.options.file, next, this.prealloc, this.options.now(), sqljsVersion(this.db));
     if (!created) return false;
@@ -905,14 +948,17 @@ export class LogStore {
  * Returns what it did, or undefined when another compaction held the lock for more than `waitMs` ms.
  * `pace` (the background compactor's): write the new snapshot in chunks of `chunkBytes`, each made
  * durable and followed by a pause of `pauseMs` ms, so the disk is never busy long with it — one
- * fsync of a whole 10 MB snapshot held every write's fdatasync of the same disk for 2-10 ms.
+ * fsync of a whole 10 MB snapshot held every write's fdatasync of the same disk for 2-10 ms — and
+ * give up between stages and chunks when `shouldStop()` says so.
+ * @throws CompactionStoppedError when stopped (the lock is released, the temporary file removed,
+ *         the snapshot and logs untouched); the I/O error when writing fails (same cleanup).
  */
 export function compact(
   sql: SqlJsStatic,
   file: string,
   belowGeneration: number,
   waitMs = 0,
-  pace?: { readonly chunkBytes: number; readonly pauseMs: number },
+  pace?: CompactionPace,
 ): { records: number; bytes: number } | undefined {
   const compactLock = new LockFile(`${file}.compact.lock`);
   try {
@@ -934,6 +980,7 @@ export function compact(
       // One transaction for the whole replay (a failure abandons this copy of the database anyway).
       db.exec('BEGIN');
       for (const g of closed) {
+        checkStop(pace);
         const log = LogFile.open(file, g);
         if (!log) throw new Error(`log generation ${g} is missing or damaged: not compacting`);
         try {
@@ -966,12 +1013,14 @@ export function compact(
       const pages = Number(db.exec('PRAGMA page_count')[0]?.values[0]?.[0] ?? 0);
       const free = Number(db.exec('PRAGMA freelist_count')[0]?.values[0]?.[0] ?? 0);
       if (pages > 0 && free * 4 > pages) db.exec('VACUUM');
+      checkStop(pace);
       const image = db.export();
+      checkStop(pace);
       const tmp = `${file}.compact-${process.pid}`;
       const fd = fs.openSync(tmp, 'w');
       try {
         const bytes = Buffer.from(image.buffer, image.byteOffset, image.byteLength);
-        if (pace) writePaced(fd, bytes, pace.chunkBytes, pace.pauseMs);
+        if (pace) writePaced(fd, bytes, pace);
         else writeFully(fd, bytes, 0);
         fs.fsyncSync(fd);
       } catch (error) {

@@ -16,7 +16,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import type { SqlJsStatic } from 'sql.js';
 import { JournalCore } from './core';
 import { JournalRefusedError } from './errors';
-import { LogStore, UnreadableSnapshotError, compact, listGenerations, logPath, readSnapshotWithSlack } from './logStore';
+import { CompactionStoppedError, LogStore, UnreadableSnapshotError, compact, listGenerations, logPath, readSnapshotWithSlack } from './logStore';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { loadSqlJs } from './sqljs';
 import type { FromWorker, ToWorker, WorkerOpenOptions, WorkerOpenReport } from './workerProtocol';
@@ -112,6 +112,10 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   core = new JournalCore(store.db, (sqlText, params) => store.record(sqlText, params));
   let compactor: Worker | undefined;
   let compactAgain = false;
+  // Set to 1 when the journal closes: a running compactor stops at its next stage or chunk and
+  // releases its lock (terminating it mid-compaction left the compaction lock behind, and every
+  // window's next compaction waited 30 s for it to age out).
+  const compactorStop = new Int32Array(new SharedArrayBuffer(4));
   const created = !report.snapshotFound && report.recordsReplayed === 0;
   const versionFound = core.userVersion();
   readOnlyReason = report.unreadable;
@@ -141,12 +145,12 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     }
     const below = store.generation;
     if (listGenerations(options.file).filter((g) => g < below).length === 0) return;
-    compactor = new Worker(__filename, { workerData: { role: 'compactor', file: options.file, wasmPath: options.wasmPath, wasm, below } });
+    compactor = new Worker(__filename, { workerData: { role: 'compactor', file: options.file, wasmPath: options.wasmPath, wasm, below, stop: compactorStop } });
     compactor.on('message', (m: FromWorker) => post(m));
     compactor.on('error', (e) => post({ kind: 'log', line: `[journal] compaction failed: ${e.message}` }));
     compactor.on('exit', () => {
       compactor = undefined;
-      if (compactAgain) {
+      if (compactAgain && !closed) {
         compactAgain = false;
         compactSoon();
       }
@@ -216,6 +220,8 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
       );
       outcomes.forEach((o, i) => (o.ok ? post({ kind: 'result', id: runnable[i]!.id, value: o.value }) : reply(runnable[i]!.id, o.error)));
       if (rotated) compactSoon();
+      const rotationFailure = store.takeRotationFailure();
+      if (rotationFailure) post({ kind: 'log', line: `[journal] ${rotationFailure}` });
     } catch (error) {
       core.takeTouched();
       for (const m of runnable) reply(m.id, error);
@@ -233,7 +239,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
       store.close();
       store.db.close();
       post({ kind: 'result', id: message.id, value: null });
-      void compactor?.terminate();
+      Atomics.store(compactorStop, 0, 1); // a running compactor stops soon; this thread exits after it
       parentPort!.close();
       closed = true;
       return;
@@ -307,11 +313,18 @@ function lowerThreadPriority(): void {
 /** The background compactor writes the new snapshot 256 KiB at a time, 2 ms apart. */
 const COMPACT_PACE = { chunkBytes: 256 * 1024, pauseMs: 2 } as const;
 
-async function runCompactor(data: { file: string; wasmPath: string; wasm: WebAssembly.Module | null; below: number }): Promise<void> {
+async function runCompactor(data: { file: string; wasmPath: string; wasm: WebAssembly.Module | null; below: number; stop: Int32Array }): Promise<void> {
   lowerThreadPriority();
   const sql = await loadSqlJs(data.wasmPath, data.wasm ?? undefined);
   const started = performance.now();
-  const result = compact(sql, data.file, data.below, 0, COMPACT_PACE);
+  let result: ReturnType<typeof compact>;
+  try {
+    result = compact(sql, data.file, data.below, 0, { ...COMPACT_PACE, shouldStop: () => Atomics.load(data.stop, 0) === 1 });
+  } catch (error) {
+    if (!(error instanceof CompactionStoppedError)) throw error;
+    post({ kind: 'log', line: `[journal] ${error.message}` });
+    return;
+  }
   if (result) {
     post({ kind: 'log', line: `[journal] compacted ${result.records} record(s) into a ${(result.bytes / 1048576).toFixed(1)} MB snapshot in ${(performance.now() - started).toFixed(0)} ms` });
   }
@@ -339,7 +352,7 @@ async function runChecker(data: { file: string; wasmPath: string; wasm: WebAssem
 if (!isMainThread && parentPort) {
   const data = workerData as
     | ({ role: 'journal' } & WorkerOpenOptions)
-    | { role: 'compactor'; file: string; wasmPath: string; wasm: WebAssembly.Module | null; below: number }
+    | { role: 'compactor'; file: string; wasmPath: string; wasm: WebAssembly.Module | null; below: number; stop: Int32Array }
     | { role: 'checker'; file: string; wasmPath: string; wasm: WebAssembly.Module | null };
   const run = data.role === 'compactor' ? runCompactor(data) : data.role === 'checker' ? runChecker(data) : runJournal(data);
   run.catch((error: unknown) => post({ kind: 'openFailed', message: (error as Error).stack ?? String(error) }));

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { LockFile } from '../../src/journal/lockFile';
-import { LogStore } from '../../src/journal/logStore';
+import { CompactionStoppedError, LogStore, compact, listGenerations } from '../../src/journal/logStore';
 import { JournalCore } from '../../src/journal/core';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/journal/schema';
 import { loadSqlJs } from '../../src/journal/sqljs';
@@ -264,5 +264,81 @@ describe('schema migration 2: events as a rowid table', () => {
     }
     const after = fs.statSync(file).size;
     assert.ok(after < before * 0.75, `the migrated, compacted journal is smaller (${before} -> ${after} bytes)`);
+  });
+});
+
+describe('full disk at a rotation, closing during a compaction (second adversarial review)', () => {
+  /**
+   * BUG (a durable write reported as failed): the record was appended, fdatasync'ed and committed,
+   * then starting the next log generation threw ENOSPC out of the write group, so every write of
+   * it answered an error although it was in the journal (a retry would have stored it twice).
+   */
+  it('writes stay acknowledged when the next log generation cannot be created', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const j = await openJournal(file, { rotateAtBytes: 8000, faultInjection: true, integrityCheckDelayMs: 60_000 });
+    const lines: string[] = [];
+    j.onLog((line) => lines.push(line));
+    try {
+      fs.writeFileSync(`${file}.fault-enospc-rotate`, '');
+      for (let i = 0; i < 20; i++) {
+        const r = await j.write('createSession', { ...session(`s${i}`), title: 'x'.repeat(1000) });
+        assert.ok(r.ok, `write ${i} was not acknowledged`);
+      }
+      assert.ok(lines.some((l) => l.includes('will retry')), 'the failed rotation is logged');
+      fs.rmSync(`${file}.fault-enospc-rotate`);
+      assert.ok((await j.write('createSession', session('after'))).ok);
+    } finally {
+      await j.close();
+    }
+    const k = await openJournal(file);
+    const ids = new Set((await k.read('listSessions')).map((s) => s.id));
+    await k.close();
+    assert.equal(ids.size, 21);
+  });
+
+  it('a compaction told to stop releases its lock and leaves the snapshot and logs as they were', async () => {
+    const sql = await loadSqlJs(WASM_PATH);
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const { store } = LogStore.open({ file, sql, now: Date.now, rotateAtBytes: 8000 });
+    const core = new JournalCore(store.db, (s, p) => store.record(s, p));
+    while (store.write(() => core.migrateOne(MIGRATIONS), () => []).value !== undefined) { /* next migration */ }
+    for (let i = 0; i < 12; i++) store.write(() => core.createSession({ ...session(`s${i}`), title: 'x'.repeat(2000) }), () => core.takeTouched());
+    const below = store.generation;
+    store.close();
+    store.db.close();
+    const before = fs.readdirSync(path.dirname(file)).sort();
+    const snapshot = fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+    for (const stopAt of [1, 2, 3, 6]) {
+      let checks = 0;
+      assert.throws(() => compact(sql, file, below, 0, { chunkBytes: 4096, pauseMs: 0, shouldStop: () => ++checks >= stopAt }), CompactionStoppedError);
+      assert.deepEqual(fs.readdirSync(path.dirname(file)).sort(), before, `stopped at check ${stopAt}: files changed`);
+      assert.deepEqual(fs.existsSync(file) ? fs.readFileSync(file) : undefined, snapshot);
+    }
+    assert.ok(compact(sql, file, below), 'a compaction afterwards takes the lock at once');
+  });
+
+  /**
+   * BUG (compactions stalled for 30 s): closing terminated a background compactor mid-compaction;
+   * its lock file stayed behind naming a live process, so every window's compaction skipped (and a
+   * forced one waited) until the lock aged out after 30 s.
+   */
+  it('closing while a background compaction runs leaves no compaction lock behind', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const j = await openJournal(file, { rotateAtBytes: 256 * 1024, integrityCheckDelayMs: 60_000 });
+      const generations = () => listGenerations(file).length;
+      // ~6 MB of chats, then one more rotation: the background compaction of it is still running
+      // when close is called right after.
+      let n = 0;
+      while (fs.existsSync(file) ? fs.statSync(file).size < 6 * 1024 * 1024 : true) {
+        const before = generations();
+        while (generations() === before) assert.ok((await j.write('createSession', { ...session(`a${attempt}-${n++}`), title: 'x'.repeat(3000) })).ok);
+        if (n > 5000) break;
+      }
+      const before = generations();
+      while (generations() === before) assert.ok((await j.write('createSession', { ...session(`b${attempt}-${n++}`), title: 'x'.repeat(3000) })).ok);
+      await j.close();
+      assert.equal(fs.existsSync(`${file}.compact.lock`), false, `attempt ${attempt}: a compaction lock was left behind`);
+    }
   });
 });
