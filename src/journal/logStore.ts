@@ -314,7 +314,7 @@ export interface CompactionPace {
 /** Thrown by `compact` when `pace.shouldStop()` said to stop; nothing was replaced or deleted. */
 export class CompactionStoppedError extends Error {
   constructor() {
-    super('compaction stopped: the journal is closing');
+    super('compaction stopped early: the journal is closing, or a forced compaction took over');
     this.name = 'CompactionStoppedError';
   }
 }

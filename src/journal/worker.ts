@@ -112,10 +112,11 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   core = new JournalCore(store.db, (sqlText, params) => store.record(sqlText, params));
   let compactor: Worker | undefined;
   let compactAgain = false;
-  // Set to 1 when the journal closes: a running compactor stops at its next stage or chunk and
-  // releases its lock (terminating it mid-compaction left the compaction lock behind, and every
-  // window's next compaction waited 30 s for it to age out).
-  const compactorStop = new Int32Array(new SharedArrayBuffer(4));
+  // The running compactor's stop flag. Set to 1 when the journal closes, or when a forced compaction
+  // takes over its work: it stops at its next stage or chunk and releases its lock (terminating it
+  // mid-compaction left the compaction lock behind, and every window's next compaction waited 30 s
+  // for it to age out; a forced compaction waited for the whole paced background one).
+  let compactorStop: Int32Array | undefined;
   const created = !report.snapshotFound && report.recordsReplayed === 0;
   const versionFound = core.userVersion();
   readOnlyReason = report.unreadable;
@@ -139,17 +140,20 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     // Forced (new or just-migrated journal): close the current generation and compact it right here,
     // so the snapshot on disk (what `probeUserVersion` reads) carries the schema version at once.
     if (force) {
+      if (compactorStop) Atomics.store(compactorStop, 0, 1); // this compaction covers its generations too
       store.rotateNow();
       compact(sql, options.file, store.generation, 60_000);
       return;
     }
     const below = store.generation;
     if (listGenerations(options.file).filter((g) => g < below).length === 0) return;
+    compactorStop = new Int32Array(new SharedArrayBuffer(4));
     compactor = new Worker(__filename, { workerData: { role: 'compactor', file: options.file, wasmPath: options.wasmPath, wasm, below, stop: compactorStop } });
     compactor.on('message', (m: FromWorker) => post(m));
     compactor.on('error', (e) => post({ kind: 'log', line: `[journal] compaction failed: ${e.message}` }));
     compactor.on('exit', () => {
       compactor = undefined;
+      compactorStop = undefined;
       if (compactAgain && !closed) {
         compactAgain = false;
         compactSoon();
@@ -239,7 +243,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
       store.close();
       store.db.close();
       post({ kind: 'result', id: message.id, value: null });
-      Atomics.store(compactorStop, 0, 1); // a running compactor stops soon; this thread exits after it
+      if (compactorStop) Atomics.store(compactorStop, 0, 1); // a running compactor stops soon; this thread exits after it
       parentPort!.close();
       closed = true;
       return;
