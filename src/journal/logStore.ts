@@ -401,7 +401,10 @@ export class LogStore {
       } catch (error) {
         throw new UnreadableSnapshotError(options.file, `not a readable SQLite database (${(error as Error).message})`);
       }
-      const store = new LogStore(options, db);
+      // The store keeps its options (a reload reopens with them): not the first read's bytes, which
+      // would otherwise stay in memory for the worker's life once sql.js has outgrown them.
+      const { snapshot: _firstRead, ...kept } = options;
+      const store = new LogStore(kept, db);
       store.lastSeq = checkpoint.seq;
       // A larger page cache while replaying (SQLite's default is 2 MB): the records' inserts then
       // read fewer pages back out of sql.js's in-memory file (~10% of a 200 MB open with a full log).
@@ -1076,7 +1079,7 @@ export function removeLeftovers(file: string): string[] {
 }
 
 /**
- * Reads the snapshot into a buffer an eighth larger (at least 1 MiB), the spare bytes zeroed, for the
+ * Reads the snapshot into a buffer with spare zeroed bytes after it (`slackFor`) for the
  * live database (only when its header proves it complete: `withSlackIfComplete`). sql.js keeps the database file in a JS array sized exactly to what it was given and
  * grows it by copying the whole file: at 200 MB, the first write after opening (or a replay) paid
  * ~85 ms for that copy (profiled). SQLite reads the database size from the header, so spare zero
@@ -1107,9 +1110,13 @@ function readWithSlack(file: string): Uint8Array | undefined {
   }
 }
 
-/** Spare bytes given to a snapshot of `size` bytes: an eighth, at least 1 MiB. */
+/**
+ * Spare bytes given to a snapshot of `size` bytes: an eighth, at least 1 MiB and at most 8 MiB
+ * (zeroing 25 MB of room for a 200 MB snapshot took ~11 ms of its open; a session rarely grows the
+ * database by more than a few MB between compactions, and past the room sql.js grows by 1/8).
+ */
 function slackFor(size: number): number {
-  return Math.max(1024 * 1024, Math.ceil(size / 8));
+  return Math.min(8 * 1024 * 1024, Math.max(1024 * 1024, Math.ceil(size / 8)));
 }
 
 /**
