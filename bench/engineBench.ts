@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { JournalCore } from '../src/journal/core';
 import { Journal } from '../src/journal/journal';
-import { LogStore } from '../src/journal/logStore';
+import { LogStore, generationsAmong, listGenerations } from '../src/journal/logStore';
 import { loadSqlJs } from '../src/journal/sqljs';
 import { LIVE, type BuiltStats } from './build';
 import { openNative } from './native';
@@ -106,20 +106,9 @@ function copyJournalDir(srcDir: string, dir: string): string {
   return path.join(dir, 'journal.sqlite');
 }
 
-/** `logGenerations` without blocking this thread (used while measuring its stalls). */
-async function logGenerationsAsync(file: string): Promise<number[]> {
-  const prefix = `${path.basename(file)}.log.`;
-  return (await fs.promises.readdir(path.dirname(file)))
-    .filter((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length)))
-    .map((n) => Number(n.slice(prefix.length)));
-}
-
-function logGenerations(file: string): number[] {
-  const prefix = `${path.basename(file)}.log.`;
-  return fs
-    .readdirSync(path.dirname(file))
-    .filter((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length)))
-    .map((n) => Number(n.slice(prefix.length)));
+/** `listGenerations` without blocking this thread (used while measuring its stalls). */
+async function listGenerationsAsync(file: string): Promise<number[]> {
+  return generationsAmong(file, await fs.promises.readdir(path.dirname(file)));
 }
 
 function maxStallMs(h: IntervalHistogram): number {
@@ -338,14 +327,14 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
     //      compaction in a separate compactor thread)
     log('  writing until the log rotates, then measuring writes during the background compaction');
     let background: SizeResult['backgroundCompaction'] = null;
-    const gens0 = Math.max(...logGenerations(engineFile));
+    const gens0 = Math.max(...listGenerations(engineFile));
     let rotatedAfter = 0;
     let rotatingWriteMs = Number.NaN;
     const bg: number[] = [];
     let bgMs = 0;
     const bgRss = await peakRss(() => watched(h, async () => {
       const before = logLines.length;
-      while (rotatedAfter < 10_000 && Math.max(...(await logGenerationsAsync(engineFile))) === gens0) {
+      while (rotatedAfter < 10_000 && Math.max(...(await listGenerationsAsync(engineFile))) === gens0) {
         rotatingWriteMs = await engineWrite();
         rotatedAfter++;
       }
@@ -353,7 +342,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
       // The compactor deletes the closed generation when it is done (later rotations may already
       // have closed more generations: only the first compaction is measured).
       const t0 = performance.now();
-      while ((await logGenerationsAsync(engineFile)).includes(gens0) && performance.now() - t0 < 60_000) bg.push(await engineWrite());
+      while ((await listGenerationsAsync(engineFile)).includes(gens0) && performance.now() - t0 < 60_000) bg.push(await engineWrite());
       bgMs = performance.now() - t0;
       const t1 = performance.now();
       while (!logLines.slice(before).some((l) => l.includes('compacted')) && performance.now() - t1 < 5000) await new Promise((r) => setTimeout(r, 5));
@@ -370,7 +359,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
       const results = await Promise.all(Array.from({ length: K }, () => j.write('appendEvents', LIVE.runId, [{ kind: 'text', payload: { text: writeText(k++) } }], at++)));
       if (results.some((x) => !x.ok)) throw new Error('fill write refused');
     };
-    const current = () => Math.max(...logGenerations(engineFile));
+    const current = () => Math.max(...listGenerations(engineFile));
     let g = current();
     for (let w = 0; current() === g && w < 50_000; w += 16) await groupOf(16); // to a generation boundary
     g = current();
@@ -382,7 +371,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
     for (let w = 0; w < perGeneration - 64; w += 16) await groupOf(16);
     // let the background compactions finish (they delete the closed generations) before closing
     const t0 = performance.now();
-    while (logGenerations(engineFile).length > 1 && performance.now() - t0 < 300_000) await new Promise((r) => setTimeout(r, 20));
+    while (listGenerations(engineFile).length > 1 && performance.now() - t0 < 300_000) await new Promise((r) => setTimeout(r, 20));
     await j.close();
     journal = undefined;
     n.close();

@@ -132,7 +132,7 @@ export class JournalCore {
    * so other processes replay the migration from the log.
    */
   migrateOne(migrations: readonly { version: number; sql: string }[]): number | undefined {
-    const current = (this.db.exec('PRAGMA user_version')[0]?.values[0]?.[0] as number | undefined) ?? 0;
+    const current = this.userVersion();
     const next = migrations.find((m) => m.version === current + 1);
     if (!next) return undefined;
     this.exec(next.sql);

@@ -121,13 +121,18 @@ export function logPath(file: string, generation: number): string {
 /** Log generations present beside `file`, ascending. */
 export function listGenerations(file: string): number[] {
   const dir = path.dirname(file);
-  const prefix = `${path.basename(file)}.log.`;
   let names: string[];
   try {
     names = fs.readdirSync(dir);
   } catch {
     return [];
   }
+  return generationsAmong(file, names);
+}
+
+/** The log generations of `file` named in `names` (a listing of its folder), ascending. */
+export function generationsAmong(file: string, names: readonly string[]): number[] {
+  const prefix = `${path.basename(file)}.log.`;
   return names
     .filter((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length)))
     .map((n) => Number(n.slice(prefix.length)))
@@ -231,22 +236,14 @@ class LogFile {
 
   /** Reads the frame at `offset`. */
   readAt(offset: number): ReadOutcome {
-    const frame = Buffer.alloc(FRAME_BYTES);
-    const n = fs.readSync(this.fd, frame, 0, FRAME_BYTES, offset);
-    if (n < FRAME_BYTES) return { type: 'end' };
-    const length = frame.readUInt32LE(0);
-    if (length === 0) return decodeFrame(frame, undefined, offset);
-    const size = fs.fstatSync(this.fd).size;
-    if (offset + FRAME_BYTES + length > size) return { type: 'bad', length, why: 'record runs past the end of the file' };
-    const payload = Buffer.alloc(length);
-    fs.readSync(this.fd, payload, 0, length, offset + FRAME_BYTES);
-    return decodeFrame(frame, payload, offset);
+    return this.reader()(offset);
   }
 
   /**
-   * A reader of consecutive frames from `offset` on: same outcomes as `readAt`, but through a buffer
-   * that starts at 4 KiB and doubles up to 1 MiB, so replaying thousands of records costs a few
-   * system calls instead of four per record, while a catch-up that finds nothing reads one page.
+   * A reader of consecutive frames: the outcome at each offset asked (`end`, `bad` — including a
+   * record that runs past the end of the file — or the record), read through a buffer that starts
+   * at 4 KiB and doubles up to 1 MiB, so replaying thousands of records costs a few system calls
+   * instead of four per record, while a catch-up that finds nothing reads one page.
    */
   reader(): (offset: number) => ReadOutcome {
     let buf = Buffer.alloc(0);
@@ -366,7 +363,8 @@ export class LogStore {
   private readonly rotateAt: number;
   private recording: LoggedStatement[] | undefined;
   private unreadable: string | null = null;
-  private replayCache: StatementCache;
+  /** Prepared statements of this database: replayed records' SQL and transaction control. */
+  private statements: StatementCache;
   /** performance.now() when the write lock was last taken (the writer lease's start). */
   private leaseSince = 0;
   /** Date.now() when the write lock was last taken. */
@@ -378,7 +376,7 @@ export class LogStore {
   ) {
     this.lock = new LockFile(`${options.file}.lock`);
     tuneInMemory(db);
-    this.replayCache = new StatementCache(db);
+    this.statements = new StatementCache(db);
     this.prealloc = options.preallocBytes ?? 1024 * 1024;
     this.rotateAt = options.rotateAtBytes ?? DEFAULT_ROTATE_BYTES;
   }
@@ -588,7 +586,7 @@ export class LogStore {
   private applyRecord(record: LogRecord): string | undefined {
     this.control('SAVEPOINT record');
     try {
-      for (const statement of record.t) applyStatement(this.db, statement, this.replayCache);
+      for (const statement of record.t) applyStatement(this.db, statement, this.statements);
       this.control('RELEASE record');
     } catch (error) {
       try {
@@ -679,7 +677,7 @@ export class LogStore {
     this.offset = store.offset;
     this.lastSeq = store.lastSeq;
     this.unreadable = store.unreadable;
-    this.replayCache = store.replayCache;
+    this.statements = store.statements;
     this.options.onReload?.(this.db);
   }
 
@@ -704,7 +702,7 @@ export class LogStore {
 
   /** Runs a transaction-control statement (BEGIN, COMMIT, SAVEPOINT…) prepared once. */
   private control(sql: string): void {
-    this.replayCache.run(sql, []);
+    this.statements.run(sql, []);
   }
 
   /**
@@ -988,8 +986,9 @@ export function compact(
         if (!log) throw new Error(`log generation ${g} is missing or damaged: not compacting`);
         try {
           let offset = LOG_HEADER_BYTES;
+          const read = log.reader();
           for (;;) {
-            const outcome = log.readAt(offset);
+            const outcome = read(offset);
             if (outcome.type === 'end') break;
             // A closed generation must read to its explicit end: anything else would be deleted unread.
             if (outcome.type === 'bad') throw new Error(`log generation ${g} cannot be read at byte ${offset} (${outcome.why}): not compacting`);

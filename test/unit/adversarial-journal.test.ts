@@ -12,10 +12,9 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { LOG_HEADER_BYTES, encodeHeader } from '../../src/journal/logFormat';
 import { LogStore, listGenerations, logPath } from '../../src/journal/logStore';
-import { JournalCore } from '../../src/journal/core';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src/journal/schema';
+import { SCHEMA_VERSION } from '../../src/journal/schema';
 import { loadSqlJs } from '../../src/journal/sqljs';
-import { openJournal, trackedTempDir as tempDir, WASM_PATH, WORKER_PATH } from './helpers';
+import { openJournal, openStore, trackedTempDir as tempDir, WASM_PATH, WORKER_PATH } from './helpers';
 
 
 const JOURNAL_JS = path.resolve(__dirname, '../../src/journal/journal.js');
@@ -315,13 +314,9 @@ describe('adversarial: bad storage', () => {
     const file = path.join(tempDir(), 'journal.sqlite');
     // Several generations, none compacted away: written through the store alone (compaction is
     // started by the worker, which a closing journal may let finish before it exits).
-    const sql = await loadSqlJs(WASM_PATH);
-    const { store } = LogStore.open({ file, sql, now: Date.now, rotateAtBytes: 8000 });
-    const core = new JournalCore(store.db, (text, params) => store.record(text, params));
-    while (store.write(() => core.migrateOne(MIGRATIONS), () => []).value !== undefined) { /* next migration */ }
-    for (let i = 0; i < 5; i++) store.write(() => core.createSession(session(`s${i}`, 3000)), () => core.takeTouched());
-    store.close();
-    store.db.close();
+    const opened = await openStore(file, { rotateAtBytes: 8000 });
+    for (let i = 0; i < 5; i++) opened.write((core) => core.createSession(session(`s${i}`, 3000)));
+    opened.done();
     const gens = listGenerations(file);
     assert.ok(gens.length >= 3, `generations ${gens.join(',')}`);
     const last = gens.at(-1)!;

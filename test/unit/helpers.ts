@@ -8,7 +8,9 @@ import * as path from 'node:path';
 import type { Database } from 'sql.js';
 import { Journal, type OpenJournalOptions } from '../../src/journal/journal';
 import type { InstanceRecord } from '../../src/journal/records';
-import { compact } from '../../src/journal/logStore';
+import { JournalCore } from '../../src/journal/core';
+import { LogStore, compact, type LogStoreOptions } from '../../src/journal/logStore';
+import { MIGRATIONS } from '../../src/journal/schema';
 import { loadSqlJs } from '../../src/journal/sqljs';
 
 /** sql-wasm.wasm inside node_modules. */
@@ -76,4 +78,31 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A `LogStore` opened on a file without a worker (no background compaction), with its core. */
+export interface OpenStore {
+  readonly store: LogStore;
+  readonly core: JournalCore;
+  /** Runs `fn` as one logged transaction; returns its value. */
+  write<T>(fn: (core: JournalCore) => T): T;
+  /** Closes the log file (and lets a lease go) and the database. */
+  done(): void;
+}
+
+/** Opens `file` as a bare store (see `OpenStore`), migrated to the current schema. */
+export async function openStore(file: string, options: Partial<Omit<LogStoreOptions, 'file' | 'sql' | 'now'>> = {}): Promise<OpenStore> {
+  const sql = await loadSqlJs(WASM_PATH);
+  const { store } = LogStore.open({ file, sql, now: Date.now, ...options });
+  const core = new JournalCore(store.db, (text, params) => store.record(text, params));
+  while (store.write(() => core.migrateOne(MIGRATIONS), () => []).value !== undefined) { /* next migration */ }
+  return {
+    store,
+    core,
+    write: (fn) => store.write(() => fn(core), () => core.takeTouched()).value,
+    done: () => {
+      store.close();
+      store.db.close();
+    },
+  };
 }

@@ -10,11 +10,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { LockFile } from '../../src/journal/lockFile';
-import { CompactionStoppedError, LogStore, compact, listGenerations } from '../../src/journal/logStore';
-import { JournalCore } from '../../src/journal/core';
+import { CompactionStoppedError, compact, listGenerations } from '../../src/journal/logStore';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/journal/schema';
 import { loadSqlJs } from '../../src/journal/sqljs';
-import { editJournalFile, openJournal, trackedTempDir as tempDir, WASM_PATH } from './helpers';
+import { editJournalFile, openJournal, openStore, trackedTempDir as tempDir, WASM_PATH } from './helpers';
 
 const WRITER = path.resolve(__dirname, '../tools/journalWriter.js');
 
@@ -58,12 +57,8 @@ describe('writer lease: the lock file', () => {
 
 describe('writer lease: the store', () => {
   async function open(file: string, leaseMs: number) {
-    const sql = await loadSqlJs(WASM_PATH);
-    const { store } = LogStore.open({ file, sql, now: Date.now, leaseMs });
-    const core = new JournalCore(store.db, (s, p) => store.record(s, p));
-    while (store.write(() => core.migrateOne(MIGRATIONS), () => []).value !== undefined) { /* next migration */ }
-    const write = (id: string) => store.write(() => core.createSession(session(id)), () => core.takeTouched());
-    return { store, core, write };
+    const opened = await openStore(file, { leaseMs });
+    return { ...opened, write: (id: string) => opened.write((core) => core.createSession(session(id))) };
   }
 
   it('keeps the lock after a logged group, lets it go after a group that logged nothing, and on close', async () => {
@@ -128,30 +123,22 @@ describe('writer lease: the fence across generations (adversarial review)', () =
    * holder then wrote its own n+1 into g, and every later replay skipped the breaker's record.
    */
   it('a holder whose lock was broken does not write over a record the breaker put in the next generation', async () => {
-    const sql = await loadSqlJs(WASM_PATH);
-    const open = (file: string, leaseMs: number) => {
-      const { store } = LogStore.open({ file, sql, now: Date.now, leaseMs });
-      const core = new JournalCore(store.db, (s, p) => store.record(s, p));
-      while (store.write(() => core.migrateOne(MIGRATIONS), () => []).value !== undefined) { /* next migration */ }
-      const write = (id: string) => store.write(() => core.createSession(session(id)), () => core.takeTouched());
-      const done = () => {
-        store.close();
-        store.db.close();
-      };
-      return { store, core, write, done };
+    const open = async (file: string, leaseMs: number) => {
+      const opened = await openStore(file, { leaseMs });
+      return { ...opened, write: (id: string) => opened.write((core) => core.createSession(session(id))) };
     };
     const file = path.join(tempDir(), 'journal.sqlite');
-    const a = open(file, 60_000);
+    const a = await open(file, 60_000);
     a.write('a1');
     assert.equal(a.store.holdsLease, true);
     fs.rmSync(`${file}.lock`); // as a breaker would after ANCIENT_LOCK_MS
-    const b = open(file, 0);
+    const b = await open(file, 0);
     assert.equal(b.store.rotateNow(), true);
     b.write('b');
     b.done();
     a.write('a2');
     a.done();
-    const c = open(file, 0);
+    const c = await open(file, 0);
     const ids = c.core.listSessions().map((s) => s.id).sort();
     c.done();
     assert.deepEqual(ids, ['a1', 'a2', 'b']);
@@ -299,13 +286,10 @@ describe('full disk at a rotation, closing during a compaction (second adversari
   it('a compaction told to stop releases its lock and leaves the snapshot and logs as they were', async () => {
     const sql = await loadSqlJs(WASM_PATH);
     const file = path.join(tempDir(), 'journal.sqlite');
-    const { store } = LogStore.open({ file, sql, now: Date.now, rotateAtBytes: 8000 });
-    const core = new JournalCore(store.db, (s, p) => store.record(s, p));
-    while (store.write(() => core.migrateOne(MIGRATIONS), () => []).value !== undefined) { /* next migration */ }
-    for (let i = 0; i < 12; i++) store.write(() => core.createSession({ ...session(`s${i}`), title: 'x'.repeat(2000) }), () => core.takeTouched());
-    const below = store.generation;
-    store.close();
-    store.db.close();
+    const opened = await openStore(file, { rotateAtBytes: 8000 });
+    for (let i = 0; i < 12; i++) opened.write((core) => core.createSession({ ...session(`s${i}`), title: 'x'.repeat(2000) }));
+    const below = opened.store.generation;
+    opened.done();
     const before = fs.readdirSync(path.dirname(file)).sort();
     const snapshot = fs.existsSync(file) ? fs.readFileSync(file) : undefined;
     for (const stopAt of [1, 2, 3, 6]) {
