@@ -15,7 +15,7 @@
  * A request with nothing left in the queue gets HTTP 500 `mock: no scripted response`.
  */
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { LoopbackMock } from './loopbackMock';
 
 /** One streamed choice delta (the `delta` object) plus an optional finish reason. */
 export interface MockChunk {
@@ -85,26 +85,19 @@ export function slowText(parts: readonly string[], delayMs: number): Extract<Moc
 }
 
 /** The mock server. */
-export class OpenAICompatibleMock {
-  readonly requests: RecordedRequest[] = [];
+export class OpenAICompatibleMock extends LoopbackMock<RecordedRequest> {
   private readonly queue: MockResponse[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly waiters: (() => void)[] = [];
 
-  private constructor(private readonly server: http.Server) {}
+  private constructor() {
+    super(5000);
+  }
 
   /** Starts a mock on 127.0.0.1 (a free port). */
   static async start(): Promise<OpenAICompatibleMock> {
-    let mock!: OpenAICompatibleMock;
-    const server = http.createServer((req, res) => mock.handle(req, res));
-    mock = new OpenAICompatibleMock(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const mock = new OpenAICompatibleMock();
+    await mock.listen();
     return mock;
-  }
-
-  /** `http://127.0.0.1:PORT/v1`. */
-  get baseUrl(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
   }
 
   /** Appends scripted responses to the queue. */
@@ -117,30 +110,14 @@ export class OpenAICompatibleMock {
     return this.queue.length;
   }
 
-  /** Resolves once `count` requests have arrived (rejects after `timeoutMs`). */
-  async waitForRequests(count: number, timeoutMs = 5000): Promise<void> {
-    const end = Date.now() + timeoutMs;
-    while (this.requests.length < count) {
-      if (Date.now() > end) throw new Error(`mock: expected ${count} requests, got ${this.requests.length}`);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 20);
-        this.waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
-  }
-
   /** Stops the server, its timers and every open connection. */
   async close(): Promise<void> {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.closeServer();
   }
 
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+  protected handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const body: Buffer[] = [];
     req.on('data', (b: Buffer) => body.push(b));
     req.on('end', () => {
@@ -154,8 +131,7 @@ export class OpenAICompatibleMock {
         method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: parsed,
         chunksSent: 0, completed: false, clientClosedEarly: false,
       };
-      this.requests.push(record);
-      for (const w of this.waiters.splice(0)) w();
+      this.record(record);
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
         this.json(res, 404, { error: { message: `mock: no route ${req.method} ${req.url}`, type: 'not_found' } });
         return;

@@ -13,7 +13,7 @@
  * `exec_command` (Codex intercepts it and asks for a file change approval).
  */
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { LoopbackMock } from './loopbackMock';
 
 /** One scripted model response. */
 export type MockStep =
@@ -70,29 +70,22 @@ export function functionOutput(body: ResponsesBody, callId: string): string | un
 }
 
 /** The scripted server. */
-export class ResponsesMock {
-  readonly requests: RecordedRequest[] = [];
+export class ResponsesMock extends LoopbackMock<RecordedRequest> {
   /** Requests that found no scripted step (answered with a short text). */
   readonly unexpected: number[] = [];
   private readonly steps: MockStep[] = [];
   private readonly hanging = new Set<() => void>();
-  private readonly waiters = new Set<() => void>();
   private calls = 0;
 
-  private constructor(private readonly server: http.Server) {}
+  private constructor() {
+    super(20_000);
+  }
 
   /** Starts a mock on an ephemeral port of 127.0.0.1. */
   static async start(): Promise<ResponsesMock> {
-    let mock!: ResponsesMock;
-    const server = http.createServer((req, res) => mock.handle(req, res));
-    mock = new ResponsesMock(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const mock = new ResponsesMock();
+    await mock.listen();
     return mock;
-  }
-
-  /** Base URL for Codex's provider (`http://127.0.0.1:PORT/v1`). */
-  get baseUrl(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
   }
 
   /** Appends steps; each model request consumes one. */
@@ -105,21 +98,6 @@ export class ResponsesMock {
     return this.steps.length;
   }
 
-  /** Resolves once `count` requests arrived (rejects after `timeoutMs`). */
-  async waitForRequests(count: number, timeoutMs = 20_000): Promise<void> {
-    const end = Date.now() + timeoutMs;
-    while (this.requests.length < count) {
-      if (Date.now() > end) throw new Error(`mock: expected ${count} requests, got ${this.requests.length}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 50);
-        this.waiters.add(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  }
-
   /** Ends every held (`hang`) response normally. */
   release(): void {
     for (const end of [...this.hanging]) end();
@@ -128,11 +106,10 @@ export class ResponsesMock {
   /** Stops the server and drops every connection. */
   async close(): Promise<void> {
     this.release();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.closeServer();
   }
 
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+  protected handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -148,9 +125,7 @@ export class ResponsesMock {
         return;
       }
       const record: RecordedRequest = { index: this.requests.length, url: req.url, body, closedByClient: false };
-      this.requests.push(record);
-      for (const w of [...this.waiters]) w();
-      this.waiters.clear();
+      this.record(record);
       const step = this.steps.shift();
       if (!step) this.unexpected.push(record.index);
       this.respond(record, step ?? { type: 'text', text: '(mock: no scripted response)' }, res);
