@@ -8,10 +8,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import { JournalCore } from '../src/journal/core';
 import { Journal } from '../src/journal/journal';
 import { LogStore, generationsAmong, listGenerations } from '../src/journal/logStore';
 import { loadSqlJs } from '../src/journal/sqljs';
+import type { OpenPhases } from '../src/journal/workerProtocol';
 import { LIVE, type BuiltStats } from './build';
 import { openNative } from './native';
 import { removeDir, runTask, startWriter, trackDir } from './procs';
@@ -67,6 +69,8 @@ export interface SizeResult {
   readonly activation: {
     readonly fresh: Summary;
     readonly freshReportOpenMs: Summary;
+    /** p50 of each phase of the fresh-process opens (OpenPhases, ms). */
+    readonly freshPhases: Record<Exclude<keyof OpenPhases, 'workerStartedAt'>, number>;
     readonly inProcess: Summary;
     readonly inProcessReportOpenMs: Summary;
     /** Fresh-process opens with a log generation filled to just below rotation. */
@@ -76,11 +80,15 @@ export interface SizeResult {
   };
   /**
    * Where a durable write's time goes, p50 ms, measured right after the interleaved blocks: one
-   * record-sized pwrite + fdatasync on a preallocated file in the same folder (the disk's floor), and
+   * record-sized pwrite + fdatasync on a preallocated file in the same folder (the disk's floor);
    * the whole LogStore write (SQL in sql.js, framing, append, fdatasync, COMMIT) run on this thread
-   * without the worker. The engine's caller-side p50 minus the latter is the thread hand-over.
+   * without the worker, and within it the transaction's SQL alone (sql.js running the same
+   * appendEvents, statements recorded); and a round trip of a record-sized message to a worker
+   * thread that only answers. The engine's caller-side p50 minus the LogStore write is the thread
+   * hand-over. `fdatasync + sql + roundTrip` is the least any design can cost that runs sql.js off
+   * the calling thread and makes each write durable before answering (`floor`).
    */
-  readonly breakdown: { readonly fdatasync: Summary; readonly inProcess: Summary };
+  readonly breakdown: { readonly fdatasync: Summary; readonly inProcess: Summary; readonly sql: Summary; readonly roundTrip: Summary; readonly floor: number };
   readonly memory: { readonly rssOpenMB: number; readonly rssAfterWritesMB: number; readonly ratioOpen: number; readonly ratioAfterWrites: number; readonly samples: number };
   readonly twoProcess: { readonly engine: Summary; readonly writerAcks: number; readonly writerSpanMs: number; readonly writerPerWriteMs: number; readonly writerExitCode: number | null };
   readonly wallMs: number;
@@ -167,17 +175,69 @@ async function measureBreakdown(srcDir: string, dir: string): Promise<SizeResult
   const { store } = LogStore.open({ file, sql, now: Date.now, leaseMs: 200 });
   const core = new JournalCore(store.db, (text, params) => store.record(text, params));
   const inProcess: number[] = [];
+  const sqlOnly: number[] = [];
   try {
     for (let i = 0; i < 500; i++) {
+      let sqlMs = 0;
       const t0 = performance.now();
-      store.write(() => core.appendEvents(LIVE.runId, [{ kind: 'text', payload: { text: writeText(i) } }], 1_900_000_000_000 + i), () => core.takeTouched());
-      if (i >= 100) inProcess.push(performance.now() - t0);
+      store.write(() => {
+        const t = performance.now();
+        const value = core.appendEvents(LIVE.runId, [{ kind: 'text', payload: { text: writeText(i) } }], 1_900_000_000_000 + i);
+        sqlMs = performance.now() - t;
+        return value;
+      }, () => core.takeTouched());
+      if (i >= 100) {
+        inProcess.push(performance.now() - t0);
+        sqlOnly.push(sqlMs);
+      }
     }
   } finally {
     store.close();
     store.db.close();
   }
-  return { fdatasync: summarize(fdatasync), inProcess: summarize(inProcess) };
+  const roundTrip = await measureRoundTrip(400);
+  const summary = { fdatasync: summarize(fdatasync), inProcess: summarize(inProcess), sql: summarize(sqlOnly), roundTrip: summarize(roundTrip) };
+  return { ...summary, floor: summary.fdatasync.p50 + summary.sql.p50 + summary.roundTrip.p50 };
+}
+
+/**
+ * Round trips (ms) of a record-sized write message (the engine's own shape) to a worker thread that
+ * only answers `{kind: 'result'}`: the least a hand-over to another thread costs on this machine.
+ */
+async function measureRoundTrip(count: number): Promise<number[]> {
+  const echo = new Worker(
+    "const { parentPort } = require('node:worker_threads');" +
+      "parentPort.on('message', (m) => parentPort.postMessage({ kind: 'result', id: m.id, value: [{ seq: m.id }] }));",
+    { eval: true },
+  );
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < count + 100; i++) {
+      const message = { kind: 'write', id: i, op: 'appendEvents', args: [LIVE.runId, [{ kind: 'text', payload: { text: writeText(i) } }], 1_900_000_000_000 + i] };
+      const t0 = performance.now();
+      const answered = new Promise((resolve) => echo.once('message', resolve));
+      echo.postMessage(message);
+      await answered;
+      if (i >= 100) times.push(performance.now() - t0);
+    }
+  } finally {
+    await echo.terminate();
+  }
+  return times;
+}
+
+/** The p50 of each opening phase over several opens (ms). */
+function phaseMedians(all: readonly OpenPhases[]): SizeResult['activation']['freshPhases'] {
+  const med = (pick: (p: OpenPhases) => number) => round(summarize(all.map(pick)).p50, 1);
+  return {
+    startMs: med((p) => p.startMs),
+    wasmMs: med((p) => p.wasmMs),
+    sqljsMs: med((p) => p.sqljsMs),
+    readMs: med((p) => p.readMs),
+    loadMs: med((p) => p.loadMs),
+    replayMs: med((p) => p.replayMs),
+    migrateMs: med((p) => p.migrateMs),
+  };
 }
 
 /** Resolves `p`, or undefined after `ms` ms (the timer never outlives the race). */
@@ -408,6 +468,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
       activation: {
         fresh: summarize(fresh),
         freshReportOpenMs: summarize(probes.map((p) => p.reportOpenMs)),
+        freshPhases: phaseMedians(probes.map((p) => p.phases)),
         inProcess: summarize(opens),
         inProcessReportOpenMs: summarize(reportOpens),
         fullLog: summarize(fullLog.map((p) => p.openMs)),

@@ -52,7 +52,9 @@ export function planFor(sizeMB: number, writes: number | undefined): SizePlan {
     warmup: 200,
     exportIterations: sizeMB <= 1 ? 30 : sizeMB <= 10 ? 20 : sizeMB <= 50 ? 10 : 5,
     inProcessOpens: 5,
-    freshOpens: 3,
+    // Fresh processes are the noisiest figure here (2 vCPUs: thread start and WASM compilation
+    // compete): more of them where each is cheap.
+    freshOpens: sizeMB <= 10 ? 7 : sizeMB <= 50 ? 5 : 3,
     group8Rounds: 40,
     group32Rounds: 10,
     writerCount: 1000,

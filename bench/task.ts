@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Journal } from '../src/journal/journal';
 import { loadSqlJs } from '../src/journal/sqljs';
+import type { OpenPhases } from '../src/journal/workerProtocol';
 import { LIVE, ensureJournal } from './build';
 import { writeText } from './rows';
 
@@ -42,6 +43,8 @@ export interface ProbeResult {
   readonly openMs: number;
   /** The worker's own `report.openMs`. */
   readonly reportOpenMs: number;
+  /** Where the open went (`report.phases`). */
+  readonly phases: OpenPhases;
   /** Log records the open replayed. */
   readonly recordsReplayed: number;
   /** RSS before opening, after opening, after 100 writes (bytes). */
@@ -127,7 +130,7 @@ export async function probe(file: string, writes: number): Promise<ProbeResult> 
     }
     gc?.();
     const rssAfterWrites = process.memoryUsage().rss;
-    return { openMs, reportOpenMs: journal.report.openMs, recordsReplayed: journal.report.recordsReplayed, rssBefore, rssOpen, rssAfterWrites };
+    return { openMs, reportOpenMs: journal.report.openMs, phases: journal.report.phases, recordsReplayed: journal.report.recordsReplayed, rssBefore, rssOpen, rssAfterWrites };
   } finally {
     await journal.close();
   }

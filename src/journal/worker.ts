@@ -16,7 +16,8 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import type { SqlJsStatic } from 'sql.js';
 import { JournalCore } from './core';
 import { JournalRefusedError } from './errors';
-import { CompactionStoppedError, LogStore, UnreadableSnapshotError, compact, listGenerations, logPath, readSnapshotWithSlack } from './logStore';
+import { CompactionStoppedError, LogStore, UnreadableSnapshotError, compact, listGenerations, logPath, type Outcome } from './logStore';
+import { readSnapshotWithSlack } from './snapshotFile';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { loadSqlJs } from './sqljs';
 import type { FromWorker, ToWorker, WorkerOpenOptions, WorkerOpenReport } from './workerProtocol';
@@ -66,10 +67,20 @@ function receiveWasm(): Promise<WebAssembly.Module | null> {
 
 async function runJournal(options: WorkerOpenOptions): Promise<void> {
   const started = performance.now();
+  let mark = started;
+  const lap = (): number => {
+    const now = performance.now();
+    const ms = now - mark;
+    mark = now;
+    return ms;
+  };
   // Read the snapshot while sql.js is instantiated (the read runs on libuv's thread pool).
   const snapshot = readSnapshotWithSlack(options.file).catch(() => undefined);
   const wasm = options.precompiledWasm ? await receiveWasm() : null;
+  const wasmMs = lap();
   const sql: SqlJsStatic = await loadSqlJs(options.wasmPath, wasm ?? undefined);
+  const sqljsMs = lap();
+  let readMs = 0;
   const storeOptions = {
     file: options.file,
     sql,
@@ -100,6 +111,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   try {
     // A read that failed or raced a missing folder is simply redone by open().
     const bytes = await snapshot;
+    readMs = lap();
     opened = LogStore.open(bytes === undefined ? storeOptions : { ...storeOptions, snapshot: bytes });
   } catch (error) {
     if (!(error instanceof UnreadableSnapshotError)) throw error;
@@ -109,6 +121,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   }
   const report = opened.report;
   store = opened.store;
+  lap();
   core = new JournalCore(store.db, (sqlText, params) => store.record(sqlText, params));
   let compactor: Worker | undefined;
   let compactAgain = false;
@@ -122,14 +135,27 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   readOnlyReason = report.unreadable;
   if (!readOnlyReason && versionFound > SCHEMA_VERSION) readOnlyReason = newerSchemaMessage(versionFound);
   if (!readOnlyReason) {
-    // Each migration is its own logged transaction; a process that migrated first leaves nothing to do.
-    while (store.write(() => core.migrateOne(MIGRATIONS), () => []).value !== undefined) { /* next migration */ }
+    // Each migration is its own logged transaction; a process that migrated first leaves nothing to
+    // do. A journal already at this version needs no lock to know it (versions only go up).
+    if (versionFound < SCHEMA_VERSION) {
+      while (store.write(() => core.migrateOne(MIGRATIONS), () => []).value !== undefined) { /* next migration */ }
+    }
     if (versionFound < SCHEMA_VERSION || !report.snapshotFound) compactSoon(true);
   }
   const version = core.userVersion();
+  const phases = {
+    startMs: 0, // the opener's to fill in
+    wasmMs,
+    sqljsMs,
+    readMs,
+    loadMs: report.loadMs,
+    replayMs: report.replayMs,
+    migrateMs: lap(),
+    workerStartedAt: performance.timeOrigin + started,
+  };
   post({
     kind: 'opened',
-    report: { created, versionFound, version, readOnlyReason, quarantined, recordsReplayed: report.recordsReplayed, tornTailCut: report.tornTailCut, openMs: performance.now() - started },
+    report: { created, versionFound, version, readOnlyReason, quarantined, recordsReplayed: report.recordsReplayed, tornTailCut: report.tornTailCut, openMs: performance.now() - started, phases },
   });
 
   function compactSoon(force = false): void {
@@ -217,18 +243,26 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     });
     if (runnable.length === 0) return;
     core.takeTouched();
+    let answered = false;
+    const answer = (outcomes: readonly Outcome[]) => {
+      answered = true;
+      outcomes.forEach((o, i) => (o.ok ? post({ kind: 'result', id: runnable[i]!.id, value: o.value }) : reply(runnable[i]!.id, o.error)));
+    };
     try {
-      const { outcomes, rotated } = store.writeGroup(
+      // Answered as soon as the group is on disk (before the in-memory COMMIT), or after a refusal.
+      const { outcomes, rotated, acknowledged } = store.writeGroup(
         runnable.map((m) => () => operation(m.op)!.apply(core, m.args as unknown[])),
         () => core.takeTouched(),
+        answer,
       );
-      outcomes.forEach((o, i) => (o.ok ? post({ kind: 'result', id: runnable[i]!.id, value: o.value }) : reply(runnable[i]!.id, o.error)));
+      if (!acknowledged) answer(outcomes);
       if (rotated) compactSoon();
       const rotationFailure = store.takeRotationFailure();
       if (rotationFailure) post({ kind: 'log', line: `[journal] ${rotationFailure}` });
     } catch (error) {
       core.takeTouched();
-      for (const m of runnable) reply(m.id, error);
+      if (answered) post({ kind: 'log', line: `[journal] after a saved write: ${(error as Error).message}` });
+      else for (const m of runnable) reply(m.id, error);
     }
     // What the write's catch-up applied from other windows must reach this window's views too.
     const caughtUp = store.takeCaughtUp();

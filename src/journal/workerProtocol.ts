@@ -45,6 +45,31 @@ export interface WorkerOpenReport {
   readonly tornTailCut: boolean;
   /** Milliseconds the worker spent opening (load + replay + migrations). */
   readonly openMs: number;
+  /** Where the time to open went (see OpenPhases). */
+  readonly phases: OpenPhases;
+}
+
+/**
+ * Where opening the journal went, in ms, each phase measured from the end of the one before. The
+ * worker fills all but `startMs`, which the opener computes from `workerStartedAt`.
+ */
+export interface OpenPhases {
+  /** From `Journal.open` to the worker's code running: starting the thread and loading its bundle. */
+  readonly startMs: number;
+  /** Then waiting for the opener's compiled WASM. */
+  readonly wasmMs: number;
+  /** Instantiating sql.js. */
+  readonly sqljsMs: number;
+  /** Waiting for the rest of the snapshot's bytes (read on libuv's thread pool since the start). */
+  readonly readMs: number;
+  /** Building the database and its first queries (LogOpenReport.loadMs). */
+  readonly loadMs: number;
+  /** Replaying the log (LogOpenReport.replayMs). */
+  readonly replayMs: number;
+  /** Checking or running the schema migrations (and a new journal's first compaction). */
+  readonly migrateMs: number;
+  /** `performance.timeOrigin + performance.now()` when the worker's code started (ms, shared clock). */
+  readonly workerStartedAt: number;
 }
 
 /** Worker → extension host. */
