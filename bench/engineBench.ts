@@ -271,7 +271,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
       for (let i = 0; i < plan.freshOpens; i++) {
         const dir = path.join(work, `probe-${i}`);
         const file = copyJournalDir(srcDir, dir);
-        out.push(await runTask<ProbeResult>('probe', { file, writes }, 180_000, ['--expose-gc']));
+        out.push(await runTask<ProbeResult>('probe', { file, writes }, 180_000));
         fs.rmSync(dir, { recursive: true, force: true });
       }
       return out;

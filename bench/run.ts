@@ -121,8 +121,12 @@ ${results.map(markdownTable).join('\n\n')}
 - **Where a write's time goes**: right after the blocks, 400 record-sized (~1.2 KB) \`pwrite\` +
   \`fdatasync\` on a preallocated file in the same folder (the disk's floor, which native SQLite pays
   too), then 400 \`LogStore.write\` calls on the bench's own thread (the same write without the
-  worker: SQL in sql.js, framing, append, fdatasync, COMMIT). The caller-side p50 minus the latter is
-  the hand-over to the worker thread and back.
+  worker: SQL in sql.js, framing, append, fdatasync, COMMIT), timing the transaction's SQL alone
+  inside each, then 400 round trips of a record-sized message to a worker thread that only answers.
+  The caller-side p50 minus the LogStore write is the hand-over to the worker thread and back.
+  **Floor**: fdatasync + SQL + round trip, the least any design can cost that runs sql.js off the
+  calling thread and answers only once a write is durable; when the floor itself is above 1.3x
+  native, that target is out of reach on this machine whatever the engine does.
 - **Native**: better-sqlite3 on a copy of the same file, \`journal_mode=WAL\`, \`synchronous=FULL\`, the
   same transaction (read the run, read its last seq, INSERT), prepared statements, on the same disk.
 - **Whole-file export** (the old design): an INSERT transaction in sql.js, then \`db.export()\`, write a
@@ -143,11 +147,13 @@ ${results.map(markdownTable).join('\n\n')}
   counts the records of one log generation (2 MiB, the product default), writes that many minus 64 into
   a fresh generation, lets background compactions finish, and opens it in fresh processes (the open
   replays them): the worst case between two rotations. The files are in the page cache (just
-  written); \`worker openMs\` is the worker's own \`report.openMs\`.
+  written); \`worker openMs\` is the worker's own \`report.openMs\`, and "where a fresh activation
+  goes" the p50 of each phase of \`report.phases\`. The fresh processes run without \`--expose-gc\`:
+  with that flag set before the worker starts, starting it took ~20 ms longer here (see task.ts).
 - **Two processes**: \`out/test/tools/journalWriter.js <file> counter 1000 B\` appends to the same
   journal while this process times its own writes until the other one finishes.
-- **Resident memory**: RSS of a fresh process after opening the journal minus its RSS before
-  (after a GC), over the journal's size; also after 100 writes.
+- **Resident memory**: RSS of a fresh process after opening the journal (and a GC) minus its RSS
+  just before opening, over the journal's size; also after 100 writes.
 `;
 }
 
