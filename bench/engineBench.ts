@@ -71,6 +71,11 @@ export interface SizeResult {
     readonly freshReportOpenMs: Summary;
     /** p50 of each phase of the fresh-process opens (OpenPhases, ms). */
     readonly freshPhases: Record<Exclude<keyof OpenPhases, 'workerStartedAt'>, number>;
+    /**
+     * The least open the constraints allow (bench/minimalOpen.ts: a worker, sql.js, the file, one
+     * query), in fresh processes alternating with the real ones.
+     */
+    readonly minimalFresh: Summary;
     readonly inProcess: Summary;
     readonly inProcessReportOpenMs: Summary;
     /** Fresh-process opens with a log generation filled to just below rotation. */
@@ -78,6 +83,12 @@ export interface SizeResult {
     readonly fullLogReportOpenMs: Summary;
     readonly fullLogRecords: number;
   };
+  /**
+   * The least engine the constraints allow (bench/minimalEngine.ts: sql.js in a worker, the same
+   * transaction, one pwrite + fdatasync, answer; no lock, fence, checksum or recovery), timed in the
+   * same interleaved blocks as the engine and native SQLite, caller side.
+   */
+  readonly minimalWrite: Summary;
   /**
    * Where a durable write's time goes, p50 ms, measured right after the interleaved blocks: one
    * record-sized pwrite + fdatasync on a preallocated file in the same folder (the disk's floor);
@@ -226,6 +237,33 @@ async function measureRoundTrip(count: number): Promise<number[]> {
   return times;
 }
 
+/** A running bench/minimalEngine.ts worker. */
+interface MinimalEngine {
+  /** One durable write; resolves when the worker answered. */
+  write(text: string, at: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts bench/minimalEngine.ts on a copy of the journal (`file`), appending to `log`. */
+async function startMinimalEngine(file: string, log: string): Promise<MinimalEngine> {
+  const worker = new Worker(path.join(__dirname, 'minimalEngine.js'), { workerData: { file, log, wasmPath: WASM_PATH } });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', () => resolve());
+    worker.once('error', reject);
+  });
+  return {
+    write: (text, at) =>
+      new Promise<void>((resolve) => {
+        worker.once('message', () => resolve());
+        worker.postMessage({ text, at });
+      }),
+    close: async () => {
+      worker.postMessage('close');
+      await new Promise((r) => worker.once('exit', r));
+    },
+  };
+}
+
 /** The p50 of each opening phase over several opens (ms). */
 function phaseMedians(all: readonly OpenPhases[]): SizeResult['activation']['freshPhases'] {
   const med = (pick: (p: OpenPhases) => number) => round(summarize(all.map(pick)).p50, 1);
@@ -258,6 +296,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
   const h = monitorEventLoopDelay({ resolution: 1 });
   let journal: Journal | undefined;
   let native: ReturnType<typeof openNative> | undefined;
+  let minimal: MinimalEngine | undefined;
   try {
     // ---- a base copy opened once, so it has its first log generation like any journal in use
     const baseDir = path.join(work, 'base');
@@ -266,17 +305,21 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
 
     // ---- activation and memory in fresh processes (each on its own copy)
     log(`  activation in ${plan.freshOpens} fresh processes`);
-    const probeAll = async (srcDir: string, writes: number): Promise<ProbeResult[]> => {
+    // Each fresh open of the journal is followed by a fresh minimal open (bench/minimalOpen.ts) of
+    // the same copy, so both see the same machine.
+    const minimalOpens: number[] = [];
+    const probeAll = async (srcDir: string, writes: number, withMinimal: boolean): Promise<ProbeResult[]> => {
       const out: ProbeResult[] = [];
       for (let i = 0; i < plan.freshOpens; i++) {
         const dir = path.join(work, `probe-${i}`);
         const file = copyJournalDir(srcDir, dir);
         out.push(await runTask<ProbeResult>('probe', { file, writes }, 180_000));
+        if (withMinimal) minimalOpens.push((await runTask<{ openMs: number }>('minimalOpen', { file }, 180_000)).openMs);
         fs.rmSync(dir, { recursive: true, force: true });
       }
       return out;
     };
-    const probes = await probeAll(baseDir, 100);
+    const probes = await probeAll(baseDir, 100, true);
 
     // ---- activation in this process (a new worker each time)
     const engineFile = copyJournalDir(baseDir, path.join(work, 'engine'));
@@ -314,13 +357,23 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
       n.write(text, at++);
       return performance.now() - t0;
     };
+    minimal = await startMinimalEngine(copyJournal(built.file, path.join(work, 'minimal')), path.join(work, 'minimal', 'append.bin'));
+    const m = minimal;
+    const minimalWrite = async (): Promise<number> => {
+      const text = writeText(k++);
+      const t0 = performance.now();
+      await m.write(text, at++);
+      return performance.now() - t0;
+    };
 
     // ---- warm-up, then interleaved blocks
     log(`  warm-up ${plan.warmup} + ${plan.warmup}, then ${plan.writes} engine / ${plan.writes} native writes in blocks of ${plan.block}`);
     for (let i = 0; i < plan.warmup; i++) await engineWrite();
     for (let i = 0; i < plan.warmup; i++) nativeWrite();
+    for (let i = 0; i < plan.warmup; i++) await minimalWrite();
     const eng: number[] = [];
     const nat: number[] = [];
+    const min: number[] = [];
     const blockRatios: number[] = [];
     let writeStall = 0;
     while (eng.length < plan.writes) {
@@ -335,12 +388,16 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
         nb.push(nativeWrite());
         if (i % 20 === 19) await new Promise((r) => setImmediate(r));
       }
+      for (let i = 0; i < size; i++) min.push(await minimalWrite());
       eng.push(...e);
       nat.push(...nb);
       blockRatios.push(summarize(e).p50 / summarize(nb).p50);
     }
     const engineSummary = summarize(eng);
     const nativeSummary = summarize(nat);
+    const minimalSummary = summarize(min);
+    await m.close();
+    minimal = undefined;
 
     // ---- where a write's time goes (see SizeResult.breakdown)
     log('  where a write\'s time goes: raw fdatasync, the LogStore write without the worker');
@@ -437,7 +494,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
     n.close();
     native = undefined;
     log(`  activation with a full log in ${plan.freshOpens} fresh processes`);
-    const fullLog = await probeAll(path.dirname(engineFile), 0);
+    const fullLog = await probeAll(path.dirname(engineFile), 0, false);
 
     // ---- the old design: whole-file export per transaction (in a child process)
     log(`  whole-file export x${plan.exportIterations}`);
@@ -458,6 +515,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
       ratioP50: engineSummary.p50 / nativeSummary.p50,
       ratioP99: engineSummary.p99 / nativeSummary.p99,
       ratioBlockMedian: summarize(blockRatios).p50,
+      minimalWrite: minimalSummary,
       nativeSettings: n.settings + `, SQLite ${n.sqliteVersion}`,
       exportWrite: summarize(exp.totalMs),
       exportOnly: summarize(exp.exportMs),
@@ -469,6 +527,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
         fresh: summarize(fresh),
         freshReportOpenMs: summarize(probes.map((p) => p.reportOpenMs)),
         freshPhases: phaseMedians(probes.map((p) => p.phases)),
+        minimalFresh: summarize(minimalOpens),
         inProcess: summarize(opens),
         inProcessReportOpenMs: summarize(reportOpens),
         fullLog: summarize(fullLog.map((p) => p.openMs)),
@@ -497,6 +556,7 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
     h.disable();
     if (journal) await journal.close().catch(() => undefined);
     native?.close();
+    await minimal?.close().catch(() => undefined);
     removeDir(work);
   }
 }

@@ -5,6 +5,7 @@
  *   node out/bench/task.js build  '{"dir":…,"sizeMB":…}'              → BuiltStats (builds/caches a journal)
  *   node out/bench/task.js export '{"file":…,"dir":…,"iterations":…}'  → whole-file export timings
  *   node out/bench/task.js probe  '{"file":…,"writes":100}'             → fresh-process open time and RSS
+ *   node out/bench/task.js minimalOpen '{"file":…}'                     → fresh-process time of the least open (minimalOpen.ts)
  *
  * Each prints one JSON line `RESULT <json>` on stdout and exits.
  */
@@ -12,7 +13,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
+import { Worker } from 'node:worker_threads';
 import { Journal } from '../src/journal/journal';
+import { compileSqlJsWasm } from '../src/journal/wasmModule';
 import { loadSqlJs } from '../src/journal/sqljs';
 import type { OpenPhases } from '../src/journal/workerProtocol';
 import { LIVE, ensureJournal } from './build';
@@ -141,6 +144,23 @@ export async function probe(file: string, writes: number): Promise<ProbeResult> 
   }
 }
 
+/**
+ * Fresh-process time (ms) of bench/minimalOpen.ts on `file`: from starting its worker (with the
+ * WASM compiled here meanwhile, as `Journal.open` does) to its answer.
+ */
+export async function minimalOpen(file: string): Promise<{ openMs: number; sessions: number }> {
+  const t0 = performance.now();
+  const worker = new Worker(path.join(__dirname, 'minimalOpen.js'), { workerData: { file, wasmPath: WASM_PATH } });
+  void compileSqlJsWasm(WASM_PATH).then((module) => worker.postMessage(module));
+  const answer = await new Promise<{ count: number }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  const openMs = performance.now() - t0;
+  await worker.terminate();
+  return { openMs, sessions: answer.count };
+}
+
 async function main(): Promise<void> {
   const [task, json] = process.argv.slice(2);
   const args = JSON.parse(json ?? '{}') as Record<string, unknown>;
@@ -148,6 +168,7 @@ async function main(): Promise<void> {
   if (task === 'build') result = (await ensureJournal(() => loadSqlJs(WASM_PATH), String(args.dir), Number(args.sizeMB))).stats;
   else if (task === 'export') result = await exportBench(String(args.file), String(args.dir), Number(args.iterations));
   else if (task === 'probe') result = await probe(String(args.file), Number(args.writes ?? 100));
+  else if (task === 'minimalOpen') result = await minimalOpen(String(args.file));
   else throw new Error(`unknown task ${String(task)}`);
   process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
 }

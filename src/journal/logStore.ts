@@ -473,6 +473,18 @@ export class LogStore {
     return this.log.generation;
   }
 
+  /**
+   * Counts records applied from the log (replay at open, catch-ups) and reloads from disk: what
+   * another process committed can only reach this database through them. A caller that derives
+   * something from the database's content (the worker's schema-version check) recomputes it only
+   * when this changed.
+   */
+  get applied(): number {
+    return this.appliedRecords;
+  }
+
+  private appliedRecords = 0;
+
   /** Highest applied record sequence number. */
   get seq(): number {
     return this.lastSeq;
@@ -618,6 +630,7 @@ export class LogStore {
         if (failure) return { records, touched, bad: { kind: 'replay', length, why: `record ${record.s} cannot be replayed by this version (${failure})` } };
         for (const s of record.x ?? []) touched.add(s);
         records++;
+        this.appliedRecords++;
       }
       this.offset = outcome.next;
     }
@@ -719,6 +732,7 @@ export class LogStore {
     this.lastSeq = store.lastSeq;
     this.unreadable = store.unreadable;
     this.statements = store.statements;
+    this.appliedRecords++;
     this.options.onReload?.(this.db);
   }
 

@@ -95,9 +95,17 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   let store!: LogStore;
   // Set once a newer build's schema is seen (at open, or replayed from another window's log).
   let readOnlyReason: string | null = null;
+  // Only records applied from the log (another process's commits) can bring a newer schema: this
+  // process's own writes never raise user_version past SCHEMA_VERSION. So the check reads
+  // user_version again only when the store applied something since (it ran three times per write).
+  let versionCheckedAt = -1;
+  let newerThanThis: string | null = null;
   const newerSchema = (): string | null => {
+    if (store && store.applied === versionCheckedAt) return newerThanThis;
+    versionCheckedAt = store ? store.applied : -1;
     const version = core.userVersion();
-    return version > SCHEMA_VERSION ? newerSchemaMessage(version) : null;
+    newerThanThis = version > SCHEMA_VERSION ? newerSchemaMessage(version) : null;
+    return newerThanThis;
   };
   (storeOptions as { onReload?: unknown }).onReload = (db: import('sql.js').Database) => {
     core = new JournalCore(db, (sqlText, params) => store.record(sqlText, params));
