@@ -9,17 +9,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { JournalCore } from '../src/journal/core';
 import { Journal } from '../src/journal/journal';
-import { LogStore, generationsAmong, listGenerations } from '../src/journal/logStore';
-import { loadSqlJs } from '../src/journal/sqljs';
+import { generationsAmong, listGenerations } from '../src/journal/logStore';
 import type { OpenPhases } from '../src/journal/workerProtocol';
 import { LIVE, type BuiltStats } from './build';
 import { openNative } from './native';
 import { removeDir, runTask, startWriter, trackDir } from './procs';
 import { writeText } from './rows';
 import { round, summarize, type Summary } from './stats';
-import { WASM_PATH, WORKER_PATH, type ExportResult, type ProbeResult } from './task';
+import { WASM_PATH, WORKER_PATH, type BreakdownSamples, type ExportResult, type ProbeResult } from './task';
 
 /** Iteration counts for one size. */
 export interface SizePlan {
@@ -163,78 +161,15 @@ async function peakRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakMB: num
   }
 }
 
-/** See `SizeResult.breakdown`: 400 raw record appends, then 400 in-process LogStore writes (after 100 warm-up). */
-async function measureBreakdown(srcDir: string, dir: string): Promise<SizeResult['breakdown']> {
-  const file = copyJournalDir(srcDir, dir);
-  const raw = path.join(dir, 'raw.bin');
-  const fd = fs.openSync(raw, 'w+');
-  const fdatasync: number[] = [];
-  try {
-    fs.writeSync(fd, Buffer.alloc(8 * MB), 0, 8 * MB, 0);
-    fs.fsyncSync(fd);
-    const record = Buffer.from(JSON.stringify({ text: writeText(0) }));
-    for (let i = 0; i < 400; i++) {
-      const t0 = performance.now();
-      fs.writeSync(fd, record, 0, record.length, 4096 + i * record.length);
-      fs.fdatasyncSync(fd);
-      fdatasync.push(performance.now() - t0);
-    }
-  } finally {
-    fs.closeSync(fd);
+/** Waits until this process's RSS stops falling (two readings 100 ms apart within 2 MB), at most 5 s. */
+async function settleRss(): Promise<void> {
+  let last = process.memoryUsage.rss();
+  for (let waited = 0; waited < 5000; waited += 100) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = process.memoryUsage.rss();
+    if (Math.abs(now - last) < 2 * MB) return;
+    last = now;
   }
-  const sql = await loadSqlJs(WASM_PATH);
-  const { store } = LogStore.open({ file, sql, now: Date.now, leaseMs: 200 });
-  const core = new JournalCore(store.db, (text, params) => store.record(text, params));
-  const inProcess: number[] = [];
-  const sqlOnly: number[] = [];
-  try {
-    for (let i = 0; i < 500; i++) {
-      let sqlMs = 0;
-      const t0 = performance.now();
-      store.write(() => {
-        const t = performance.now();
-        const value = core.appendEvents(LIVE.runId, [{ kind: 'text', payload: { text: writeText(i) } }], 1_900_000_000_000 + i);
-        sqlMs = performance.now() - t;
-        return value;
-      }, () => core.takeTouched());
-      if (i >= 100) {
-        inProcess.push(performance.now() - t0);
-        sqlOnly.push(sqlMs);
-      }
-    }
-  } finally {
-    store.close();
-    store.db.close();
-  }
-  const roundTrip = await measureRoundTrip(400);
-  const summary = { fdatasync: summarize(fdatasync), inProcess: summarize(inProcess), sql: summarize(sqlOnly), roundTrip: summarize(roundTrip) };
-  return { ...summary, floor: summary.fdatasync.p50 + summary.sql.p50 + summary.roundTrip.p50 };
-}
-
-/**
- * Round trips (ms) of a record-sized write message (the engine's own shape) to a worker thread that
- * only answers `{kind: 'result'}`: the least a hand-over to another thread costs on this machine.
- */
-async function measureRoundTrip(count: number): Promise<number[]> {
-  const echo = new Worker(
-    "const { parentPort } = require('node:worker_threads');" +
-      "parentPort.on('message', (m) => parentPort.postMessage({ kind: 'result', id: m.id, value: [{ seq: m.id }] }));",
-    { eval: true },
-  );
-  const times: number[] = [];
-  try {
-    for (let i = 0; i < count + 100; i++) {
-      const message = { kind: 'write', id: i, op: 'appendEvents', args: [LIVE.runId, [{ kind: 'text', payload: { text: writeText(i) } }], 1_900_000_000_000 + i] };
-      const t0 = performance.now();
-      const answered = new Promise((resolve) => echo.once('message', resolve));
-      echo.postMessage(message);
-      await answered;
-      if (i >= 100) times.push(performance.now() - t0);
-    }
-  } finally {
-    await echo.terminate();
-  }
-  return times;
 }
 
 /** A running bench/minimalEngine.ts worker. */
@@ -276,6 +211,17 @@ function phaseMedians(all: readonly OpenPhases[]): SizeResult['activation']['fre
     replayMs: med((p) => p.replayMs),
     migrateMs: med((p) => p.migrateMs),
   };
+}
+
+/** See `SizeResult.breakdown`: summaries of a `breakdown` task's samples, and the floor. */
+function summarizeBreakdown(samples: BreakdownSamples): SizeResult['breakdown'] {
+  const summary = {
+    fdatasync: summarize(samples.fdatasync),
+    inProcess: summarize(samples.inProcess),
+    sql: summarize(samples.sql),
+    roundTrip: summarize(samples.roundTrip),
+  };
+  return { ...summary, floor: summary.fdatasync.p50 + summary.sql.p50 + summary.roundTrip.p50 };
 }
 
 /** Resolves `p`, or undefined after `ms` ms (the timer never outlives the race). */
@@ -398,10 +344,18 @@ export async function benchSize(plan: SizePlan, built: { file: string; stats: Bu
     const minimalSummary = summarize(min);
     await m.close();
     minimal = undefined;
+    // Its sql.js heap (a copy of the journal) is unmapped a little after the thread exits; without
+    // waiting, that release fell inside the compaction's peak-RSS window and hid its growth (+0 MB).
+    await settleRss();
 
     // ---- where a write's time goes (see SizeResult.breakdown)
     log('  where a write\'s time goes: raw fdatasync, the LogStore write without the worker');
-    const breakdown = await measureBreakdown(baseDir, path.join(work, 'breakdown'));
+    // In a child process: the in-process LogStore's sql.js heap (a copy of the journal) must not live
+    // in this process, whose event loop the stall figures watch (its GCs stalled it ~20 ms at 200 MB).
+    const breakdownDir = path.join(work, 'breakdown');
+    const samples = await runTask<BreakdownSamples>('breakdown', { file: copyJournalDir(baseDir, breakdownDir) }, 600_000);
+    fs.rmSync(breakdownDir, { recursive: true, force: true });
+    const breakdown = summarizeBreakdown(samples);
 
     // ---- compaction on the big journal (compactNow), with a write queued right behind it
     const logRecords = plan.warmup + plan.writes;

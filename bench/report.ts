@@ -121,9 +121,9 @@ function rows(r: SizeResult): Row[] {
     ],
     [
       'floor of any design with sql.js off the calling thread (p50 ms): fdatasync + the transaction\'s SQL in sql.js + a round trip to a worker',
-      `${fmt(r.breakdown.fdatasync.p50)} + ${fmt(r.breakdown.sql.p50)} + ${fmt(r.breakdown.roundTrip.p50)} = ${fmt(r.breakdown.floor)} = ${(r.breakdown.floor / r.nativeWrite.p50).toFixed(2)}x native`,
-      `<= ${TARGETS.p50RatioMax}x`,
-      r.breakdown.floor / r.nativeWrite.p50 <= TARGETS.p50RatioMax ? 'reachable' : 'out of reach here',
+      `${fmt(r.breakdown.fdatasync.p50)} + ${fmt(r.breakdown.sql.p50)} + ${fmt(r.breakdown.roundTrip.p50)} = ${fmt(r.breakdown.floor)} = ${(r.breakdown.floor / r.nativeWrite.p50).toFixed(2)}x native  (parts timed apart after the blocks, in a child process; the round trip swings 0.02-0.06 ms with how busy the machine is)`,
+      '',
+      '',
     ],
     ['longest main-thread stall during writes (ms)', fmt(r.stall.writes), `<= ${TARGETS.stallMaxMs} ms`, vd.stallWrites],
     ['longest main-thread stall during compactNow() (during the background compaction) (ms)', `${fmt(r.stall.compaction)} (${fmt(r.stall.backgroundCompaction)})`, `<= ${TARGETS.stallMaxMs} ms`, vd.stallCompaction],

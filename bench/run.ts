@@ -115,18 +115,22 @@ ${results.map(markdownTable).join('\n\n')}
   with ~1.15 KB of text, timed on the main thread from the call to its resolution (the worker reads
   the run, INSERTs the event, appends the record to the redo log, fdatasyncs). The worker is the one
   the extension ships, \`dist/journal-worker.js\` (\`npm run bench\` bundles it first). ${results[0]?.plan.warmup ?? 200} warm-up
-  writes first; then blocks of ${results[0]?.plan.block ?? 50} engine writes and ${results[0]?.plan.block ?? 50} native writes alternate, so noise hits
-  both; the ratio is p50(engine) / p50(native), and the median of the per-block ratios is shown as a check
-  against load bursts.
-- **Where a write's time goes**: right after the blocks, 400 record-sized (~1.2 KB) \`pwrite\` +
+  writes first; then blocks of ${results[0]?.plan.block ?? 50} engine writes, ${results[0]?.plan.block ?? 50} native writes and ${results[0]?.plan.block ?? 50} writes of the least engine
+  (below) alternate, so noise hits all three; the ratio is p50(engine) / p50(native), and the median
+  of the per-block ratios is shown as a check against load bursts.
+- **The least engine the constraints allow** (bench/minimalEngine.ts): sql.js in a worker thread, the
+  same transaction, its parameters appended with one \`pwrite\` to a preallocated file, \`fdatasync\`,
+  answer — no lock, fence, checksum, recovery or second process. It is the baseline for the p50
+  target: when even it is above 1.3x native in the same blocks, the target is out of reach on this
+  machine with sql.js off the calling thread, whatever the engine does.
+- **Where a write's time goes**: after the blocks, in a child process (so its sql.js heap never
+  lives in the process whose stalls are measured): 400 record-sized (~1.2 KB) \`pwrite\` +
   \`fdatasync\` on a preallocated file in the same folder (the disk's floor, which native SQLite pays
-  too), then 400 \`LogStore.write\` calls on the bench's own thread (the same write without the
+  too), then 400 \`LogStore.write\` calls on that process's own thread (the same write without the
   worker: SQL in sql.js, framing, append, fdatasync, COMMIT), timing the transaction's SQL alone
   inside each, then 400 round trips of a record-sized message to a worker thread that only answers.
-  The caller-side p50 minus the LogStore write is the hand-over to the worker thread and back.
-  **Floor**: fdatasync + SQL + round trip, the least any design can cost that runs sql.js off the
-  calling thread and answers only once a write is durable; when the floor itself is above 1.3x
-  native, that target is out of reach on this machine whatever the engine does.
+  The caller-side p50 minus the LogStore write is the hand-over to the worker thread and back; the
+  sum fdatasync + SQL + round trip shows why the least engine costs what it does.
 - **Native**: better-sqlite3 on a copy of the same file, \`journal_mode=WAL\`, \`synchronous=FULL\`, the
   same transaction (read the run, read its last seq, INSERT), prepared statements, on the same disk.
 - **Whole-file export** (the old design): an INSERT transaction in sql.js, then \`db.export()\`, write a
@@ -150,6 +154,9 @@ ${results.map(markdownTable).join('\n\n')}
   written); \`worker openMs\` is the worker's own \`report.openMs\`, and "where a fresh activation
   goes" the p50 of each phase of \`report.phases\`. The fresh processes run without \`--expose-gc\`:
   with that flag set before the worker starts, starting it took ~20 ms longer here (see task.ts).
+  After each, a fresh process runs **the least open the constraints allow** (bench/minimalOpen.ts:
+  start a worker thread, instantiate sql.js from the WASM compiled meanwhile, read the snapshot,
+  build the database, one query), the baseline for the activation target.
 - **Two processes**: \`out/test/tools/journalWriter.js <file> counter 1000 B\` appends to the same
   journal while this process times its own writes until the other one finishes.
 - **Resident memory**: RSS of a fresh process after opening the journal (and a GC) minus its RSS

@@ -6,6 +6,7 @@
  *   node out/bench/task.js export '{"file":…,"dir":…,"iterations":…}'  → whole-file export timings
  *   node out/bench/task.js probe  '{"file":…,"writes":100}'             → fresh-process open time and RSS
  *   node out/bench/task.js minimalOpen '{"file":…}'                     → fresh-process time of the least open (minimalOpen.ts)
+ *   node out/bench/task.js breakdown '{"file":…}'                       → samples of where a write's time goes
  *
  * Each prints one JSON line `RESULT <json>` on stdout and exits.
  */
@@ -14,7 +15,9 @@ import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
+import { JournalCore } from '../src/journal/core';
 import { Journal } from '../src/journal/journal';
+import { LogStore } from '../src/journal/logStore';
 import { compileSqlJsWasm } from '../src/journal/wasmModule';
 import { loadSqlJs } from '../src/journal/sqljs';
 import type { OpenPhases } from '../src/journal/workerProtocol';
@@ -144,6 +147,89 @@ export async function probe(file: string, writes: number): Promise<ProbeResult> 
   }
 }
 
+/** Samples (ms) of the bench's "where a write's time goes" rows (see SizeResult.breakdown). */
+export interface BreakdownSamples {
+  readonly fdatasync: number[];
+  readonly inProcess: number[];
+  readonly sql: number[];
+  readonly roundTrip: number[];
+}
+
+/**
+ * On a copy of a journal (`file`, in a folder of its own): 400 record-sized pwrite + fdatasync on a
+ * preallocated file beside it, then 500 `LogStore.write`s on this thread (the first 100 not kept),
+ * timing the transaction's SQL inside each, then 400 round trips to an echoing worker thread.
+ */
+export async function breakdown(file: string): Promise<BreakdownSamples> {
+  const raw = path.join(path.dirname(file), 'raw.bin');
+  const fd = fs.openSync(raw, 'w+');
+  const fdatasync: number[] = [];
+  try {
+    fs.writeSync(fd, Buffer.alloc(8 * 1024 * 1024), 0, 8 * 1024 * 1024, 0);
+    fs.fsyncSync(fd);
+    const record = Buffer.from(JSON.stringify({ text: writeText(0) }));
+    for (let i = 0; i < 400; i++) {
+      const t0 = performance.now();
+      fs.writeSync(fd, record, 0, record.length, 4096 + i * record.length);
+      fs.fdatasyncSync(fd);
+      fdatasync.push(performance.now() - t0);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  const sql = await loadSqlJs(WASM_PATH);
+  const { store } = LogStore.open({ file, sql, now: Date.now, leaseMs: 200 });
+  const core = new JournalCore(store.db, (text, params) => store.record(text, params));
+  const inProcess: number[] = [];
+  const sqlOnly: number[] = [];
+  try {
+    for (let i = 0; i < 500; i++) {
+      let sqlMs = 0;
+      const t0 = performance.now();
+      store.write(() => {
+        const t = performance.now();
+        const value = core.appendEvents(LIVE.runId, [{ kind: 'text', payload: { text: writeText(i) } }], 1_900_000_000_000 + i);
+        sqlMs = performance.now() - t;
+        return value;
+      }, () => core.takeTouched());
+      if (i >= 100) {
+        inProcess.push(performance.now() - t0);
+        sqlOnly.push(sqlMs);
+      }
+    }
+  } finally {
+    store.close();
+    store.db.close();
+  }
+  return { fdatasync, inProcess, sql: sqlOnly, roundTrip: await measureRoundTrip(400) };
+}
+
+/**
+ * Round trips (ms) of a record-sized write message (the engine's own shape) to a worker thread that
+ * only answers `{kind: 'result'}`: the least a hand-over to another thread costs on this machine.
+ */
+async function measureRoundTrip(count: number): Promise<number[]> {
+  const echo = new Worker(
+    "const { parentPort } = require('node:worker_threads');" +
+      "parentPort.on('message', (m) => parentPort.postMessage({ kind: 'result', id: m.id, value: [{ seq: m.id }] }));",
+    { eval: true },
+  );
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < count + 100; i++) {
+      const message = { kind: 'write', id: i, op: 'appendEvents', args: [LIVE.runId, [{ kind: 'text', payload: { text: writeText(i) } }], 1_900_000_000_000 + i] };
+      const t0 = performance.now();
+      const answered = new Promise((resolve) => echo.once('message', resolve));
+      echo.postMessage(message);
+      await answered;
+      if (i >= 100) times.push(performance.now() - t0);
+    }
+  } finally {
+    await echo.terminate();
+  }
+  return times;
+}
+
 /**
  * Fresh-process time (ms) of bench/minimalOpen.ts on `file`: from starting its worker (with the
  * WASM compiled here meanwhile, as `Journal.open` does) to its answer.
@@ -169,6 +255,7 @@ async function main(): Promise<void> {
   else if (task === 'export') result = await exportBench(String(args.file), String(args.dir), Number(args.iterations));
   else if (task === 'probe') result = await probe(String(args.file), Number(args.writes ?? 100));
   else if (task === 'minimalOpen') result = await minimalOpen(String(args.file));
+  else if (task === 'breakdown') result = await breakdown(String(args.file));
   else throw new Error(`unknown task ${String(task)}`);
   process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
 }
