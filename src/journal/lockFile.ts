@@ -122,9 +122,14 @@ export class LockFile {
         const fd = fs.openSync(this.file, 'wx');
         try {
           fs.writeSync(fd, this.content);
-        } finally {
+        } catch (error) {
+          // A full disk can let the empty file be created and fail its content. Left behind, every
+          // process (this one included) would wait 2 s for a nameless lock to age out.
           fs.closeSync(fd);
+          fs.rmSync(this.file, { force: true });
+          throw error;
         }
+        fs.closeSync(fd);
         this.held = true;
         if (waited) fs.rmSync(this.wantFile, { force: true }); // others still waiting create it again
         return;

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { LockFile } from '../../src/journal/lockFile';
 import { processStartTime } from '../../src/journal/processInfo';
 import { logPath, type Outcome } from '../../src/journal/logStore';
 import { openJournal, openStore, trackedTempDir as tempDir } from './helpers';
@@ -126,5 +127,30 @@ describe('the write path', () => {
     } finally {
       fs.rmSync(`${file}.lock`, { force: true });
     }
+  });
+});
+
+describe('the lock file on a full disk', () => {
+  it('leaves no empty lock file behind when writing its content fails', () => {
+    // ENOSPC after the O_EXCL create (the inode fits, its content does not) left an empty lock file
+    // that every process then took for one being written, and waited 2 s for it to age out.
+    const dir = tempDir();
+    const lock = new LockFile(path.join(dir, 'journal.sqlite.lock'));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const nodeFs = require('node:fs') as { writeSync: (...a: unknown[]) => number };
+    const original = nodeFs.writeSync;
+    nodeFs.writeSync = () => {
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    };
+    try {
+      assert.throws(() => lock.acquire(1000), /ENOSPC/);
+    } finally {
+      nodeFs.writeSync = original;
+    }
+    assert.equal(fs.existsSync(lock.file), false, 'no empty lock file left');
+    const t0 = Date.now();
+    lock.acquire(5000);
+    assert.ok(Date.now() - t0 < 1000, `the next acquire waited ${Date.now() - t0} ms`);
+    lock.release();
   });
 });
