@@ -48,8 +48,11 @@ export interface EventPayloads {
     readonly errorClass?: ErrorClass;
     readonly message?: string;
   };
-  /** Something the user should read that is not the agent's reply (e.g. a refused write). */
-  notice: { readonly level: 'info' | 'warning' | 'error'; readonly message: string };
+  /**
+   * Something the user should read that is not the agent's reply (e.g. a refused write).
+   * `stopRequestedBy`: the instance (window) that pressed Stop for a run another window drives.
+   */
+  notice: { readonly level: 'info' | 'warning' | 'error'; readonly message: string; readonly stopRequestedBy?: string };
 }
 
 /** One ledger row, typed by its kind. `at` is ms since the epoch. */

@@ -315,6 +315,29 @@ export class JournalCore {
     return stored;
   }
 
+  /**
+   * Asks the window that drives a run to stop it (Stop pressed in another window): appends a
+   * `notice` event naming the asking instance (`stopRequestedBy`). A notice, not a new event kind,
+   * so a build that knows no such request still reads the row (an unknown kind would fence the
+   * chat there) and shows the line. Only while the run is in flight: returns the stored event, or
+   * [] when the run already ended. The owner learns of it through `stopRequested`.
+   * @throws JournalRefusedError('not_found') for an unknown run.
+   */
+  requestStop(runId: string, instanceId: string, message: string, at: number): LedgerEvent[] {
+    const run = this.getRun(runId);
+    if (!run) throw new JournalRefusedError('not_found', `No run with id ${runId}.`);
+    if (run.status !== 'running' || this.stopRequested(runId)) return []; // a replayed Stop asks once
+    return this.appendEvents(runId, [{ kind: 'notice', payload: { level: 'info', message, stopRequestedBy: instanceId } }], at);
+  }
+
+  /** True when another window asked to stop this run (`requestStop`). */
+  stopRequested(runId: string): boolean {
+    return (
+      this.one("SELECT 1 AS x FROM events WHERE run_id = ? AND kind = 'notice' AND json_extract(payload, '$.stopRequestedBy') IS NOT NULL LIMIT 1", [runId]) !==
+      undefined
+    );
+  }
+
   /** A session's ledger, in run start order then sequence order. */
   listEvents(sessionId: string): LedgerEvent[] {
     return this.decodeAll(

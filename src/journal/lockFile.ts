@@ -158,14 +158,6 @@ export class LockFile {
   }
 
   /**
-   * Stops holding the lock without removing the lock file: for a holder that finds its lock was
-   * broken (the file may now be another process's).
-   */
-  forget(): void {
-    this.held = false;
-  }
-
-  /**
    * Releases the lock. Safe to call when not held. The file is removed only if it still names this
    * process: a holder that was stopped for longer than ANCIENT_LOCK_MS may have had its lock broken
    * and taken by another process, whose lock must not be removed.

@@ -51,6 +51,12 @@ export interface LogHeader {
   readonly generation: number;
   readonly createdAt: number;
   readonly sqljs: string;
+  /**
+   * A random identity of this file (absent in logs written before it existed). A writer tells its
+   * own generation file from one re-created under the same name — a fresh journal in an emptied
+   * folder, or after a quarantine moved the files aside — by comparing the whole header block.
+   */
+  readonly id?: string;
 }
 
 const crcTable = (() => {

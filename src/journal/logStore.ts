@@ -26,6 +26,7 @@
  * fsyncs, renames it over the snapshot, fsyncs the folder, then deletes the closed generations.
  * Design and measurements: ../shared/notes/journal-durability.md.
  */
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
@@ -188,6 +189,8 @@ class LogFile {
     readonly generation: number,
     readonly fd: number,
     public allocated: number,
+    /** The header block as read when opened: this file's identity (see `isUnlinked`). */
+    private readonly header: Buffer,
   ) {}
 
   /**
@@ -209,7 +212,7 @@ class LogFile {
       fs.closeSync(fd);
       return { bad: decoded ? `its header names generation ${decoded.generation}` : 'its header is damaged' };
     }
-    return new LogFile(file, generation, fd, fs.fstatSync(fd).size);
+    return new LogFile(file, generation, fd, fs.fstatSync(fd).size, header);
   }
 
   /** Opens an existing generation with a valid header, or undefined. */
@@ -227,7 +230,7 @@ class LogFile {
     const tmp = `${final}.tmp-${process.pid}`;
     const fd = fs.openSync(tmp, 'w');
     try {
-      const header = encodeHeader({ format: LOG_FORMAT_VERSION, generation, createdAt: now, sqljs });
+      const header = encodeHeader({ format: LOG_FORMAT_VERSION, generation, createdAt: now, sqljs, id: randomUUID() });
       writeFully(fd, header, 0);
       const zeros = Buffer.alloc(preallocBytes);
       writeFully(fd, zeros, LOG_HEADER_BYTES);
@@ -315,13 +318,30 @@ class LogFile {
     fs.fdatasyncSync(this.fd);
   }
 
+  private readonly headerScratch = Buffer.alloc(LOG_HEADER_BYTES);
+
   /**
-   * True when the file was deleted (a compaction removed this generation). Asks the folder by name
-   * (access(2)), not the open file (fstat), which would stamp a fine-grained mtime on the next write
-   * (see `reader`). Generation names are never reused, so the name still there is this file.
+   * True when this file is no longer the generation's file: deleted (a compaction removed it), or
+   * another file now has its name (the folder was emptied and a fresh journal started, or a
+   * quarantine moved the files aside and a fresh journal reached this generation). Opens the name
+   * and compares its header block, which holds a random id, with this file's; it never asks the
+   * open file for its attributes (fstat), which would stamp a fine-grained mtime on the next write
+   * and slow its fdatasync (see `reader`).
    */
   isUnlinked(): boolean {
-    return !fs.existsSync(logPath(this.file, this.generation));
+    let fd: number;
+    try {
+      fd = fs.openSync(logPath(this.file, this.generation), 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+      throw error;
+    }
+    try {
+      const n = fs.readSync(fd, this.headerScratch, 0, LOG_HEADER_BYTES, 0);
+      return n < LOG_HEADER_BYTES || !this.headerScratch.equals(this.header);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   close(): void {
@@ -771,8 +791,11 @@ export class LogStore {
       const leaseMs = this.options.leaseMs ?? 0;
       const fresh = performance.now() - this.leaseSince < leaseMs && Math.abs(Date.now() - this.leaseSinceWall) < leaseMs;
       if (fresh && this.fenceHolds()) return false;
-      if (fresh) this.lock.forget();
-      else this.lock.release(); // removes the file only if it still names this process
+      // Removes the file only if it still names this process: a lock broken while this process was
+      // stopped may now be another's. (One that still names it — e.g. a rotation that failed after
+      // creating the next generation tripped the fence — is let go and taken again at once, not
+      // waited for as if someone else held it.)
+      this.lock.release();
     }
     this.lock.acquire(this.options.lockTimeoutMs);
     this.leaseSince = performance.now();
@@ -789,6 +812,11 @@ export class LogStore {
    */
   private fenceHolds(): boolean {
     return (
+      // Nothing was applied from other processes since this process's own last group (a poll's
+      // catch-up advances `offset` past a breaker's records, so "nothing after offset" alone
+      // would let this process write on while the breaker holds the lock).
+      this.log.generation === this.ownEnd.generation &&
+      this.offset === this.ownEnd.offset &&
       this.log.endsAt(this.offset) &&
       !fs.existsSync(logPath(this.options.file, this.log.generation + 1)) &&
       !this.log.isUnlinked()
@@ -805,6 +833,9 @@ export class LogStore {
     if (!(this.options.leaseMs ?? 0)) this.lock.release();
     else if (performance.now() - this.leaseSince >= LEASE_SLICE_MS && this.lock.othersWaiting()) this.lock.yieldTo();
   }
+
+  /** Where this process's last logged group ended (after a rotation: the new generation's start). */
+  private ownEnd = { generation: -1, offset: -1 };
 
   /** Lets the writer lease go (the owner calls this when it has no more writes queued). */
   releaseLease(): void {
@@ -952,6 +983,7 @@ export class LogStore {
         this.rotationFailure = `starting log generation ${this.log.generation + 1} failed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); will retry`;
       }
     }
+    this.ownEnd = { generation: this.log.generation, offset: this.offset };
     return { outcomes, rotated, logged: true };
   }
 

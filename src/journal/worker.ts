@@ -26,7 +26,7 @@ import type { FromWorker, ToWorker, WorkerOpenOptions, WorkerOpenReport } from '
 const WRITE_OPS = new Set([
   'createSession', 'renameSession', 'setProviderState', 'startTurn', 'finishRun', 'appendEvents', 'startInvocation',
   'setInvocationStatus', 'finishInvocation', 'createBoundaryRequest', 'settleBoundaryRequest', 'recordTab', 'removeTab',
-  'registerInstance', 'removeInstance',
+  'registerInstance', 'removeInstance', 'requestStop',
 ]);
 
 /** Most transactions committed as one group. */
@@ -242,6 +242,9 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
 
   /** Consecutive writes waiting in the queue commit as one group (one lock, one fdatasync). */
   const writeGroup = (group: Extract<ToWorker, { kind: 'write' }>[]) => {
+    // Read-only may be found before the group (a poll), or inside it (its catch-up replays a newer
+    // build's migration: `checkWritable`); either way the door must hear of it.
+    const reasonBefore = readOnlyReason;
     checkVersion();
     const runnable = group.filter((m) => {
       if (readOnlyReason) post({ kind: 'refused', id: m.id, reason: 'read_only', message: readOnlyReason });
@@ -249,7 +252,10 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
       else return true;
       return false;
     });
-    if (runnable.length === 0) return;
+    if (runnable.length === 0) {
+      if (readOnlyReason !== reasonBefore) post({ kind: 'external', sessionIds: [], readOnlyReason });
+      return;
+    }
     core.takeTouched();
     let answered = false;
     const answer = (outcomes: readonly Outcome[]) => {
@@ -274,7 +280,8 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     }
     // What the write's catch-up applied from other windows must reach this window's views too.
     const caughtUp = store.takeCaughtUp();
-    if (checkVersion() || caughtUp.size > 0) post({ kind: 'external', sessionIds: [...caughtUp], readOnlyReason });
+    checkVersion();
+    if (readOnlyReason !== reasonBefore || caughtUp.size > 0) post({ kind: 'external', sessionIds: [...caughtUp], readOnlyReason });
   };
 
   const handle = (message: Exclude<ToWorker, { kind: 'write' }>) => {

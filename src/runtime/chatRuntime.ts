@@ -16,7 +16,7 @@ import { buildTranscript, isFollowedUp, type Transcript, type TranscriptUpdate }
 import type { BoundaryDecision, ProviderId } from '../core/vocabulary';
 import type { JournalRefusal } from '../journal/errors';
 import type { Journal } from '../journal/journal';
-import type { InstanceRecord } from '../journal/records';
+import type { InstanceRecord, RunRecord } from '../journal/records';
 import type { LiveState } from '../protocol/messages';
 import type { Agent, AgentTurnContext, BoundaryOutcome, HistoryEntry, InvocationHandle } from './agent';
 import { isInstanceAlive } from './instance';
@@ -77,6 +77,9 @@ export const ALL_SESSIONS = '*';
 export const NEW_CHAT_TITLE = 'New chat';
 
 /** The chat runtime (see module docstring). */
+/** The transcript line for a Stop pressed in a window that does not drive the run. */
+export const STOP_ELSEWHERE_NOTICE = 'Stop requested (this reply runs in another VS Code window).';
+
 export class ChatRuntime {
   private readonly active = new Map<string, ActiveRun>();
   private readonly listeners = new Set<(n: RuntimeNotification) => void>();
@@ -102,6 +105,10 @@ export class ChatRuntime {
     if (all) this.emit({ type: 'refresh', sessionId: ALL_SESSIONS });
     for (const sessionId of all ? [...this.active.keys()] : sessionIds) {
       const active = this.active.get(sessionId);
+      if (active && !active.abort.signal.aborted && (await this.options.journal.read('stopRequested', active.runId))) {
+        this.log(`[runtime] chat ${sessionId}: Stop pressed in another window`);
+        await this.stop(sessionId);
+      }
       if (active) {
         for (const [requestId, waiter] of [...active.waiters]) {
           const row = await this.options.journal.read('getBoundaryRequest', requestId);
@@ -196,22 +203,26 @@ export class ChatRuntime {
     const actionable = new Set(run ? run.waiters.keys() : []);
     let running = run !== undefined;
     const pending = await this.options.journal.read('listSessionPendingBoundaryRequests', sessionId);
-    const inFlight = (await this.options.journal.read('listRunsInFlight')).filter((r) => r.sessionId === sessionId && r.instanceId !== this.options.instance.id);
-    if (inFlight.length > 0) {
-      const liveOwners = new Set<string>();
-      for (const r of inFlight) {
-        const owner = await this.options.journal.read('getInstance', r.instanceId);
-        if (owner && (this.options.isAlive ?? isInstanceAlive)(owner)) liveOwners.add(r.id);
-      }
-      running ||= liveOwners.size > 0;
-      for (const request of pending) if (request.runId && liveOwners.has(request.runId)) actionable.add(request.id);
-    }
+    const elsewhere = new Set((await this.runsElsewhere(sessionId)).map((r) => r.id));
+    running ||= elsewhere.size > 0;
+    for (const request of pending) if (request.runId && elsewhere.has(request.runId)) actionable.add(request.id);
     const fence = await this.options.journal.read('getFence', sessionId);
     return {
       running,
       actionableRequestIds: [...actionable],
       readOnlyReason: this.options.journal.readOnlyReason ?? fence,
     };
+  }
+
+  /** The chat's in-flight runs that another live window drives (a dead owner's run is not one). */
+  private async runsElsewhere(sessionId: string): Promise<RunRecord[]> {
+    const inFlight = (await this.options.journal.read('listRunsInFlight')).filter((r) => r.sessionId === sessionId && r.instanceId !== this.options.instance.id);
+    const live: RunRecord[] = [];
+    for (const r of inFlight) {
+      const owner = await this.options.journal.read('getInstance', r.instanceId);
+      if (owner && (this.options.isAlive ?? isInstanceAlive)(owner)) live.push(r);
+    }
+    return live;
   }
 
   /** Journaled open tabs. */
@@ -504,15 +515,33 @@ export class ChatRuntime {
     return ok({ approved });
   }
 
-  /** Stops the chat's run: aborts the agent and closes its waiting requests. */
+  /**
+   * Stops the chat's run: aborts the agent and closes its waiting requests. When another live
+   * window drives the run, asks that window through the journal (`requestStop`, a notice in the
+   * transcript); it stops the run when it sees the request (within its poll interval, 50 ms), as
+   * if Stop had been pressed there. `stopped` is false when there was nothing to stop.
+   */
   async stop(sessionId: string): Promise<Result<{ stopped: boolean }, RuntimeRefusal>> {
     const active = this.active.get(sessionId);
+    if (!active) return this.askOwnerToStop(sessionId);
     // A replayed Stop (already stopping) never interrupts twice.
-    if (!active || active.abort.signal.aborted) return ok({ stopped: false });
+    if (active.abort.signal.aborted) return ok({ stopped: false });
     // The interrupt comes first: bookkeeping writes below may fail (full disk) without blocking it.
     active.abort.abort();
     this.log(`[runtime] chat ${sessionId}: Stop (run ${active.runId})`);
     await this.closeWaiters(active, 'run_stopped');
+    return ok({ stopped: true });
+  }
+
+  private async askOwnerToStop(sessionId: string): Promise<Result<{ stopped: boolean }, RuntimeRefusal>> {
+    const [run] = await this.runsElsewhere(sessionId);
+    if (!run) return ok({ stopped: false });
+    const asked = await this.options.journal.write('requestStop', run.id, this.options.instance.id, STOP_ELSEWHERE_NOTICE, this.now());
+    if (!asked.ok) return asked;
+    if (asked.value.length === 0) return ok({ stopped: false }); // it ended, or was asked already
+    this.log(`[runtime] chat ${sessionId}: Stop asked of the window driving run ${run.id}`);
+    this.publish(sessionId, asked.value);
+    this.emit({ type: 'live', sessionId });
     return ok({ stopped: true });
   }
 

@@ -3,6 +3,8 @@
  * window B (another browser tab: its own extension host and journal worker) opens the same chat,
  * sees the same card with its buttons (the run's owner, window A, is alive), and allows it. The
  * prompt disappears from window A, whose agent runs the command, and both windows show its output.
+ * Then window A runs a long command and Stop is pressed in window B: window A stops it, and both
+ * windows say that Stop came from another window.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -10,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { stepper, visible } from './steps';
 import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
 import { TIMEOUTS, type JourneyContext } from './restartJourney';
+import { STOP_ELSEWHERE_NOTICE } from '../../src/runtime/chatRuntime';
 
 /** Needs approval (`&&`, `touch`). */
 export const TWO_WINDOWS_COMMAND = 'touch two-windows.txt && echo both-windows';
@@ -83,4 +86,34 @@ export async function twoWindowsJourney(ctx: TwoWindowsContext): Promise<void> {
     const proof = path.join(ctx.workspace, 'two-windows.txt');
     if (!fs.existsSync(proof)) throw new Error(`${proof} was not created`);
   });
+
+  // Stop pressed in the window that does not drive the reply reaches the one that does.
+  await step('long-run-in-a', a, async () => {
+    const input = chatFrame(a).locator('#composer textarea');
+    await input.fill(`run ${LONG_COMMAND}`);
+    await chatFrame(a).locator('#send').click({ timeout: TIMEOUTS.ui });
+    await card(a).locator('[data-decision="allow_once"]').click({ timeout: TIMEOUTS.command });
+    await visible(chatFrame(a).locator('#stop:not([disabled])'), 'an enabled Stop in window A', TIMEOUTS.ui);
+  });
+
+  await step('stopped-from-b', b, async () => {
+    await b.bringToFront();
+    const stop = chatFrame(b).locator('#stop:not([disabled])');
+    await visible(stop, 'an enabled Stop in window B (the reply runs in window A)', TIMEOUTS.webview);
+    await stop.click({ timeout: TIMEOUTS.ui });
+    await visible(chatFrame(b).locator('.notice', { hasText: STOP_ELSEWHERE_NOTICE }), 'the Stop notice in window B', TIMEOUTS.ui);
+    await chatFrame(b).locator('#stop:not([disabled])').waitFor({ state: 'detached', timeout: TIMEOUTS.ui }).catch(async () => {
+      if (await chatFrame(b).locator('#stop:not([disabled])').isVisible()) throw new Error('window B still offers Stop after the run was stopped');
+    });
+  });
+
+  await step('stopped-in-a', a, async () => {
+    await a.bringToFront();
+    await visible(chatFrame(a).locator('.notice', { hasText: STOP_ELSEWHERE_NOTICE }), 'the Stop notice in window A', TIMEOUTS.ui);
+    if (await chatFrame(a).locator('#stop:not([disabled])').isVisible()) throw new Error('window A still runs the reply');
+    if (await chatFrame(a).locator('pre.output', { hasText: 'never-printed' }).count()) throw new Error('the stopped command ran to its end');
+  });
 }
+
+/** Needs approval (`&&`) and runs long enough to be stopped from the other window. */
+const LONG_COMMAND = 'sleep 30 && echo never-printed';

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import type { Transcript, TranscriptItem } from '../../src/core/transcript';
 import type { Journal } from '../../src/journal/journal';
 import { LocalAgent } from '../../src/runtime/agents/localAgent';
-import { ChatRuntime } from '../../src/runtime/chatRuntime';
+import { ChatRuntime, STOP_ELSEWHERE_NOTICE } from '../../src/runtime/chatRuntime';
 import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
 
 interface Harness {
@@ -317,6 +317,64 @@ describe('chat runtime in two windows', () => {
     assert.deepEqual(recovered.map((r) => r.errorClass), ['sandbox_boundary_closed_by_restart']);
     assert.equal((await b.journal.read('getBoundaryRequest', requestId))!.closureReason, 'host_restarted');
     await b.journal.close();
+  });
+});
+
+describe('chat runtime: Stop pressed in another window', () => {
+  it('reaches the window that drives the run, once, and both transcripts say so', async () => {
+    // Found by a fresh user: Stop in window B, while window A ran the reply, did nothing.
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const workspace = tempDir('nac-ws-');
+    let aborted = 0;
+    const waitingAgent = {
+      provider: 'local' as const,
+      label: 'waiting agent',
+      runTurn: (_request: unknown, ctx: { signal: AbortSignal }) =>
+        new Promise<{ status: 'completed' }>((resolve) => {
+          ctx.signal.addEventListener('abort', () => {
+            aborted++;
+            resolve({ status: 'completed' });
+          });
+        }),
+    };
+    const window = async (id: string) => {
+      const journal = await openJournal(file, { pollIntervalMs: 20 });
+      const runtime = new ChatRuntime({
+        journal,
+        instance: fakeInstance(id, process.pid),
+        agentFor: () => waitingAgent,
+        workspaceRoot: () => workspace,
+        isAlive: () => true,
+      });
+      await runtime.start();
+      return { journal, runtime };
+    };
+    const a = await window('window-a');
+    const b = await window('window-b');
+    try {
+      const s = await a.runtime.createSession('local');
+      assert.ok(s.ok);
+      assert.ok((await a.runtime.send(s.value.id, 'wait')).ok);
+      await waitFor('window B to see the run', async () => (await b.runtime.liveState(s.value.id)).running);
+      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: true } });
+      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: false } }, 'a replayed Stop asks once');
+      await waitFor('window A to stop the run', () => aborted === 1);
+      await a.runtime.whenIdle(s.value.id);
+      await waitFor('window B to see it stopped', async () => !(await b.runtime.liveState(s.value.id)).running);
+      for (const w of [a, b]) {
+        const transcript: Transcript = await w.runtime.transcript(s.value.id);
+        const turn = transcript.turns[0]!;
+        assert.equal(turn.status, 'stopped');
+        assert.ok(turn.items.some((i) => i.type === 'notice' && i.message === STOP_ELSEWHERE_NOTICE), 'the transcript names the Stop from elsewhere');
+      }
+      assert.equal(aborted, 1);
+      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: false } }, 'nothing left to stop');
+    } finally {
+      a.runtime.dispose();
+      b.runtime.dispose();
+      await a.journal.close();
+      await b.journal.close();
+    }
   });
 });
 
