@@ -39,7 +39,8 @@ export async function twoWindowsJourney(ctx: TwoWindowsContext): Promise<void> {
     ctx.log(`✔ ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
     await ctx.shotOf(page, name);
   };
-  const card = (page: Page) => chatFrame(page).locator('.boundary-card[data-request-id]', { hasText: TWO_WINDOWS_COMMAND }).last();
+  const cardFor = (page: Page, command: string) => chatFrame(page).locator('.boundary-card[data-request-id]', { hasText: command }).last();
+  const card = (page: Page) => cardFor(page, TWO_WINDOWS_COMMAND);
 
   await step('window-a-prompt', a, async () => {
     await a.goto(ctx.url, { timeout: TIMEOUTS.workbench });
@@ -92,7 +93,7 @@ export async function twoWindowsJourney(ctx: TwoWindowsContext): Promise<void> {
     const input = chatFrame(a).locator('#composer textarea');
     await input.fill(`run ${LONG_COMMAND}`);
     await chatFrame(a).locator('#send').click({ timeout: TIMEOUTS.ui });
-    await card(a).locator('[data-decision="allow_once"]').click({ timeout: TIMEOUTS.command });
+    await cardFor(a, LONG_COMMAND).locator('[data-decision="allow_once"]').click({ timeout: TIMEOUTS.command });
     await visible(chatFrame(a).locator('#stop:not([disabled])'), 'an enabled Stop in window A', TIMEOUTS.ui);
   });
 
