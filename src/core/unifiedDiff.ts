@@ -5,9 +5,13 @@
  */
 import { structuredPatch } from 'diff';
 
-/** A unified diff between two texts. `fromLabel` `/dev/null` marks a new file. */
+/**
+ * A unified diff between two texts. `fromLabel` `/dev/null` marks a new file. Relative labels get
+ * git's `a/` and `b/` prefixes; absolute ones (a file outside the workspace) are shown as they are.
+ */
 export function unifiedDiff(before: string, after: string, fromLabel: string, toLabel: string): string {
-  const header = `--- ${fromLabel === '/dev/null' ? fromLabel : `a/${fromLabel}`}\n+++ b/${toLabel}\n`;
+  const side = (prefix: string, label: string) => (label === '/dev/null' || label.startsWith('/') || /^[A-Za-z]:[\\/]/.test(label) ? label : `${prefix}${label}`);
+  const header = `--- ${side('a/', fromLabel)}\n+++ ${side('b/', toLabel)}\n`;
   const patch = structuredPatch(fromLabel, toLabel, before, after, '', '', { context: 3 });
   const out: string[] = [header];
   for (const hunk of patch.hunks) {

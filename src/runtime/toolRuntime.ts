@@ -122,7 +122,9 @@ const MAX_DIFF_SOURCE_BYTES = 256 * 1024;
 /** The unified diff a write of `content` to `target` makes (`/dev/null` for a new file). */
 async function diffOfWrite(root: string, target: string, content: string): Promise<string | undefined> {
   const file = path.resolve(root, target);
-  const label = path.relative(root, file) || target;
+  // Inside the workspace: the path relative to it; outside: the absolute path (not `../../x`).
+  const relative = path.relative(root, file);
+  const label = relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
   let before: string | undefined;
   try {
     const stat = await fs.promises.stat(file);

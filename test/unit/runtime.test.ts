@@ -419,6 +419,25 @@ describe('chat runtime on a failing disk', () => {
   });
 });
 
+describe('tool runtime: diffs of writes outside the workspace', () => {
+  it('name the file by its absolute path, not by a path climbing out of the workspace', async () => {
+    // Found by a fresh user: the card read `+++ b/../../../x.txt`.
+    const outside = tempDir('nac-outside-');
+    const target = path.join(outside, 'x.txt');
+    const h = await harness();
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    await h.runtime.send(s.value.id, `write ${target}\n\`\`\`\nhello\n\`\`\``);
+    const requestId = await pendingRequest(h, s.value.id);
+    const row = (await h.journal.read('getBoundaryRequest', requestId))!;
+    assert.equal(row.kind, 'write_outside_workspace');
+    assert.equal(row.detail, `--- /dev/null\n+++ ${target}\n@@ -0,0 +1,1 @@\n+hello\n`);
+    await h.runtime.decide(s.value.id, requestId, 'deny');
+    await h.runtime.whenIdle(s.value.id);
+    await h.journal.close();
+  });
+});
+
 describe('tool runtime: symlinks', () => {
   it('a symlink inside the workspace that leads outside needs approval to read or write through it', async () => {
     const outside = tempDir('nac-outside-');
