@@ -98,6 +98,20 @@ export function invocationStatusLabel(item: Pick<InvocationItem, 'status' | 'exi
   return words;
 }
 
+/**
+ * The line under an invocation's head: the error class's short label and the invocation's message,
+ * without a message that only repeats the status badge (a stopped command said "Stopped" twice).
+ * Empty when there is nothing to add. `shortLabel` names an error class (errorClassView.ts).
+ */
+export function invocationDetail(
+  item: Pick<InvocationItem, 'status' | 'exitCode' | 'message' | 'failureClass'>,
+  shortLabel: (errorClass: NonNullable<InvocationItem['failureClass']>) => string,
+): string {
+  const norm = (text: string) => text.trim().replace(/\.$/, '').toLowerCase();
+  const message = item.message && norm(item.message) !== norm(invocationStatusLabel(item)) ? item.message : null;
+  return [item.failureClass ? shortLabel(item.failureClass) : null, message].filter(Boolean).join(' — ');
+}
+
 /** The small label of a turn that retries or continues an earlier one, or null for a typed prompt. */
 export function turnOriginLabel(turn: Pick<TranscriptTurn, 'origin'>): string | null {
   if (turn.origin === 'retry') return 'Retry of an earlier request';

@@ -434,6 +434,10 @@ describe('tool runtime: diffs of writes outside the workspace', () => {
     assert.equal(row.detail, `--- /dev/null\n+++ ${target}\n@@ -0,0 +1,1 @@\n+hello\n`);
     await h.runtime.decide(s.value.id, requestId, 'deny');
     await h.runtime.whenIdle(s.value.id);
+    // The agent says what did not happen (it read "Writing was not run: …").
+    const said = items(await h.runtime.transcript(s.value.id), 0).filter((i) => i.type === 'text').map((i) => (i as { text: string }).text).join('');
+    assert.match(said, /Nothing was written: the request was denied\.$/);
+    assert.equal(fs.existsSync(target), false);
     await h.journal.close();
   });
 });

@@ -6,7 +6,7 @@ import { MAX_PROMPT_CHARS as PROTOCOL_MAX } from '../../src/protocol/messages';
 import { BOUNDARY_KINDS } from '../../src/core/vocabulary';
 import { decideSend, isNearBottom, isSendKey, MAX_PROMPT_CHARS } from '../../webview/input';
 import {
-  boundaryKindLabel, codeSpan, describeBoundary, invocationStatusLabel, NOT_ACTIONABLE_TEXT, turnOriginLabel, type BoundaryItem,
+  boundaryKindLabel, codeSpan, describeBoundary, invocationDetail, invocationStatusLabel, NOT_ACTIONABLE_TEXT, turnOriginLabel, type BoundaryItem,
 } from '../../webview/labels';
 import { dismissError, INITIAL_VIEW_STATE, markBusy, reduceHostMessage, requestBusyKey } from '../../webview/state';
 
@@ -42,6 +42,20 @@ describe('other labels', () => {
     assert.equal(invocationStatusLabel({ status: 'completed', exitCode: 0 }), 'Done');
     assert.equal(invocationStatusLabel({ status: 'failed', exitCode: 2 }), 'Failed (exit 2)');
     assert.equal(invocationStatusLabel({ status: 'awaiting_approval' }), 'Waiting for approval');
+  });
+
+  test('the line under an invocation does not repeat its status badge', () => {
+    // A stopped command showed "Stopped" as its badge and again as the line under it.
+    const short = (c: string) => `class ${c}`;
+    assert.equal(invocationDetail({ status: 'stopped', message: 'Stopped.' }, short), '');
+    assert.equal(invocationDetail({ status: 'stopped', message: 'Stopped' }, short), '');
+    assert.equal(invocationDetail({ status: 'failed', exitCode: 2, message: 'Failed (exit 2)' }, short), '');
+    assert.equal(invocationDetail({ status: 'failed', message: 'ENOENT: no such file' }, short), 'ENOENT: no such file');
+    assert.equal(
+      invocationDetail({ status: 'failed', failureClass: 'sandbox_boundary_closed_by_restart', message: 'Stopped' }, short),
+      'class sandbox_boundary_closed_by_restart — Stopped',
+    );
+    assert.equal(invocationDetail({ status: 'completed', exitCode: 0 }, short), '');
   });
 
   test('turn origins', () => {

@@ -5,7 +5,7 @@
 import type { TranscriptItem } from '../../src/core/transcript';
 import { errorClassShortLabel } from '../errorClassView';
 import { h } from '../dom';
-import { boundaryKindLabel, describeBoundary, invocationStatusLabel, type BoundaryItem, type InvocationItem } from '../labels';
+import { boundaryKindLabel, describeBoundary, invocationDetail, invocationStatusLabel, type BoundaryItem, type InvocationItem } from '../labels';
 import { markdownFragment } from '../markdown';
 import { renderDiff } from './diff';
 
@@ -26,7 +26,7 @@ export function renderText(text: string): HTMLElement {
 
 /** Renders a tool invocation as `.invocation[data-invocation-id]`. */
 export function renderInvocation(item: InvocationItem): HTMLElement {
-  const detail = [item.failureClass ? errorClassShortLabel(item.failureClass) : null, item.message].filter(Boolean).join(' — ');
+  const detail = invocationDetail(item, errorClassShortLabel);
   return h(
     'div',
     { class: 'invocation', 'data-invocation-id': item.id, 'data-status': item.status },

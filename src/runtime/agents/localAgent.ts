@@ -79,19 +79,19 @@ export class LocalAgent implements Agent {
       case 'run': {
         await say(`I'll run ${inlineCode(intent.command)}.\n\n`);
         const result = await ctx.tools.run({ name: 'run', input: { command: intent.command } });
-        await say(describeResult(result, 'The command'));
+        await say(describeResult(result, 'The command', 'The command was not run'));
         break;
       }
       case 'read': {
         await say(`Reading ${inlineCode(intent.path)}.\n\n`);
         const result = await ctx.tools.run({ name: 'read', input: { path: intent.path } });
-        await say(result.status === 'completed' ? `It has ${plural(countLines(result.output), 'line')}.` : describeResult(result, 'Reading'));
+        await say(result.status === 'completed' ? `It has ${plural(countLines(result.output), 'line')}.` : describeResult(result, 'Reading', 'Nothing was read'));
         break;
       }
       case 'write': {
         await say(`Writing ${inlineCode(intent.path)}.\n\n`);
         const result = await ctx.tools.run({ name: 'write', input: { path: intent.path, content: intent.content } });
-        await say(result.status === 'completed' ? 'Done.' : describeResult(result, 'Writing'));
+        await say(result.status === 'completed' ? 'Done.' : describeResult(result, 'Writing', 'Nothing was written'));
         break;
       }
       case 'write_without_block':
@@ -137,13 +137,17 @@ function countLines(text: string): number {
   return text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 }
 
-function describeResult(result: ToolResult, what: string): string {
+/**
+ * The agent's closing sentence about a tool result: `what` names the action ("The command",
+ * "Writing"), `notDone` says what did not happen when the request was denied ("Nothing was written").
+ */
+export function describeResult(result: ToolResult, what: string, notDone: string): string {
   switch (result.status) {
     case 'completed':
       return `${what} finished${result.exitCode === 0 ? ' (exit code 0)' : ''}.`;
     case 'failed':
       return `${what} failed: ${result.message}.`;
     case 'denied':
-      return `${what} was not run: the request was denied.`;
+      return `${notDone}: the request was denied.`;
   }
 }
