@@ -46,7 +46,8 @@ function baseView(errorClass: ErrorClass, turn: TranscriptTurn): Omit<ErrorClass
     case 'app_restarted':
       return {
         title: 'Reply interrupted by a VS Code restart',
-        body: 'VS Code restarted while the agent was replying, so the reply stopped partway. Nothing was waiting on you.',
+        // A run is recovered like this also when the window driving it closed while another lived on.
+        body: 'The VS Code window running this reply restarted or closed, so the reply stopped partway. Nothing was waiting on you.',
         action: 'continue',
         tone: 'restart',
       };

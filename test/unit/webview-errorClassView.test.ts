@@ -60,7 +60,7 @@ describe('describeErrorClass', () => {
     const view = describeErrorClass('app_restarted', plainTurn('app_restarted'));
     assert.equal(view.action, 'continue');
     assert.equal(view.tone, 'restart');
-    assert.match(view.body, /VS Code restarted while the agent was replying/);
+    assert.equal(view.body, 'The VS Code window running this reply restarted or closed, so the reply stopped partway. Nothing was waiting on you.');
   });
 
   for (const errorClass of ['agent_error', 'agent_unavailable', 'journal_refused'] as const) {
