@@ -5,7 +5,7 @@
  */
 import type { TranscriptTurn } from '../src/core/transcript';
 import { isFollowedUp } from '../src/core/transcript';
-import { renderHeader, renderOrphan, renderWelcome } from './render/chrome';
+import { renderHeader, renderLoading, renderOrphan, renderWelcome } from './render/chrome';
 import { renderTurn, turnKey, type TurnContext } from './render/turn';
 import { setFlag, type Skeleton } from './layout';
 import { requestBusyKey, turnBusyKey, type ViewState } from './state';
@@ -21,6 +21,7 @@ export class ChatRenderer {
   private readonly turns = new Map<string, CachedTurn>();
   private headerKey = '';
   private welcome: HTMLElement | undefined;
+  private loading: HTMLElement | undefined;
   private welcomeFor: string | undefined;
 
   /** Creates a renderer for a skeleton built by `buildSkeleton`. */
@@ -52,6 +53,12 @@ export class ChatRenderer {
 
   private renderTranscript(state: ViewState): void {
     const content = this.sk.content;
+    if (state.mode === 'loading') {
+      this.turns.clear();
+      this.loading ??= renderLoading();
+      if (content.firstChild !== this.loading || content.childNodes.length !== 1) content.replaceChildren(this.loading);
+      return;
+    }
     if (state.mode !== 'chat') {
       this.turns.clear();
       content.replaceChildren();

@@ -54,3 +54,12 @@ export function renderOrphan(): HTMLElement {
     h('vscode-button', { 'data-action': 'pick-session', appearance: 'primary' }, 'Pick a chat…'),
   );
 }
+
+/**
+ * Renders `.loading[role=status]`: what a chat tab shows until the host sends its chat. After a
+ * window reload the tab is back before the extension has opened the journal (a few seconds in a
+ * slow window), and a blank tab looked broken.
+ */
+export function renderLoading(): HTMLElement {
+  return h('div', { class: 'loading', role: 'status' }, h('vscode-progress-ring', { 'aria-hidden': 'true' }), h('span', {}, 'Loading the chat…'));
+}
