@@ -105,9 +105,14 @@ export class ChatRuntime {
     if (all) this.emit({ type: 'refresh', sessionId: ALL_SESSIONS });
     for (const sessionId of all ? [...this.active.keys()] : sessionIds) {
       const active = this.active.get(sessionId);
-      if (active && !active.abort.signal.aborted && (await this.options.journal.read('stopRequested', active.runId))) {
-        this.log(`[runtime] chat ${sessionId}: Stop pressed in another window`);
-        await this.stop(sessionId);
+      if (active && !active.abort.signal.aborted && (await this.stopRequestedFor(active))) {
+        // Only the run the request names, and only if this window still drives it: the run may have
+        // ended while the request was read (then there is nothing here to stop, and a Stop must not
+        // be passed on to some other window's run of the chat).
+        if (this.active.get(sessionId) === active && !active.abort.signal.aborted) {
+          this.log(`[runtime] chat ${sessionId}: Stop pressed in another window`);
+          await this.stopLocal(active);
+        }
       }
       if (active) {
         for (const [requestId, waiter] of [...active.waiters]) {
@@ -524,25 +529,47 @@ export class ChatRuntime {
   async stop(sessionId: string): Promise<Result<{ stopped: boolean }, RuntimeRefusal>> {
     const active = this.active.get(sessionId);
     if (!active) return this.askOwnerToStop(sessionId);
-    // A replayed Stop (already stopping) never interrupts twice.
-    if (active.abort.signal.aborted) return ok({ stopped: false });
-    // The interrupt comes first: bookkeeping writes below may fail (full disk) without blocking it.
-    active.abort.abort();
-    this.log(`[runtime] chat ${sessionId}: Stop (run ${active.runId})`);
-    await this.closeWaiters(active, 'run_stopped');
-    return ok({ stopped: true });
+    return ok({ stopped: await this.stopLocal(active) });
   }
 
+  /** Stops a run this window drives; false when it was already stopping (a replayed Stop). */
+  private async stopLocal(active: ActiveRun): Promise<boolean> {
+    // A replayed Stop (already stopping) never interrupts twice.
+    if (active.abort.signal.aborted) return false;
+    // The interrupt comes first: bookkeeping writes below may fail (full disk) without blocking it.
+    active.abort.abort();
+    this.log(`[runtime] chat ${active.sessionId}: Stop (run ${active.runId})`);
+    await this.closeWaiters(active, 'run_stopped');
+    return true;
+  }
+
+  /** Whether another window asked to stop `active`'s run; a failed read is logged and answers no. */
+  private async stopRequestedFor(active: ActiveRun): Promise<boolean> {
+    try {
+      return await this.options.journal.read('stopRequested', active.runId);
+    } catch (error) {
+      this.log(`[runtime] could not read stop requests of run ${active.runId}: ${(error as Error).message}`);
+      return false;
+    }
+  }
+
+  /**
+   * Asks every other live window's in-flight run of the chat to stop (`requestStop` is once per
+   * run). Every run, not just the first: a run its owner could not finish (full disk) stays in
+   * flight in the journal, and asking only it would leave the reply actually running unstoppable.
+   */
   private async askOwnerToStop(sessionId: string): Promise<Result<{ stopped: boolean }, RuntimeRefusal>> {
-    const [run] = await this.runsElsewhere(sessionId);
-    if (!run) return ok({ stopped: false });
-    const asked = await this.options.journal.write('requestStop', run.id, this.options.instance.id, STOP_ELSEWHERE_NOTICE, this.now());
-    if (!asked.ok) return asked;
-    if (asked.value.length === 0) return ok({ stopped: false }); // it ended, or was asked already
-    this.log(`[runtime] chat ${sessionId}: Stop asked of the window driving run ${run.id}`);
-    this.publish(sessionId, asked.value);
-    this.emit({ type: 'live', sessionId });
-    return ok({ stopped: true });
+    let stopped = false;
+    for (const run of await this.runsElsewhere(sessionId)) {
+      const asked = await this.options.journal.write('requestStop', run.id, this.options.instance.id, STOP_ELSEWHERE_NOTICE, this.now());
+      if (!asked.ok) return asked;
+      if (asked.value.length === 0) continue; // it ended, or was asked already
+      this.log(`[runtime] chat ${sessionId}: Stop asked of the window driving run ${run.id}`);
+      this.publish(sessionId, asked.value);
+      stopped = true;
+    }
+    if (stopped) this.emit({ type: 'live', sessionId });
+    return ok({ stopped });
   }
 
   private async closeWaiters(active: ActiveRun, closureReason: 'run_stopped' | 'run_ended'): Promise<void> {
