@@ -123,4 +123,10 @@ app.addEventListener('click', (event) => {
 
 renderer.render(state);
 host.post({ type: 'ready' });
-sk.composer.focus();
+// The composer takes the focus when the view has it (the user opened or activated the tab), not
+// merely because the view loaded: a tab restored in the background after a reload took the focus
+// from what the user was doing there (an open quick pick closed).
+window.addEventListener('focus', () => {
+  if (!document.activeElement || document.activeElement === document.body) sk.composer.focus();
+});
+if (document.hasFocus()) sk.composer.focus();

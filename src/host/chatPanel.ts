@@ -51,7 +51,9 @@ export class ChatPanel {
   ) {
     panel.webview.options = chatWebviewOptions(host.extensionUri);
     panel.iconPath = vscode.Uri.joinPath(host.extensionUri, 'media', 'chat.svg');
-    panel.webview.html = renderHtml(panel.webview, host.extensionUri, session);
+    // A restored panel already shows the view (saying it is loading) since before the journal was
+    // ready: keep it rather than reload it. Its session comes with the snapshot.
+    if (!panel.webview.html) panel.webview.html = renderHtml(panel.webview, host.extensionUri, session);
     this.disposables.push(
       panel.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
       panel.onDidDispose(() => this.dispose()),

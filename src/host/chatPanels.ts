@@ -13,7 +13,7 @@ import type { SessionRecord } from '../core/events';
 import { sessionIdFromState } from '../protocol/messages';
 import { ALL_SESSIONS, type ChatRuntime, type RuntimeNotification } from '../runtime/chatRuntime';
 import { PROVIDERS } from './providers';
-import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, type ChatPanelHost } from './chatPanel';
+import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, renderHtml, type ChatPanelHost } from './chatPanel';
 
 /** The open chat tabs of this window (see module docstring). */
 export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer, vscode.Disposable {
@@ -74,6 +74,11 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
 
   /** Restores a panel after a reload (`vscode.WebviewPanelSerializer`). */
   async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    // Show the view at once: it says "Loading the chat…" until the journal is open and recovery has
+    // run (a fresh user saw an empty tab for 2-5 s after a reload while this waited).
+    panel.webview.options = chatWebviewOptions(this.extensionUri);
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'chat.svg');
+    panel.webview.html = renderHtml(panel.webview, this.extensionUri, sessionIdFromState(state));
     const runtime = await this.ready;
     const claimed = new Set(this.openSessionIds());
     let sessionId = sessionIdFromState(state);
@@ -88,6 +93,9 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     if (sessionId) {
       const session = await runtime.getSession(sessionId);
       if (session) panel.title = session.title;
+      // The view's own "ready" may have come while the journal was still opening, before this
+      // panel listened: send the chat now (a second snapshot, if "ready" comes later, is harmless).
+      void chat.sendSnapshot();
       await runtime.recordTab(sessionId);
     } else {
       void chat.post({ type: 'orphan' });

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { api, waitFor } from './helpers';
+import { api, EXTENSION_ID, waitFor } from './helpers';
 
 
 
@@ -68,6 +68,24 @@ suite('chat tabs and the journal', () => {
     assert.ok(await vscode.window.tabGroups.close(tab));
     await waitFor('the tab record to go', async () => ((await runtime.listTabs()).some((t) => t.sessionId === sessionId) ? undefined : true));
     assert.equal(a.openSessionIds().includes(sessionId), false);
+  });
+
+  test('a restored tab shows the chat view at once, before the journal is ready', async () => {
+    // After a reload the tab stayed empty for 2-5 s: the serializer waited for the journal before
+    // giving the panel its view. Now the view (saying it is loading) comes first.
+    const { ChatPanels } = await import('../../src/host/chatPanels');
+    const extensionUri = vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri;
+    const journalNeverReady = new Promise<never>(() => undefined);
+    const panels = new ChatPanels(journalNeverReady, extensionUri, () => undefined);
+    const panel = vscode.window.createWebviewPanel('nativeAgentChats.restoreTest', 'restore test', vscode.ViewColumn.Active, {});
+    try {
+      void panels.deserializeWebviewPanel(panel, { sessionId: 'restored-session' });
+      assert.match(panel.webview.html, /<body data-session-id="restored-session">/);
+      assert.match(panel.webview.html, /<script nonce="[^"]+" src="[^"]+webview\.js"><\/script>/);
+    } finally {
+      panel.dispose();
+      panels.dispose();
+    }
   });
 
   test('Stop with no running agent says so and stops nothing', async () => {
