@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { LedgerEvent, SessionRecord, TurnRecord } from '../core/events';
 import { fail, ok, type Result } from '../core/result';
 import { buildTranscript, isFollowedUp, type Transcript, type TranscriptUpdate } from '../core/transcript';
-import type { BoundaryDecision, ProviderId } from '../core/vocabulary';
+import type { BoundaryDecision, ErrorClass, ProviderId } from '../core/vocabulary';
 import type { JournalRefusal } from '../journal/errors';
 import type { Journal } from '../journal/journal';
 import type { InstanceRecord, RunRecord } from '../journal/records';
@@ -77,6 +77,22 @@ export const ALL_SESSIONS = '*';
 export const NEW_CHAT_TITLE = 'New chat';
 
 /** The chat runtime (see module docstring). */
+/** How a run ended, as `finishRun` records it. */
+type RunEnd = {
+  readonly status: 'completed' | 'failed' | 'stopped';
+  readonly turnStatus: 'completed' | 'failed' | 'stopped';
+  readonly errorClass?: ErrorClass;
+  readonly message?: string;
+};
+
+/** A run whose end is to be written (see `ChatRuntime.writeEnd`). */
+interface UnfinishedRun {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly end: RunEnd;
+}
+
 /** The transcript line for a Stop pressed in a window that does not drive the run. */
 export const STOP_ELSEWHERE_NOTICE = 'Stop requested (this reply runs in another VS Code window).';
 
@@ -88,6 +104,9 @@ export class ChatRuntime {
   private disposed = false;
 
   private readonly offExternal: () => void;
+
+  /** Runs that ended here but whose end the journal refused (full disk), by run id. */
+  private readonly unfinished = new Map<string, UnfinishedRun>();
 
   constructor(private readonly options: ChatRuntimeOptions) {
     this.now = options.now ?? Date.now;
@@ -148,6 +167,7 @@ export class ChatRuntime {
 
   /** Recovers in-flight runs whose owning host is dead; notifies views of what changed. */
   async recoverOrphans(): Promise<readonly RecoveredRun[]> {
+    await this.retryUnfinished();
     const recovered = await recoverOrphanedRuns(this.options.journal, {
       selfInstanceId: this.options.instance.id,
       isAlive: this.options.isAlive ?? isInstanceAlive,
@@ -356,35 +376,60 @@ export class ChatRuntime {
 
   private async finishDrive(active: ActiveRun, outcome: Awaited<ReturnType<Agent['runTurn']>>): Promise<void> {
     await active.ledger.flush();
-    const journal = this.options.journal;
     const stopped = active.abort.signal.aborted;
     // Nothing the run left waiting stays pending or running after it ends.
     await this.closeWaiters(active, stopped ? 'run_stopped' : 'run_ended');
-    for (const inv of await journal.read('listOpenInvocations', active.runId)) {
+    const finish: RunEnd = stopped
+      ? { status: 'stopped', turnStatus: 'stopped', message: 'Stopped.' }
+      : active.refused
+        ? { status: 'failed', turnStatus: 'failed', errorClass: 'journal_refused', message: active.refused }
+        : outcome.status === 'completed'
+          ? { status: 'completed', turnStatus: 'completed' }
+          : { status: 'failed', turnStatus: 'failed', errorClass: outcome.errorClass, message: outcome.message };
+    const run = { runId: active.runId, sessionId: active.sessionId, turnId: active.turnId, end: finish };
+    const ended = await this.writeEnd(run, () => this.active.delete(active.sessionId));
+    if (!ended) {
+      // Kept to be written again (`recoverOrphans`, every few seconds): left in flight in the
+      // journal, the run would look live to every other window for as long as this one lives.
+      this.unfinished.set(active.runId, run);
+      this.emit({ type: 'live', sessionId: active.sessionId });
+    }
+  }
+
+  /**
+   * Writes a run's end: closes its open invocations, then `finishRun`. `onDurable` runs as soon as
+   * the end is durable, before anything is published (nothing may read "ended" yet find it live).
+   * False when the journal refused the end (it was logged).
+   */
+  private async writeEnd(run: UnfinishedRun, onDurable: () => void = () => undefined): Promise<boolean> {
+    const journal = this.options.journal;
+    const stopped = run.end.status === 'stopped';
+    for (const inv of await journal.read('listOpenInvocations', run.runId)) {
       const r = await journal.write('finishInvocation', stopped
         ? { id: inv.id, status: 'stopped', message: 'Stopped.', at: this.now() }
         : { id: inv.id, status: 'failed', message: 'The run ended first.', at: this.now() });
-      if (r.ok) this.publish(active.sessionId, r.value.events);
+      if (r.ok) this.publish(run.sessionId, r.value.events);
     }
-    const finish = stopped
-      ? { status: 'stopped' as const, turnStatus: 'stopped' as const, message: 'Stopped.' }
-      : active.refused
-        ? { status: 'failed' as const, turnStatus: 'failed' as const, errorClass: 'journal_refused' as const, message: active.refused }
-        : outcome.status === 'completed'
-          ? { status: 'completed' as const, turnStatus: 'completed' as const }
-          : { status: 'failed' as const, turnStatus: 'failed' as const, errorClass: outcome.errorClass, message: outcome.message };
-    const finished = await journal.write('finishRun', { runId: active.runId, ...finish, at: this.now() });
-    // The run is over the moment its end is durable: nothing may read "ended" yet find it live.
-    this.active.delete(active.sessionId);
-    if (finished.ok) {
-      this.log(`[runtime] run ${active.runId} ${finish.status}${'errorClass' in finish && finish.errorClass ? ` (${finish.errorClass})` : ''}`);
-      this.publish(active.sessionId, finished.value.events);
-      this.emit({ type: 'live', sessionId: active.sessionId });
-      const turn = await journal.read('getTurn', active.turnId);
-      if (turn) this.emit({ type: 'update', sessionId: active.sessionId, update: { type: 'turn', turn } });
-    } else {
-      this.log(`[runtime] could not finish run ${active.runId}: ${finished.message}`);
-      this.emit({ type: 'live', sessionId: active.sessionId });
+    const finished = await journal.write('finishRun', { runId: run.runId, ...run.end, at: this.now() });
+    onDurable();
+    if (!finished.ok) {
+      this.log(`[runtime] could not finish run ${run.runId}: ${finished.message}`);
+      return false;
+    }
+    this.log(`[runtime] run ${run.runId} ${run.end.status}${run.end.errorClass ? ` (${run.end.errorClass})` : ''}`);
+    this.publish(run.sessionId, finished.value.events);
+    this.emit({ type: 'live', sessionId: run.sessionId });
+    const turn = await journal.read('getTurn', run.turnId);
+    if (turn) this.emit({ type: 'update', sessionId: run.sessionId, update: { type: 'turn', turn } });
+    return true;
+  }
+
+  /** Writes again the ends of runs the journal refused earlier (see `finishDrive`). */
+  private async retryUnfinished(): Promise<void> {
+    for (const run of [...this.unfinished.values()]) {
+      if (this.disposed) return;
+      if (await this.writeEnd(run)) this.unfinished.delete(run.runId);
+      else return; // still refused: try again at the next check
     }
   }
 

@@ -419,6 +419,48 @@ describe('chat runtime on a failing disk', () => {
   });
 });
 
+describe('chat runtime: a run whose end the journal refused', () => {
+  it('is ended in the journal once the disk has room again, so other windows stop seeing it live', async () => {
+    // Found by an adversarial review: a run stopped on a full disk stayed "running" in the journal
+    // while its window lived, so every other window kept showing the chat busy (and refused sends).
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const workspace = tempDir('nac-ws-');
+    const journal = await openJournal(file, { faultInjection: true });
+    const runtime = new ChatRuntime({
+      journal,
+      instance: fakeInstance('host', process.pid),
+      agentFor: () => ({
+        provider: 'local',
+        label: 'waiting agent',
+        runTurn: (_request, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve({ status: 'completed' }))),
+      }),
+      workspaceRoot: () => workspace,
+      isAlive: () => true,
+    });
+    try {
+      await runtime.start();
+      const s = await runtime.createSession('local');
+      assert.ok(s.ok);
+      assert.ok((await runtime.send(s.value.id, 'wait')).ok);
+      fs.writeFileSync(`${file}.fault-enospc`, ''); // the disk fills up
+      assert.deepEqual(await runtime.stop(s.value.id), { ok: true, value: { stopped: true } });
+      await runtime.whenIdle(s.value.id);
+      assert.equal((await journal.read('listRunsInFlight')).length, 1, 'its end could not be written');
+      await runtime.recoverOrphans(); // the periodic check, disk still full
+      assert.equal((await journal.read('listRunsInFlight')).length, 1);
+      fs.rmSync(`${file}.fault-enospc`); // room again
+      await runtime.recoverOrphans();
+      assert.deepEqual(await journal.read('listRunsInFlight'), [], 'the run is ended');
+      const turn = (await runtime.transcript(s.value.id)).turns[0]!;
+      assert.equal(turn.status, 'stopped', 'with the end it really had');
+    } finally {
+      fs.rmSync(`${file}.fault-enospc`, { force: true });
+      runtime.dispose();
+      await journal.close();
+    }
+  });
+});
+
 describe('tool runtime: diffs of writes outside the workspace', () => {
   it('name the file by its absolute path, not by a path climbing out of the workspace', async () => {
     // Found by a fresh user: the card read `+++ b/../../../x.txt`.
