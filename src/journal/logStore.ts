@@ -189,7 +189,7 @@ class LogFile {
     readonly generation: number,
     readonly fd: number,
     public allocated: number,
-    /** The header block as read when opened: this file's identity (see `isUnlinked`). */
+    /** The header block as read when opened: this file's identity (see `isDetached`). */
     private readonly header: Buffer,
   ) {}
 
@@ -198,16 +198,10 @@ class LogFile {
    * e.g. a compaction removed it), or `bad` (its header is damaged or names another generation).
    */
   static tryOpen(file: string, generation: number): LogFile | 'missing' | { readonly bad: string } {
-    let fd: number;
-    try {
-      fd = fs.openSync(logPath(file, generation), 'r+');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
-      throw error;
-    }
+    const fd = openIfExists(logPath(file, generation), 'r+');
+    if (fd === undefined) return 'missing';
     const header = Buffer.alloc(LOG_HEADER_BYTES);
-    const n = fs.readSync(fd, header, 0, LOG_HEADER_BYTES, 0);
-    const decoded = n === LOG_HEADER_BYTES ? decodeHeader(header) : undefined;
+    const decoded = readHeaderBlock(fd, header) ? decodeHeader(header) : undefined;
     if (!decoded || decoded.generation !== generation) {
       fs.closeSync(fd);
       return { bad: decoded ? `its header names generation ${decoded.generation}` : 'its header is damaged' };
@@ -328,17 +322,11 @@ class LogFile {
    * open file for its attributes (fstat), which would stamp a fine-grained mtime on the next write
    * and slow its fdatasync (see `reader`).
    */
-  isUnlinked(): boolean {
-    let fd: number;
+  isDetached(): boolean {
+    const fd = openIfExists(logPath(this.file, this.generation), 'r');
+    if (fd === undefined) return true;
     try {
-      fd = fs.openSync(logPath(this.file, this.generation), 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
-      throw error;
-    }
-    try {
-      const n = fs.readSync(fd, this.headerScratch, 0, LOG_HEADER_BYTES, 0);
-      return n < LOG_HEADER_BYTES || !this.headerScratch.equals(this.header);
+      return !readHeaderBlock(fd, this.headerScratch) || !this.headerScratch.equals(this.header);
     } finally {
       fs.closeSync(fd);
     }
@@ -380,6 +368,21 @@ function writePaced(fd: number, bytes: Buffer, pace: CompactionPace): void {
 }
 
 /** Writes all of `bytes` at `position`, or throws (EFBIG/EIO) if the system takes fewer. */
+/** Opens `file` with `flags`, or undefined when it does not exist. @throws any other error. */
+function openIfExists(file: string, flags: string): number | undefined {
+  try {
+    return fs.openSync(file, flags);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Reads a log file's header block into `into` (LOG_HEADER_BYTES); false when the file is shorter. */
+function readHeaderBlock(fd: number, into: Buffer): boolean {
+  return fs.readSync(fd, into, 0, LOG_HEADER_BYTES, 0) === LOG_HEADER_BYTES;
+}
+
 function writeFully(fd: number, bytes: Buffer, position: number): void {
   let done = 0;
   while (done < bytes.length) {
@@ -726,7 +729,7 @@ export class LogStore {
       if (!next) {
         // This generation was deleted and the next one too: another window rotated and compacted
         // while this process was not running. The snapshot has it all: start again from there.
-        if (this.log.isUnlinked()) {
+        if (this.log.isDetached()) {
           this.reloadFromDisk();
           touched.add(ALL_SESSIONS_TOUCHED);
         }
@@ -819,7 +822,7 @@ export class LogStore {
       this.offset === this.ownEnd.offset &&
       this.log.endsAt(this.offset) &&
       !fs.existsSync(logPath(this.options.file, this.log.generation + 1)) &&
-      !this.log.isUnlinked()
+      !this.log.isDetached()
     );
   }
 

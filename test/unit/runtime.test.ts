@@ -10,8 +10,8 @@ import { describe, it } from 'node:test';
 import type { Transcript, TranscriptItem } from '../../src/core/transcript';
 import type { Journal } from '../../src/journal/journal';
 import { LocalAgent } from '../../src/runtime/agents/localAgent';
-import { ChatRuntime, STOP_ELSEWHERE_NOTICE } from '../../src/runtime/chatRuntime';
-import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
+import { ChatRuntime } from '../../src/runtime/chatRuntime';
+import { closeWindows, fakeInstance, openJournal, openWindow, tempDir, waitFor } from './helpers';
 
 interface Harness {
   runtime: ChatRuntime;
@@ -320,102 +320,30 @@ describe('chat runtime in two windows', () => {
   });
 });
 
-describe('chat runtime: Stop pressed in another window', () => {
-  it('reaches the window that drives the run, once, and both transcripts say so', async () => {
-    // Found by a fresh user: Stop in window B, while window A ran the reply, did nothing.
-    const file = path.join(tempDir(), 'journal.sqlite');
-    const workspace = tempDir('nac-ws-');
-    let aborted = 0;
-    const waitingAgent = {
-      provider: 'local' as const,
-      label: 'waiting agent',
-      runTurn: (_request: unknown, ctx: { signal: AbortSignal }) =>
-        new Promise<{ status: 'completed' }>((resolve) => {
-          ctx.signal.addEventListener('abort', () => {
-            aborted++;
-            resolve({ status: 'completed' });
-          });
-        }),
-    };
-    const window = async (id: string) => {
-      const journal = await openJournal(file, { pollIntervalMs: 20 });
-      const runtime = new ChatRuntime({
-        journal,
-        instance: fakeInstance(id, process.pid),
-        agentFor: () => waitingAgent,
-        workspaceRoot: () => workspace,
-        isAlive: () => true,
-      });
-      await runtime.start();
-      return { journal, runtime };
-    };
-    const a = await window('window-a');
-    const b = await window('window-b');
-    try {
-      const s = await a.runtime.createSession('local');
-      assert.ok(s.ok);
-      assert.ok((await a.runtime.send(s.value.id, 'wait')).ok);
-      await waitFor('window B to see the run', async () => (await b.runtime.liveState(s.value.id)).running);
-      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: true } });
-      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: false } }, 'a replayed Stop asks once');
-      await waitFor('window A to stop the run', () => aborted === 1);
-      await a.runtime.whenIdle(s.value.id);
-      await waitFor('window B to see it stopped', async () => !(await b.runtime.liveState(s.value.id)).running);
-      for (const w of [a, b]) {
-        const transcript: Transcript = await w.runtime.transcript(s.value.id);
-        const turn = transcript.turns[0]!;
-        assert.equal(turn.status, 'stopped');
-        assert.ok(turn.items.some((i) => i.type === 'notice' && i.message === STOP_ELSEWHERE_NOTICE), 'the transcript names the Stop from elsewhere');
-      }
-      assert.equal(aborted, 1);
-      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: false } }, 'nothing left to stop');
-    } finally {
-      a.runtime.dispose();
-      b.runtime.dispose();
-      await a.journal.close();
-      await b.journal.close();
-    }
-  });
-});
-
 describe('chat runtime on a failing disk', () => {
   it('Stop still reaches the agent when the journal cannot write, and a replayed Stop does not interrupt twice', async () => {
     const file = path.join(tempDir(), 'journal.sqlite');
-    const workspace = tempDir('nac-ws-');
-    const journal = await openJournal(file, { faultInjection: true });
-    let aborted = 0;
-    const runtime = new ChatRuntime({
-      journal,
-      instance: fakeInstance('host', process.pid),
-      agentFor: () => ({
-        provider: 'local',
-        label: 'waiting agent',
-        runTurn: (_request, ctx) =>
-          new Promise((resolve) => {
-            ctx.signal.addEventListener('abort', () => {
-              aborted++;
-              resolve({ status: 'completed' });
-            });
-          }),
-      }),
-      workspaceRoot: () => workspace,
-    });
-    await runtime.start();
-    const s = await runtime.createSession('local');
-    assert.ok(s.ok);
-    assert.ok((await runtime.send(s.value.id, 'wait')).ok);
-    fs.writeFileSync(`${file}.fault-enospc`, ''); // the disk fills up
-    assert.deepEqual(await runtime.stop(s.value.id), { ok: true, value: { stopped: true } });
-    assert.deepEqual(await runtime.stop(s.value.id), { ok: true, value: { stopped: false } });
-    await runtime.whenIdle(s.value.id);
-    assert.equal(aborted, 1);
-    // Other actions are refused with a clear message; nothing acknowledged is lost.
-    const refused = await runtime.send(s.value.id, 'help');
-    assert.equal(!refused.ok && refused.reason, 'storage_failed');
-    assert.match(!refused.ok ? refused.message : '', /disk is full/);
-    fs.rmSync(`${file}.fault-enospc`);
-    assert.equal((await runtime.transcript(s.value.id)).turns[0]!.prompt, 'wait');
-    await journal.close();
+    const w = await openWindow(file, tempDir('nac-ws-'), 'host');
+    const { runtime } = w;
+    try {
+      const s = await runtime.createSession('local');
+      assert.ok(s.ok);
+      assert.ok((await runtime.send(s.value.id, 'wait')).ok);
+      fs.writeFileSync(`${file}.fault-enospc`, ''); // the disk fills up
+      assert.deepEqual(await runtime.stop(s.value.id), { ok: true, value: { stopped: true } });
+      assert.deepEqual(await runtime.stop(s.value.id), { ok: true, value: { stopped: false } });
+      await runtime.whenIdle(s.value.id);
+      assert.equal(w.aborted.length, 1);
+      // Other actions are refused with a clear message; nothing acknowledged is lost.
+      const refused = await runtime.send(s.value.id, 'help');
+      assert.equal(!refused.ok && refused.reason, 'storage_failed');
+      assert.match(!refused.ok ? refused.message : '', /disk is full/);
+      fs.rmSync(`${file}.fault-enospc`);
+      assert.equal((await runtime.transcript(s.value.id)).turns[0]!.prompt, 'wait');
+    } finally {
+      fs.rmSync(`${file}.fault-enospc`, { force: true });
+      await closeWindows(w);
+    }
   });
 });
 
@@ -424,21 +352,9 @@ describe('chat runtime: a run whose end the journal refused', () => {
     // Found by an adversarial review: a run stopped on a full disk stayed "running" in the journal
     // while its window lived, so every other window kept showing the chat busy (and refused sends).
     const file = path.join(tempDir(), 'journal.sqlite');
-    const workspace = tempDir('nac-ws-');
-    const journal = await openJournal(file, { faultInjection: true });
-    const runtime = new ChatRuntime({
-      journal,
-      instance: fakeInstance('host', process.pid),
-      agentFor: () => ({
-        provider: 'local',
-        label: 'waiting agent',
-        runTurn: (_request, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve({ status: 'completed' }))),
-      }),
-      workspaceRoot: () => workspace,
-      isAlive: () => true,
-    });
+    const w = await openWindow(file, tempDir('nac-ws-'), 'host');
+    const { journal, runtime } = w;
     try {
-      await runtime.start();
       const s = await runtime.createSession('local');
       assert.ok(s.ok);
       assert.ok((await runtime.send(s.value.id, 'wait')).ok);
@@ -455,8 +371,7 @@ describe('chat runtime: a run whose end the journal refused', () => {
       assert.equal(turn.status, 'stopped', 'with the end it really had');
     } finally {
       fs.rmSync(`${file}.fault-enospc`, { force: true });
-      runtime.dispose();
-      await journal.close();
+      await closeWindows(w);
     }
   });
 });

@@ -1,60 +1,50 @@
 /**
  * Stop pressed in a window that does not drive the reply (chatRuntime.ts `askOwnerToStop`, core.ts
  * `requestStop`): several windows (each its own Journal + ChatRuntime) on one journal file, with a
- * controllable agent. From an adversarial review; the first two failed before their fixes.
+ * controllable agent (helpers.ts `openWindow`). The first test is from a fresh user's report, the rest
+ * from an adversarial review; the first three failed before their fixes.
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Journal } from '../../src/journal/journal';
-import { ChatRuntime, STOP_ELSEWHERE_NOTICE } from '../../src/runtime/chatRuntime';
-import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
-
-interface Win {
-  journal: Journal;
-  runtime: ChatRuntime;
-  /** Prompts whose run saw its abort signal. */
-  aborted: string[];
-  /** Completes the waiting run of this prompt. */
-  complete: Map<string, () => void>;
-}
-
-async function openWindow(file: string, workspace: string, id: string, opts: { dead?: Set<string>; wrap?: (j: Journal) => Journal } = {}): Promise<Win> {
-  const journal = await openJournal(file, { pollIntervalMs: 20, faultInjection: true });
-  const aborted: string[] = [];
-  const complete = new Map<string, () => void>();
-  const runtime = new ChatRuntime({
-    journal: opts.wrap ? opts.wrap(journal) : journal,
-    instance: fakeInstance(id, process.pid),
-    agentFor: () => ({
-      provider: 'local',
-      label: 'waiting agent',
-      runTurn: (request, ctx) =>
-        new Promise((resolve) => {
-          complete.set(request.prompt, () => resolve({ status: 'completed' }));
-          ctx.signal.addEventListener('abort', () => {
-            aborted.push(request.prompt);
-            resolve({ status: 'completed' });
-          });
-        }),
-    }),
-    workspaceRoot: () => workspace,
-    isAlive: (i) => !(opts.dead?.has(i.id) ?? false),
-    flushIntervalMs: 5,
-  });
-  await runtime.start();
-  return { journal, runtime, aborted, complete };
-}
-
-async function closeAll(...ws: Win[]): Promise<void> {
-  for (const w of ws) w.runtime.dispose();
-  for (const w of ws) await w.journal.close();
-}
+import type { Transcript } from '../../src/core/transcript';
+import { STOP_ELSEWHERE_NOTICE } from '../../src/runtime/chatRuntime';
+import { closeWindows as closeAll, openWindow, tempDir, waitFor } from './helpers';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('Stop pressed in another window', () => {
+  it('reaches the window that drives the run, once, and both transcripts say so', async () => {
+    // Found by a fresh user: Stop in window B, while window A ran the reply, did nothing.
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const ws = tempDir('nac-ws-');
+    const a = await openWindow(file, ws, 'window-a');
+    const b = await openWindow(file, ws, 'window-b');
+    try {
+      const s = await a.runtime.createSession('local');
+      assert.ok(s.ok);
+      assert.ok((await a.runtime.send(s.value.id, 'wait')).ok);
+      await waitFor('window B to see the run', async () => (await b.runtime.liveState(s.value.id)).running);
+      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: true } });
+      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: false } }, 'a replayed Stop asks once');
+      await waitFor('window A to stop the run', () => a.aborted.length === 1);
+      await a.runtime.whenIdle(s.value.id);
+      await waitFor('window B to see it stopped', async () => !(await b.runtime.liveState(s.value.id)).running);
+      for (const w of [a, b]) {
+        const transcript: Transcript = await w.runtime.transcript(s.value.id);
+        const turn = transcript.turns[0]!;
+        assert.equal(turn.status, 'stopped');
+        assert.ok(turn.items.some((i) => i.type === 'notice' && i.message === STOP_ELSEWHERE_NOTICE), 'the transcript names the Stop from elsewhere');
+      }
+      assert.equal(a.aborted.length, 1);
+      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: false } }, 'nothing left to stop');
+    } finally {
+      await closeAll(a, b);
+    }
+  });
+
   it('reaches the owner\'s running reply even when an earlier run of the chat it could not finish (full disk) is still in flight', async () => {
     const file = path.join(tempDir(), 'journal.sqlite');
     const ws = tempDir('nac-ws-');

@@ -55,11 +55,13 @@ describe('writer lease: the lock file', () => {
   });
 });
 
+/** A bare store with a writer lease of `leaseMs`; `write(id)` creates session `id`. */
+async function open(file: string, leaseMs: number) {
+  const opened = await openStore(file, { leaseMs });
+  return { ...opened, write: (id: string) => opened.write((core) => core.createSession(session(id))) };
+}
+
 describe('writer lease: the store', () => {
-  async function open(file: string, leaseMs: number) {
-    const opened = await openStore(file, { leaseMs });
-    return { ...opened, write: (id: string) => opened.write((core) => core.createSession(session(id))) };
-  }
 
   it('keeps the lock after a logged group, lets it go after a group that logged nothing, and on close', async () => {
     const file = path.join(tempDir(), 'journal.sqlite');
@@ -102,16 +104,13 @@ describe('writer lease: the store', () => {
     fs.rmSync(`${file}.lock`); // as a breaker would after ANCIENT_LOCK_MS
     const b = await open(file, 0);
     b.write('b');
-    b.store.close();
-    b.store.db.close();
+    b.done();
     a.write('a2');
     assert.deepEqual(a.core.listSessions().map((s) => s.id).sort(), ['a1', 'a2', 'b']);
-    a.store.close();
-    a.store.db.close();
+    a.done();
     const c = await open(file, 0);
     assert.deepEqual(c.core.listSessions().map((s) => s.id).sort(), ['a1', 'a2', 'b']);
-    c.store.close();
-    c.store.db.close();
+    c.done();
   });
 });
 
@@ -123,10 +122,6 @@ describe('writer lease: the fence across generations (adversarial review)', () =
    * holder then wrote its own n+1 into g, and every later replay skipped the breaker's record.
    */
   it('a holder whose lock was broken does not write over a record the breaker put in the next generation', async () => {
-    const open = async (file: string, leaseMs: number) => {
-      const opened = await openStore(file, { leaseMs });
-      return { ...opened, write: (id: string) => opened.write((core) => core.createSession(session(id))) };
-    };
     const file = path.join(tempDir(), 'journal.sqlite');
     const a = await open(file, 60_000);
     a.write('a1');
