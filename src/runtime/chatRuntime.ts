@@ -94,7 +94,7 @@ interface UnfinishedRun {
 }
 
 /** The transcript line for a Stop pressed in a window that does not drive the run. */
-export const STOP_ELSEWHERE_NOTICE = 'Stop requested (this reply runs in another VS Code window).';
+export const STOP_ELSEWHERE_NOTICE = 'Stop was pressed in a VS Code window other than the one running this reply.';
 
 export class ChatRuntime {
   private readonly active = new Map<string, ActiveRun>();

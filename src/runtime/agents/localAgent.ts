@@ -48,7 +48,7 @@ function unquote(s: string): string {
 export const LOCAL_AGENT_HELP = [
   "I'm the **local agent**: I run on your machine with no account and no network.",
   '',
-  '- `run <command>` runs a shell command in the workspace folder. Read-only commands (`ls`, `cat`, `git status`, …) run at once; anything else asks for your approval first.',
+  '- `run <command>` runs a shell command in the workspace folder. Read-only commands (`ls`, `cat`, `grep`, …) run at once; anything else, git included, asks for your approval first.',
   '- `read <path>` shows a file. Files outside the workspace need your approval.',
   '- `write <path>` followed by a fenced code block writes that block to the file.',
   '- `help` shows this.',
