@@ -58,6 +58,8 @@ export interface OpenJournalOptions {
   readonly leaseMs?: number;
   /** The lease is let go after this long without a queued write (ms, default 2; tests). */
   readonly leaseIdleMs?: number;
+  /** How long `close` lets the worker exit by itself before terminating it, and then waits again (ms; default 3000). */
+  readonly closeGraceMs?: number;
 }
 
 /** What opening found and did (see `WorkerOpenReport`). */
@@ -82,6 +84,7 @@ export class Journal {
     private readonly worker: Worker,
     readonly report: JournalOpenReport,
     readonly file: string,
+    private readonly closeGraceMs = CLOSE_GRACE_MS,
   ) {
     this.readOnlyNow = report.readOnlyReason;
   }
@@ -125,7 +128,7 @@ export class Journal {
           worker.off('message', early);
           worker.off('error', onError);
           const phases = { ...m.report.phases, startMs: m.report.phases.workerStartedAt - calledAt };
-          const journal = new Journal(worker, { ...m.report, phases }, options.file);
+          const journal = new Journal(worker, { ...m.report, phases }, options.file, options.closeGraceMs);
           journal.listen();
           resolve(journal);
         } else if (m.kind === 'openFailed') {
@@ -183,23 +186,40 @@ export class Journal {
     await this.request({ kind: 'compact', id: 0 });
   }
 
-  /** Waits for queued operations, then stops the worker. Later writes answer `closed`. */
   /**
    * Waits for queued operations, then lets the worker finish: after `close` it has nothing left to
-   * run and exits by itself. `worker.terminate()` is the fallback after `CLOSE_GRACE_MS`: terminating
+   * run and exits by itself. `worker.terminate()` is the fallback after `closeGraceMs`: terminating
    * a worker while V8 still compiles its code on a background thread can abort the whole process
    * (Node 20: "NodePlatform::ForIsolate … Assertion failed", seen once in this suite; nodejs/node#56312
    * is of the same family). Later writes answer `closed`.
+   *
+   * Never waits longer than twice `closeGraceMs` (default 3000 ms, so 6 s). A worker thread can stay stuck in Node's own
+   * teardown: it waits for V8's background compile jobs while one of them waits for a garbage
+   * collection only that thread can run (nodejs/node#54918; seen here on Node 20.20 about once in
+   * ten unit runs, with the stacks in docs/ARCHITECTURE.md). No call reaches a thread stuck there,
+   * `terminate()` included. By then the journal is closed (its files and lock released, nothing left
+   * to write), so `close` resolves, says so on `onLog`, and unrefs the thread so it holds nothing up.
+   * @returns once the worker exited or was given up on; never rejects.
    */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (!this.failure) await this.request({ kind: 'close', id: 0 }, true).catch(() => undefined);
     if (this.exited) return;
-    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-    const fallback = setTimeout(() => void this.worker.terminate(), this.failure ? 0 : CLOSE_GRACE_MS);
-    await exited;
-    clearTimeout(fallback);
+    let timer: NodeJS.Timeout | undefined;
+    const exited = new Promise<boolean>((resolve) => this.worker.once('exit', () => resolve(true)));
+    const gaveUp = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => {
+        void this.worker.terminate();
+        timer = setTimeout(() => resolve(false), this.closeGraceMs);
+      }, this.failure ? 0 : this.closeGraceMs);
+    });
+    const done = await Promise.race([exited, gaveUp]);
+    clearTimeout(timer);
+    if (!done) {
+      this.worker.unref();
+      for (const l of this.logListeners) l(`[journal] the journal's worker thread did not exit within ${(2 * this.closeGraceMs) / 1000} s of closing (a known Node.js teardown deadlock, nodejs/node#54918); the journal itself was closed`);
+    }
   }
 
   private exited = false;

@@ -14,7 +14,7 @@ import { LOG_HEADER_BYTES, encodeHeader } from '../../src/journal/logFormat';
 import { LogStore, listGenerations, logPath } from '../../src/journal/logStore';
 import { SCHEMA_VERSION } from '../../src/journal/schema';
 import { loadSqlJs } from '../../src/journal/sqljs';
-import { openJournal, openStore, trackedTempDir as tempDir, WASM_PATH, WORKER_PATH } from './helpers';
+import { CHILD_NODE_FLAGS, openJournal, openStore, trackedTempDir as tempDir, WASM_PATH, WORKER_PATH } from './helpers';
 
 
 const JOURNAL_JS = path.resolve(__dirname, '../../src/journal/journal.js');
@@ -91,7 +91,7 @@ describe('adversarial: durability with several windows', () => {
           if (line === 'quit') { await j.close(); process.exit(0); }
         }
       })();`;
-    const child = spawn(process.execPath, ['-e', childCode, file], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, '-e', childCode, file], { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     const waitFor = async (s: string) => {
@@ -167,7 +167,7 @@ describe('adversarial: durability with several windows', () => {
       const outs = await Promise.all(
         Array.from({ length: 4 }, () =>
           new Promise<string>((resolve) => {
-            const c: ChildProcess = spawn(process.execPath, ['-e', childCode, lockFile, String(startAt)]);
+            const c: ChildProcess = spawn(process.execPath, [...CHILD_NODE_FLAGS, '-e', childCode, lockFile, String(startAt)]);
             let o = '';
             c.stdout!.on('data', (d: Buffer) => (o += d.toString()));
             c.on('close', () => resolve(o));

@@ -2,6 +2,7 @@
  * Test helpers: temporary folders, journals on real files, raw edits of a journal file with sql.js,
  * and instance records for simulated extension hosts.
  */
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,6 +17,46 @@ import { ChatRuntime } from '../../src/runtime/chatRuntime';
 
 /** sql-wasm.wasm inside node_modules. */
 export const WASM_PATH = path.join(path.dirname(require.resolve('sql.js')), 'sql-wasm.wasm');
+
+/**
+ * Node flags a child Node process of a test gets too. The unit stage runs with
+ * `--no-concurrent-recompilation` (scripts/test-all.sh): Node 20 can deadlock when a worker thread
+ * exits while V8 compiles its code in the background (nodejs/node#54918; docs/ARCHITECTURE.md), and
+ * the suite opens and closes hundreds of journal workers. A child process exits its workers too.
+ */
+export const CHILD_NODE_FLAGS: readonly string[] = process.execArgv.filter((a) => a === '--no-concurrent-recompilation');
+
+/** The journal writer tool (test/tools/journalWriter.ts). */
+const WRITER = path.resolve(__dirname, '../tools/journalWriter.js');
+
+/** How a journal writer process ended: its acknowledged write numbers (`ack N` lines) and output. */
+export interface WriterRun {
+  readonly acks: number[];
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly out: string;
+  readonly err: string;
+}
+
+/**
+ * Runs the journal writer tool with `args` (see its docstring) and extra environment `env`;
+ * SIGKILLs it after `killAfterMs` ms if given. Resolves once it exited and its output closed.
+ */
+export function runWriter(args: readonly string[], options: { env?: Record<string, string>; killAfterMs?: number } = {}): Promise<WriterRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, WRITER, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const timer = options.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
+    child.on('close', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      const acks = out.split('\n').filter((l) => l.startsWith('ack ')).map((l) => Number(l.slice(4)));
+      resolve({ acks, code, signal, out, err });
+    });
+  });
+}
 
 /** Folders made by `trackedTempDir`, removed when the test process exits. */
 const tracked: string[] = [];

@@ -4,34 +4,15 @@
  * in the middle. Not timed: speed is measured by `npm run bench`.
  */
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { LOG_HEADER_BYTES } from '../../src/journal/logFormat';
 import { LogStore, listGenerations, logPath } from '../../src/journal/logStore';
 import { loadSqlJs } from '../../src/journal/sqljs';
-import { editJournalFile, openJournal, tempDir, WASM_PATH } from './helpers';
+import { editJournalFile, openJournal, runWriter, tempDir, WASM_PATH } from './helpers';
 
-const WRITER = path.resolve(__dirname, '../tools/journalWriter.js');
 const CRASH_TRIALS = Number(process.env.NAC_CRASH_TRIALS ?? 24);
-
-/** Runs the writer tool; resolves with the acks it printed and how it ended. */
-function runWriter(args: string[], killAfterMs?: number): Promise<{ acks: number[]; code: number | null; signal: string | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [WRITER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-    child.on('close', (code, signal) => {
-      if (timer) clearTimeout(timer);
-      const acks = out.split('\n').filter((l) => l.startsWith('ack ')).map((l) => Number(l.slice(4)));
-      resolve({ acks, code, signal, out, err });
-    });
-  });
-}
 
 describe('journal engine: crash safety', () => {
   it(`loses no acknowledged write when the writer is SIGKILLed at random moments (${CRASH_TRIALS} trials)`, async () => {
@@ -40,7 +21,7 @@ describe('journal engine: crash safety', () => {
     let killed = 0;
     for (let trial = 0; trial < CRASH_TRIALS; trial++) {
       // Small generations so kills also land inside rotations and compactions.
-      const run = await runWriter([file, 'sessions', '100000', `t${trial}`, '65536'], 150 + ((trial * 97) % 400));
+      const run = await runWriter([file, 'sessions', '100000', `t${trial}`, '65536'], { killAfterMs: 150 + ((trial * 97) % 400) });
       if (run.signal === 'SIGKILL') killed++;
       assert.ok(run.signal === 'SIGKILL' || run.code === 0, `writer failed: ${run.err}`);
       for (const i of run.acks) expected.add(`t${trial}-${i}`);
