@@ -3,7 +3,8 @@
 //   1. installs what is missing (npm ci if node_modules is absent; chromium, Node 24 and code-server
 //      into .vscode-test/ through scripts/ensure-vscode.sh),
 //   2. builds the extension (node esbuild.mjs) if dist/ is missing or older than the sources,
-//   3. copies a sample workspace (test/fixtures/workspace) to .vscode-test/sample-workspace once,
+//   3. copies a sample workspace (test/fixtures/workspace) to .vscode-test/sample-workspace once
+//      (a git repository of its own, so git in a chat never reaches this clone),
 //   4. installs the extension into .vscode-test/extensions (a plain copy, replaced on every start),
 //   5. serves VS Code on http://127.0.0.1:PORT (env PORT, default 8080, else a free port) and prints
 //      the URL to open; runs until Ctrl+C (SIGINT/SIGTERM stop the server and all its processes).
@@ -72,6 +73,7 @@ async function main() {
   }
   if (!fs.existsSync(workspace)) throw new Error(`folder ${workspace} does not exist`);
   workspace = fs.realpathSync(workspace);
+  if (!process.argv[2]) ownGitRepository(workspace);
 
   const extensionsDir = path.join(CACHE, 'extensions');
   const installed = h.installExtension(extensionPath, extensionsDir);
@@ -122,3 +124,17 @@ main().catch((e) => {
   console.error(`[start] ${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);
 });
+
+/**
+ * Gives the sample workspace a git repository of its own, with one commit. It lives inside this
+ * clone, so without one an allowed `git status` or `git commit` in a chat acted on the extension's
+ * own repository (a fresh user found that). Does nothing when it has one, or when git is missing.
+ */
+function ownGitRepository(folder) {
+  if (fs.existsSync(path.join(folder, '.git'))) return;
+  const git = (...args) => spawnSync('git', ['-c', 'user.name=Native Agent Chats', '-c', 'user.email=sample@localhost', ...args], { cwd: folder, stdio: 'ignore' });
+  if (git('init', '-q').status !== 0) return;
+  git('add', '-A');
+  git('commit', '-q', '-m', 'The sample workspace');
+  say(`made the sample workspace a git repository of its own (${folder})`);
+}

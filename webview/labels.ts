@@ -89,8 +89,21 @@ const INVOCATION_WORDS: Readonly<Record<InvocationStatus, string>> = {
   stopped: 'Stopped',
 };
 
-/** The status badge text of an invocation ("Done", "Failed (exit 2)", …). */
-export function invocationStatusLabel(item: Pick<InvocationItem, 'status' | 'exitCode'>): string {
+/** Error classes of a run cut short by a restart: its invocation was interrupted, not failed. */
+const RESTART_CLASSES: ReadonlySet<string> = new Set(['app_restarted', 'sandbox_boundary_closed_by_restart']);
+
+/**
+ * The status an invocation's badge shows: its journaled status, except that one failed by a restart
+ * shows `interrupted` (a fresh user saw "Failed" next to a card saying the request was denied by the
+ * restart, and read it as the command having run and failed).
+ */
+export function invocationBadgeStatus(item: Pick<InvocationItem, 'status' | 'failureClass'>): InvocationStatus | 'interrupted' {
+  return item.status === 'failed' && item.failureClass && RESTART_CLASSES.has(item.failureClass) ? 'interrupted' : item.status;
+}
+
+/** The status badge text of an invocation ("Done", "Failed (exit 2)", "Interrupted", …). */
+export function invocationStatusLabel(item: Pick<InvocationItem, 'status' | 'exitCode' | 'failureClass'>): string {
+  if (invocationBadgeStatus(item) === 'interrupted') return 'Interrupted';
   const words = INVOCATION_WORDS[item.status] ?? item.status;
   if (typeof item.exitCode === 'number' && item.exitCode !== 0 && (item.status === 'failed' || item.status === 'completed')) {
     return `${words} (exit ${item.exitCode})`;

@@ -9,6 +9,7 @@ import {
 } from '@vscode/webview-ui-toolkit';
 import type { BoundaryDecision } from '../src/core/vocabulary';
 import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
+import { DraftKeeper } from './draft';
 import { decideSend, isSendKey } from './input';
 import { buildSkeleton } from './layout';
 import { ChatRenderer } from './render';
@@ -25,6 +26,10 @@ const app = document.getElementById('app') ?? document.body.appendChild(document
 const sk = buildSkeleton(app);
 const renderer = new ChatRenderer(sk);
 const scroll = new ScrollPin(sk.transcript, sk.content);
+const drafts = new DraftKeeper(host);
+sk.composer.value = drafts.draft;
+// 'input' as the user types; 'change' also after a paste or a programmatic edit is committed.
+for (const kind of ['input', 'change']) sk.composer.addEventListener(kind, () => drafts.saveDraft(sk.composer.value ?? ''));
 
 let state: ViewState = INITIAL_VIEW_STATE;
 let frame = 0;
@@ -51,7 +56,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const previous = state;
   setState(reduceHostMessage(state, message));
   if (message.type === 'snapshot') {
-    host.persist({ sessionId: message.session.id });
+    if (drafts.showSession(message.session.id)) sk.composer.value = '';
     if (previous.session?.id !== message.session.id) scroll.pin();
   }
 });
@@ -70,6 +75,7 @@ function send(): void {
   }
   host.post({ type: 'send', text: decision.text });
   sk.composer.value = '';
+  drafts.saveDraft('');
   scroll.pin();
   sk.composer.focus();
 }

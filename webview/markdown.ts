@@ -17,6 +17,15 @@ export function markdownFragment(markdown: string): DocumentFragment {
   return DOMPurify.sanitize(html, PURIFY_OPTIONS);
 }
 
+/**
+ * Renders what the user typed: markdown as in an agent's reply (code spans and fenced blocks, such
+ * as the local agent's `write` blocks), but every line break the user typed is kept (`breaks`).
+ */
+export function userMarkdownFragment(markdown: string): DocumentFragment {
+  const html = marked.parse(markdown, { async: false, gfm: true, breaks: true });
+  return DOMPurify.sanitize(html, PURIFY_OPTIONS);
+}
+
 /** Renders inline markdown (a banner sentence with code spans) to a sanitized fragment. */
 export function inlineMarkdownFragment(markdown: string): DocumentFragment {
   const html = marked.parseInline(markdown, { async: false, gfm: true });

@@ -115,6 +115,9 @@ export class ChatRenderer {
     const running = state.mode === 'chat' && state.live.running;
     setFlag(this.sk.stop, 'hidden', !running);
     setFlag(this.sk.stop, 'disabled', !running);
+    // While the agent works, Stop takes Send's place (as in Copilot Chat); Enter still explains why
+    // nothing is sent, and the typed text stays.
+    setFlag(this.sk.send, 'hidden', running);
     setFlag(this.sk.send, 'disabled', state.mode !== 'chat' || !!state.live.readOnlyReason);
   }
 }

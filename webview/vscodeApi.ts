@@ -20,8 +20,10 @@ declare global {
 export interface HostChannel {
   /** Posts a protocol message to the host. */
   post(message: WebviewMessage): void;
-  /** Persists which session this panel shows (read back by the host's serializer on restore). */
+  /** Persists the panel's state (its session, read back by the host's serializer on restore; its draft). */
   persist(state: WebviewPersistedState): void;
+  /** The state last persisted by this panel (before its view was hidden or the window reloaded), if any. */
+  restore(): WebviewPersistedState | undefined;
 }
 
 /** Acquires the VS Code API (once) and wraps it in a typed channel. */
@@ -30,5 +32,9 @@ export function connectHost(): HostChannel {
   return {
     post: (message) => vscode.postMessage(message),
     persist: (state) => vscode.setState(state),
+    restore: () => {
+      const state = vscode.getState();
+      return state && typeof state === 'object' ? (state as WebviewPersistedState) : undefined;
+    },
   };
 }

@@ -6,7 +6,9 @@
 import * as vscode from 'vscode';
 import type { ProviderId } from '../core/vocabulary';
 import type { Agent } from '../runtime/agent';
+import { findExecutable } from '../runtime/agents/executables';
 import { LocalAgent } from '../runtime/agents/localAgent';
+import { OPENAI_COMPATIBLE_DEFAULT_BASE_URL } from '../runtime/agents/openaiCompatible/openaiCompatibleAgent';
 import { VscodeLmAgent } from './vscodeLmAgent';
 
 /** One provider as the user sees it. */
@@ -59,11 +61,57 @@ export function createAgentRegistry(
   };
 }
 
-/** Quick pick of providers, the default first. Resolves undefined when dismissed. */
+/** Longest the picker waits for VS Code to list its language models (ms). */
+const LM_CHECK_MS = 500;
+
+/**
+ * What a provider still lacks on this machine, in a few words for the picker, or '' when nothing
+ * is known to be missing: the `claude` / `codex` CLI (configured path, else PATH), a language model
+ * for the VS Code LM provider. The OpenAI-compatible provider names the server it will call (it is
+ * not probed: a picker must not wait on the network). Never throws.
+ */
+export async function providerReadiness(id: ProviderId): Promise<string> {
+  const cli = (name: string, settingKey: string) => {
+    const configured = setting(settingKey, '');
+    const found = findExecutable(name, configured, { tool: name, setting: `nativeAgentChats.${settingKey}`, install: '' });
+    if (found.ok) return '';
+    return configured ? `$(warning) ${name} not found at ${configured}` : `$(warning) ${name} not found on PATH`;
+  };
+  try {
+    if (id === 'claude') return cli('claude', 'claude.executablePath');
+    if (id === 'codex') return cli('codex', 'codex.executablePath');
+    if (id === 'openai-compatible') return `server ${setting('openaiCompatible.baseUrl', '') || OPENAI_COMPATIBLE_DEFAULT_BASE_URL}`;
+    if (id === 'vscode-lm') {
+      const vendor = setting('vscodeLm.vendor', '');
+      const family = setting('vscodeLm.family', '');
+      const models = await Promise.race([
+        vscode.lm.selectChatModels({ ...(vendor ? { vendor } : {}), ...(family ? { family } : {}) }),
+        new Promise<undefined>((resolve) => setTimeout(resolve, LM_CHECK_MS)),
+      ]);
+      if (models === undefined) return ''; // no answer in time: say nothing rather than hold the picker
+      return models.length > 0 ? '' : '$(warning) no language model available (e.g. install GitHub Copilot Chat)';
+    }
+  } catch {
+    /* a check that fails says nothing: the chat itself explains what is missing */
+  }
+  return '';
+}
+
+/**
+ * Quick pick of providers, the default first; each says what it still lacks here
+ * (`providerReadiness`), so a user learns it before the first message fails. Resolves undefined
+ * when dismissed.
+ */
 export async function pickProvider(defaultId: string): Promise<ProviderId | undefined> {
   const sorted = [...PROVIDERS].sort((a, b) => Number(b.id === defaultId) - Number(a.id === defaultId));
+  const notes = await Promise.all(sorted.map((p) => providerReadiness(p.id)));
   const picked = await vscode.window.showQuickPick(
-    sorted.map((p) => ({ label: p.label, description: p.id === defaultId ? 'default' : '', detail: p.detail, id: p.id })),
+    sorted.map((p, i) => ({
+      label: p.label,
+      description: [p.id === defaultId ? 'default' : '', notes[i]].filter(Boolean).join(' · '),
+      detail: p.detail,
+      id: p.id,
+    })),
     { placeHolder: 'Which agent should this chat use?', matchOnDetail: true },
   );
   return picked?.id;

@@ -65,9 +65,14 @@ export type HostMessage =
   /** A request was refused or invalid; `code` is stable, `message` is for people. */
   | { readonly type: 'error'; readonly code: string; readonly message: string };
 
-/** State the webview persists with `setState` (so a restored panel knows its session). */
+/**
+ * State the webview persists with `setState`: VS Code keeps it while the tab is hidden (its view is
+ * destroyed then) and across a window reload, and hands it to the serializer on restore.
+ * `sessionId`: the chat the panel shows. `draft`: the composer's unsent text, if any.
+ */
 export interface WebviewPersistedState {
-  readonly sessionId: string;
+  readonly sessionId?: string;
+  readonly draft?: string;
 }
 
 /** Decodes an untrusted message. Returns the message or a sentence naming what was wrong. */

@@ -6,7 +6,7 @@ import { MAX_PROMPT_CHARS as PROTOCOL_MAX } from '../../src/protocol/messages';
 import { BOUNDARY_KINDS } from '../../src/core/vocabulary';
 import { decideSend, isNearBottom, isSendKey, MAX_PROMPT_CHARS } from '../../webview/input';
 import {
-  boundaryKindLabel, codeSpan, describeBoundary, invocationDetail, invocationStatusLabel, NOT_ACTIONABLE_TEXT, turnOriginLabel, type BoundaryItem,
+  boundaryKindLabel, codeSpan, describeBoundary, invocationBadgeStatus, invocationDetail, invocationStatusLabel, NOT_ACTIONABLE_TEXT, turnOriginLabel, type BoundaryItem,
 } from '../../webview/labels';
 import { dismissError, INITIAL_VIEW_STATE, markBusy, reduceHostMessage, requestBusyKey } from '../../webview/state';
 
@@ -42,6 +42,17 @@ describe('other labels', () => {
     assert.equal(invocationStatusLabel({ status: 'completed', exitCode: 0 }), 'Done');
     assert.equal(invocationStatusLabel({ status: 'failed', exitCode: 2 }), 'Failed (exit 2)');
     assert.equal(invocationStatusLabel({ status: 'awaiting_approval' }), 'Waiting for approval');
+  });
+
+  test('an invocation cut short by a restart is interrupted, not failed', () => {
+    // A fresh user saw "Failed" next to a card saying the restart denied the request.
+    for (const failureClass of ['sandbox_boundary_closed_by_restart', 'app_restarted'] as const) {
+      assert.equal(invocationStatusLabel({ status: 'failed', failureClass }), 'Interrupted');
+      assert.equal(invocationBadgeStatus({ status: 'failed', failureClass }), 'interrupted');
+    }
+    assert.equal(invocationStatusLabel({ status: 'failed', failureClass: 'agent_error', exitCode: 1 }), 'Failed (exit 1)');
+    assert.equal(invocationBadgeStatus({ status: 'failed', failureClass: 'agent_error' }), 'failed');
+    assert.equal(invocationBadgeStatus({ status: 'denied' }), 'denied');
   });
 
   test('the line under an invocation does not repeat its status badge', () => {

@@ -12,11 +12,13 @@ const window = new Window();
 const globals = globalThis as unknown as Record<string, unknown>;
 
 before(() => {
+  globals.window = window; // DOMPurify binds to the window it finds when first loaded
   globals.document = window.document;
   globals.Node = window.Node;
   globals.HTMLElement = window.HTMLElement;
 });
 after(async () => {
+  delete globals.window;
   delete globals.document;
   delete globals.Node;
   delete globals.HTMLElement;
@@ -44,5 +46,128 @@ describe('chat view renderer', () => {
     renderer.render({ ...INITIAL_VIEW_STATE, mode: 'chat', session, transcript: EMPTY_TRANSCRIPT, live: IDLE_LIVE });
     assert.equal(sk.content.querySelector('.loading'), null, 'the loading status is gone once the chat is there');
     assert.ok(sk.content.querySelector('.welcome'), 'an empty chat shows its welcome');
+  });
+
+  test('while the agent works, Stop takes the place of Send; afterwards Send is back', async () => {
+    // A fresh user found Send looking enabled while the agent worked (pressing it only explained why nothing was sent).
+    const { buildSkeleton } = await import('../../webview/layout');
+    const { ChatRenderer } = await import('../../webview/render');
+    const { INITIAL_VIEW_STATE, IDLE_LIVE } = await import('../../webview/state');
+    const sk = buildSkeleton(window.document.createElement('div') as unknown as HTMLElement);
+    const renderer = new ChatRenderer(sk);
+    const chat = { ...INITIAL_VIEW_STATE, mode: 'chat' as const, session, transcript: EMPTY_TRANSCRIPT };
+
+    renderer.render({ ...chat, live: { ...IDLE_LIVE, running: true } });
+    assert.equal(sk.send.hasAttribute('hidden'), true, 'Send is hidden while the agent works');
+    assert.equal(sk.stop.hasAttribute('hidden'), false, 'Stop is shown');
+    assert.equal(sk.stop.hasAttribute('disabled'), false, 'Stop can be pressed');
+
+    renderer.render({ ...chat, live: IDLE_LIVE });
+    assert.equal(sk.send.hasAttribute('hidden'), false, 'Send is back');
+    assert.equal(sk.send.hasAttribute('disabled'), false, 'Send can be pressed');
+    assert.equal(sk.stop.hasAttribute('hidden'), true, 'Stop is gone');
+  });
+});
+
+describe('a user message', () => {
+  test('shows code spans and fenced blocks as code, and keeps the line breaks typed', async () => {
+    // A fresh user saw their backticks shown raw.
+    const { renderTurn } = await import('../../webview/render/turn');
+    const prompt = 'first line\nsecond line with `ls -la`\n\nwrite notes.txt\n```\nhello <b>there</b>\n```';
+    const el = renderTurn(
+      { id: 't1', prompt, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, items: [] } as never,
+      { actionableIds: new Set(), busyRequestIds: new Set(), busyTurn: false, followedUp: false, running: false },
+    );
+    const message = el.querySelector('.message.user')!;
+    assert.equal(message.querySelector(':not(pre) > code')?.textContent, 'ls -la');
+    assert.equal(message.querySelector('pre code')?.textContent, 'hello <b>there</b>\n', 'the block is code, its markup shown as typed');
+    assert.equal(message.querySelector('pre b'), null);
+    assert.equal(message.querySelectorAll('br').length, 1, 'the typed line break is kept');
+    assert.ok(!message.textContent!.includes('`'), 'no raw backticks');
+  });
+});
+
+describe('a request made by a tool invocation', () => {
+  const ctx = { actionableIds: new Set(['r1']), busyRequestIds: new Set<string>(), busyTurn: false, followedUp: false, running: true };
+  const turnWith = (items: unknown[]) =>
+    ({ id: 't1', prompt: 'p', origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, items }) as never;
+
+  test('is drawn inside its invocation, above the output, with the diff shown once', async () => {
+    // A fresh user found the approval card below the command's output, and a write's diff twice.
+    const { renderTurn } = await import('../../webview/render/turn');
+    const diff = '--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+hi\n';
+    const el = renderTurn(
+      turnWith([
+        { type: 'invocation', id: 'i1', tool: 'write', summary: '/tmp/x', status: 'awaiting_approval', output: 'partial output', diff },
+        { type: 'boundary', id: 'r1', invocationId: 'i1', kind: 'write_outside_workspace', subject: '/tmp/x', why: 'outside', diff, status: 'pending' },
+        { type: 'text', text: 'after' },
+      ]),
+      ctx,
+    );
+    const invocation = el.querySelector('.invocation[data-invocation-id="i1"]')!;
+    const card = invocation.querySelector('.boundary-card[data-request-id="r1"]');
+    assert.ok(card, 'the card is inside its invocation');
+    assert.equal(el.querySelectorAll('.boundary-card').length, 1, 'and nowhere else');
+    assert.ok(card.querySelector('[data-decision="allow_once"]'), 'still actionable');
+    const kids = [...invocation.children].map((c) => c.className.split(' ')[0]);
+    assert.ok(kids.indexOf('boundary-card') < kids.indexOf('output'), `card above the output: ${kids.join(', ')}`);
+    assert.equal(el.querySelectorAll('pre.diff').length, 1, 'the diff is shown once');
+  });
+
+  test('stays a card of its own when its invocation is not in the turn', async () => {
+    const { renderTurn } = await import('../../webview/render/turn');
+    const el = renderTurn(
+      turnWith([{ type: 'boundary', id: 'r1', invocationId: 'elsewhere', kind: 'command', subject: 'git push', why: 'w', status: 'pending' }]),
+      ctx,
+    );
+    assert.equal(el.querySelector(':scope > .boundary-card')?.getAttribute('data-request-id'), 'r1');
+  });
+});
+
+describe('the unsent draft', () => {
+  /** A stand-in for the webview's getState/setState, as VS Code keeps it for a hidden or reloaded tab. */
+  const memory = (initial?: object) => {
+    let kept: unknown = initial;
+    const writes: unknown[] = [];
+    return {
+      store: { restore: () => kept as never, persist: (s: object) => { kept = s; writes.push(s); } },
+      kept: () => kept,
+      writes,
+    };
+  };
+
+  test('comes back in a new view of the same tab (hidden and shown again, or a window reload)', async () => {
+    const { DraftKeeper } = await import('../../webview/draft');
+    const m = memory();
+    const first = new DraftKeeper(m.store);
+    assert.equal(first.draft, '');
+    assert.equal(first.showSession('s1'), false);
+    first.saveDraft('half a thought');
+    assert.deepEqual(m.kept(), { sessionId: 's1', draft: 'half a thought' }, 'the session stays for the serializer');
+
+    const second = new DraftKeeper(m.store); // the view was destroyed and built again
+    assert.equal(second.draft, 'half a thought');
+    assert.equal(second.showSession('s1'), false, 'the snapshot of the same chat keeps the draft');
+    second.saveDraft('');
+    assert.equal(new DraftKeeper(m.store).draft, '', 'a sent message leaves no draft');
+  });
+
+  test('a draft typed for one chat is dropped when the tab is given another chat', async () => {
+    const { DraftKeeper } = await import('../../webview/draft');
+    const m = memory({ sessionId: 's1', draft: 'for s1' });
+    const keeper = new DraftKeeper(m.store);
+    assert.equal(keeper.showSession('s2'), true);
+    assert.deepEqual(m.kept(), { sessionId: 's2' });
+    assert.equal(keeper.draft, '');
+  });
+
+  test('ignores a malformed stored draft and writes nothing when nothing changed', async () => {
+    const { DraftKeeper } = await import('../../webview/draft');
+    const m = memory({ sessionId: 's1', draft: 42 });
+    const keeper = new DraftKeeper(m.store);
+    assert.equal(keeper.draft, '');
+    keeper.saveDraft('');
+    keeper.showSession('s1');
+    assert.equal(m.writes.length, 0);
   });
 });

@@ -5,7 +5,7 @@
 import type { TranscriptItem } from '../../src/core/transcript';
 import { errorClassShortLabel } from '../errorClassView';
 import { h } from '../dom';
-import { boundaryKindLabel, describeBoundary, invocationDetail, invocationStatusLabel, type BoundaryItem, type InvocationItem } from '../labels';
+import { boundaryKindLabel, describeBoundary, invocationBadgeStatus, invocationDetail, invocationStatusLabel, type BoundaryItem, type InvocationItem } from '../labels';
 import { markdownFragment } from '../markdown';
 import { renderDiff } from './diff';
 
@@ -24,8 +24,12 @@ export function renderText(text: string): HTMLElement {
   return el;
 }
 
-/** Renders a tool invocation as `.invocation[data-invocation-id]`. */
-export function renderInvocation(item: InvocationItem): HTMLElement {
+/**
+ * Renders a tool invocation as `.invocation[data-invocation-id]`: its head, the line under it, its
+ * diff, the boundary cards of the requests it made (`requests`: the card sits where the user reads
+ * what is asked, above the output, and shows no second copy of the same diff), then its output.
+ */
+export function renderInvocation(item: InvocationItem, requests: readonly BoundaryItem[] = [], ctx: ItemContext = NO_ACTIONS): HTMLElement {
   const detail = invocationDetail(item, errorClassShortLabel);
   return h(
     'div',
@@ -35,13 +39,17 @@ export function renderInvocation(item: InvocationItem): HTMLElement {
       { class: 'invocation-head' },
       h('span', { class: 'tool' }, item.tool),
       h('code', { class: 'summary' }, item.summary),
-      h('span', { class: `badge status-badge status-${item.status}` }, invocationStatusLabel(item)),
+      h('span', { class: `badge status-badge status-${invocationBadgeStatus(item)}` }, invocationStatusLabel(item)),
     ),
     detail ? h('div', { class: 'invocation-message' }, detail) : null,
-    item.output ? h('pre', { class: 'output' }, item.output) : null,
     item.diff ? renderDiff(item.diff) : null,
+    ...requests.map((r) => renderBoundary(r.diff !== undefined && r.diff === item.diff ? { ...r, diff: undefined } : r, ctx)),
+    item.output ? h('pre', { class: 'output' }, item.output) : null,
   );
 }
+
+/** No request is actionable or busy (an invocation rendered on its own). */
+const NO_ACTIONS: ItemContext = { actionableIds: new Set(), busyRequestIds: new Set() };
 
 /** The three decision buttons of an actionable request. */
 function decisionButtons(requestId: string, busy: boolean, grants: string | undefined): HTMLElement {
@@ -78,13 +86,31 @@ export function renderNotice(level: 'info' | 'warning' | 'error', message: strin
   return h('div', { class: `notice notice-${level}`, role: level === 'error' ? 'alert' : 'note' }, message);
 }
 
-/** Renders any transcript item. */
+/**
+ * Renders a turn's items in ledger order. A boundary request made by an invocation of the same turn
+ * is drawn inside that invocation (see `renderInvocation`), not as a separate card below its output.
+ */
+export function renderItems(items: readonly TranscriptItem[], ctx: ItemContext): HTMLElement[] {
+  const invocationIds = new Set(items.flatMap((i) => (i.type === 'invocation' ? [i.id] : [])));
+  const requestsOf = new Map<string, BoundaryItem[]>();
+  for (const item of items) {
+    if (item.type !== 'boundary' || !item.invocationId || !invocationIds.has(item.invocationId)) continue;
+    requestsOf.set(item.invocationId, [...(requestsOf.get(item.invocationId) ?? []), item]);
+  }
+  return items.flatMap((item) => {
+    if (item.type === 'boundary' && item.invocationId && invocationIds.has(item.invocationId)) return [];
+    if (item.type === 'invocation') return [renderInvocation(item, requestsOf.get(item.id), ctx)];
+    return [renderItem(item, ctx)];
+  });
+}
+
+/** Renders any transcript item on its own. */
 export function renderItem(item: TranscriptItem, ctx: ItemContext): HTMLElement {
   switch (item.type) {
     case 'text':
       return renderText(item.text);
     case 'invocation':
-      return renderInvocation(item);
+      return renderInvocation(item, [], ctx);
     case 'boundary':
       return renderBoundary(item, ctx);
     case 'notice':

@@ -7,8 +7,9 @@ import type { TranscriptTurn } from '../../src/core/transcript';
 import { h } from '../dom';
 import { describeErrorClass } from '../errorClassView';
 import { turnOriginLabel } from '../labels';
+import { userMarkdownFragment } from '../markdown';
 import { renderErrorBanner } from './banner';
-import { renderItem } from './items';
+import { renderItems } from './items';
 
 /** What a turn's rendering depends on besides the turn object itself. */
 export interface TurnContext {
@@ -42,10 +43,10 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext): HTMLElement 
     'section',
     { class: 'turn', 'data-turn-id': turn.id, 'data-status': turn.status },
     origin ? h('div', { class: 'turn-origin' }, origin) : null,
-    h('div', { class: 'message user' }, turn.prompt),
+    h('div', { class: 'message user markdown' }, userMarkdownFragment(turn.prompt)),
   );
   const itemCtx = { actionableIds: ctx.actionableIds, busyRequestIds: ctx.busyRequestIds };
-  for (const item of turn.items) section.appendChild(renderItem(item, itemCtx));
+  for (const el of renderItems(turn.items, itemCtx)) section.appendChild(el);
   if (turn.status === 'running' && turn.items.length === 0) {
     section.appendChild(h('div', { class: 'agent-working' }, h('vscode-progress-ring', { class: 'inline-ring' }), 'Working…'));
   }

@@ -1,0 +1,34 @@
+// The agent picker's notes on what a provider still lacks here (src/host/providers.ts), read from
+// this VS Code's settings and language models. A fresh user picked Claude, Codex or the VS Code LM
+// provider and learned only from a failed first message that it was not set up.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { providerReadiness } from '../../src/host/providers';
+
+suite('agent picker notes', () => {
+  const config = () => vscode.workspace.getConfiguration('nativeAgentChats');
+  teardown(async () => {
+    await config().update('codex.executablePath', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('claude.executablePath', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('openaiCompatible.baseUrl', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  test('a CLI at a configured path that does not exist is named; one that exists adds no note', async () => {
+    await config().update('codex.executablePath', '/nonexistent/codex', vscode.ConfigurationTarget.Global);
+    assert.equal(await providerReadiness('codex'), '$(warning) codex not found at /nonexistent/codex');
+    await config().update('claude.executablePath', process.execPath, vscode.ConfigurationTarget.Global);
+    assert.equal(await providerReadiness('claude'), '');
+  });
+
+  test('the OpenAI-compatible provider names its server; the local agent needs nothing', async () => {
+    assert.equal(await providerReadiness('openai-compatible'), 'server http://127.0.0.1:11434/v1');
+    await config().update('openaiCompatible.baseUrl', 'http://127.0.0.1:9/v1', vscode.ConfigurationTarget.Global);
+    assert.equal(await providerReadiness('openai-compatible'), 'server http://127.0.0.1:9/v1');
+    assert.equal(await providerReadiness('local'), '');
+  });
+
+  test('the VS Code LM provider says when no language model is available', async () => {
+    const models = await vscode.lm.selectChatModels({});
+    assert.equal(await providerReadiness('vscode-lm'), models.length > 0 ? '' : '$(warning) no language model available (e.g. install GitHub Copilot Chat)');
+  });
+});
