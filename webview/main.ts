@@ -9,9 +9,9 @@ import {
 } from '@vscode/webview-ui-toolkit';
 import type { BoundaryDecision } from '../src/core/vocabulary';
 import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
-import { DraftKeeper } from './draft';
 import { decideSend, isSendKey } from './input';
 import { buildSkeleton } from './layout';
+import { PanelMemory } from './panelMemory';
 import { ChatRenderer } from './render';
 import { ScrollPin } from './scroll';
 import {
@@ -26,10 +26,18 @@ const app = document.getElementById('app') ?? document.body.appendChild(document
 const sk = buildSkeleton(app);
 const renderer = new ChatRenderer(sk);
 const scroll = new ScrollPin(sk.transcript, sk.content);
-const drafts = new DraftKeeper(host);
-sk.composer.value = drafts.draft;
+const memory = new PanelMemory(host);
+sk.composer.value = memory.draft;
 // 'input' as the user types; 'change' also after a paste or a programmatic edit is committed.
-for (const kind of ['input', 'change']) sk.composer.addEventListener(kind, () => drafts.saveDraft(sk.composer.value ?? ''));
+for (const kind of ['input', 'change']) sk.composer.addEventListener(kind, () => memory.saveDraft(sk.composer.value ?? ''));
+let scrollSave = 0;
+sk.transcript.addEventListener('scroll', () => {
+  if (scrollSave) return;
+  scrollSave = requestAnimationFrame(() => {
+    scrollSave = 0;
+    memory.saveScroll(scroll.atBottom ? undefined : sk.transcript.scrollTop);
+  });
+}, { passive: true });
 
 let state: ViewState = INITIAL_VIEW_STATE;
 let frame = 0;
@@ -56,8 +64,13 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const previous = state;
   setState(reduceHostMessage(state, message));
   if (message.type === 'snapshot') {
-    if (drafts.showSession(message.session.id)) sk.composer.value = '';
-    if (previous.session?.id !== message.session.id) scroll.pin();
+    if (memory.showSession(message.session.id)) sk.composer.value = '';
+    if (previous.session?.id !== message.session.id) {
+      // A view rebuilt after its tab was hidden (or the window reloaded) goes back to where the user read.
+      const kept = previous.session === null ? memory.scrollTop : undefined;
+      if (kept !== undefined) scroll.holdAt(kept);
+      else scroll.pin();
+    }
   }
 });
 
@@ -75,7 +88,7 @@ function send(): void {
   }
   host.post({ type: 'send', text: decision.text });
   sk.composer.value = '';
-  drafts.saveDraft('');
+  memory.saveDraft('');
   scroll.pin();
   sk.composer.focus();
 }

@@ -7,6 +7,8 @@ import { isNearBottom } from './input';
 /** Tracks whether the user is at the bottom of `box` and re-pins when content or size changes. */
 export class ScrollPin {
   private pinned = true;
+  /** A position to return to at the next `restore` (a rebuilt view going back to where the user read). */
+  private pending: number | undefined;
 
   /** Watches `box` (the scroller) and `content` (what grows inside it). */
   constructor(private readonly box: HTMLElement, content: HTMLElement) {
@@ -20,14 +22,29 @@ export class ScrollPin {
     }
   }
 
-  /** Scrolls to the bottom if the user was there (call after each render). */
+  /** True while the view follows the bottom of the transcript. */
+  get atBottom(): boolean {
+    return this.pinned;
+  }
+
+  /** Scrolls to the bottom if the user was there (call after each render), or to a position `holdAt` asked for. */
   restore(): void {
-    if (this.pinned) this.box.scrollTop = this.box.scrollHeight;
+    if (this.pending !== undefined) {
+      this.box.scrollTop = this.pending;
+      this.pending = undefined;
+    } else if (this.pinned) this.box.scrollTop = this.box.scrollHeight;
+  }
+
+  /** Stops following the bottom and scrolls to `top` (px) after the next render. */
+  holdAt(top: number): void {
+    this.pinned = false;
+    this.pending = top;
   }
 
   /** Pins to the bottom now (e.g. after the user sent a prompt or a new snapshot arrived). */
   pin(): void {
     this.pinned = true;
+    this.pending = undefined;
     this.restore();
   }
 }

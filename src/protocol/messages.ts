@@ -68,11 +68,13 @@ export type HostMessage =
 /**
  * State the webview persists with `setState`: VS Code keeps it while the tab is hidden (its view is
  * destroyed then) and across a window reload, and hands it to the serializer on restore.
- * `sessionId`: the chat the panel shows. `draft`: the composer's unsent text, if any.
+ * `sessionId`: the chat the panel shows. `draft`: the composer's unsent text, if any. `scrollTop`:
+ * where the user had scrolled the transcript to (px), absent while they follow its bottom.
  */
 export interface WebviewPersistedState {
   readonly sessionId?: string;
   readonly draft?: string;
+  readonly scrollTop?: number;
 }
 
 /** Decodes an untrusted message. Returns the message or a sentence naming what was wrong. */

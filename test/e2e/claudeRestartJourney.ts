@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { stepper, visible } from './steps';
+import { cardsAbout, stepper, visible } from './steps';
 import { chatFrame, newChatFromPalette, repoRoot, runCommand, waitForWorkbench } from '../harness/codeServer';
 import { startAnthropicMock, type AnthropicMock } from '../mocks/anthropicMock';
 import { TIMEOUTS, type JourneyContext } from './restartJourney';
@@ -72,7 +72,7 @@ export async function agentRestartJourney(ctx: JourneyContext, o: AgentJourneyOp
   const { page } = ctx;
   const step = stepper(ctx.log, ctx.shot);
   const CLAUDE_COMMAND = o.command;
-  const cards = () => chatFrame(page).locator('.boundary-card[data-request-id]', { hasText: CLAUDE_COMMAND });
+  const cards = () => cardsAbout(chatFrame(page), CLAUDE_COMMAND);
 
   await step('workbench', async () => {
     await page.goto(ctx.url, { timeout: TIMEOUTS.workbench });
@@ -105,12 +105,12 @@ export async function agentRestartJourney(ctx: JourneyContext, o: AgentJourneyOp
 
   await step('retried-card', async () => {
     await chatFrame(page).locator('.restart-banner [data-action="retry"]').first().click({ timeout: TIMEOUTS.ui });
-    const fresh = chatFrame(page).locator(`.boundary-card[data-request-id]:not([data-request-id="${firstRequest}"])`, { hasText: CLAUDE_COMMAND }).last();
+    const fresh = cardsAbout(chatFrame(page), CLAUDE_COMMAND, `:not([data-request-id="${firstRequest}"])`).last();
     await visible(fresh.locator('[data-decision="allow_once"]'), 'a new pending card after Retry', TIMEOUTS.command);
   });
 
   await step('tool-result', async () => {
-    const fresh = chatFrame(page).locator(`.boundary-card[data-request-id]:not([data-request-id="${firstRequest}"])`, { hasText: CLAUDE_COMMAND }).last();
+    const fresh = cardsAbout(chatFrame(page), CLAUDE_COMMAND, `:not([data-request-id="${firstRequest}"])`).last();
     await fresh.locator('[data-decision="allow_once"]').click({ timeout: TIMEOUTS.ui });
     await visible(chatFrame(page).locator('pre.output', { hasText: o.output }).first(), `the tool result "${o.output}"`, TIMEOUTS.command);
     await visible(chatFrame(page).locator('.message.agent', { hasText: o.finalReply }).first(), "the agent's final reply", TIMEOUTS.command);

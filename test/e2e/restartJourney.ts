@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { stepper, visible } from './steps';
+import { cardsAbout, stepper, visible } from './steps';
 import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
 
 /** What a journey needs from its runner. */
@@ -68,7 +68,7 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
 
   let firstRequest = '';
   await step('boundary-card', async () => {
-    const card = chatFrame(page).locator('.boundary-card[data-request-id]', { hasText: JOURNEY_COMMAND }).last();
+    const card = cardsAbout(chatFrame(page), JOURNEY_COMMAND).last();
     await visible(card, `a .boundary-card naming "${JOURNEY_COMMAND}"`, TIMEOUTS.ui);
     await visible(card.locator('[data-decision="allow_once"]'), 'the card\'s allow_once button', TIMEOUTS.ui);
     firstRequest = (await card.getAttribute('data-request-id')) ?? '';
@@ -99,8 +99,7 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
     const frame = chatFrame(page);
     const retry = frame.locator('.restart-banner [data-action="retry"]').first();
     await (await visible(retry, 'the banner\'s Retry button', TIMEOUTS.ui)).click();
-    const fresh = frame
-      .locator(`.boundary-card[data-request-id]:not([data-request-id="${firstRequest}"])`, { hasText: JOURNEY_COMMAND })
+    const fresh = cardsAbout(frame, JOURNEY_COMMAND, `:not([data-request-id="${firstRequest}"])`)
       .filter({ has: frame.locator('[data-decision="allow_once"]') })
       .last();
     await visible(fresh.locator('[data-decision="allow_once"]'), 'a new pending .boundary-card (other request id) with an allow_once button', TIMEOUTS.ui);
@@ -108,8 +107,7 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
 
   await step('approved-output', async () => {
     const frame = chatFrame(page);
-    const fresh = frame
-      .locator(`.boundary-card[data-request-id]:not([data-request-id="${firstRequest}"])`, { hasText: JOURNEY_COMMAND })
+    const fresh = cardsAbout(frame, JOURNEY_COMMAND, `:not([data-request-id="${firstRequest}"])`)
       .filter({ has: frame.locator('[data-decision="allow_once"]') })
       .last();
     await fresh.locator('[data-decision="allow_once"]').click({ timeout: TIMEOUTS.ui });

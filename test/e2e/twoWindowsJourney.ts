@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { stepper, visible } from './steps';
+import { cardsAbout, stepper, visible } from './steps';
 import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
 import { TIMEOUTS, type JourneyContext } from './restartJourney';
 import { STOP_ELSEWHERE_NOTICE } from '../../src/runtime/chatRuntime';
@@ -39,7 +39,7 @@ export async function twoWindowsJourney(ctx: TwoWindowsContext): Promise<void> {
     ctx.log(`✔ ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
     await ctx.shotOf(page, name);
   };
-  const cardFor = (page: Page, command: string) => chatFrame(page).locator('.boundary-card[data-request-id]', { hasText: command }).last();
+  const cardFor = (page: Page, command: string) => cardsAbout(chatFrame(page), command).last();
   const card = (page: Page) => cardFor(page, TWO_WINDOWS_COMMAND);
 
   await step('window-a-prompt', a, async () => {

@@ -92,7 +92,7 @@ describe('a request made by a tool invocation', () => {
   const turnWith = (items: unknown[]) =>
     ({ id: 't1', prompt: 'p', origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, items }) as never;
 
-  test('is drawn inside its invocation, above the output, with the diff shown once', async () => {
+  test('is drawn inside its invocation, above the output, repeating neither its subject nor its diff', async () => {
     // A fresh user found the approval card below the command's output, and a write's diff twice.
     const { renderTurn } = await import('../../webview/render/turn');
     const diff = '--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+hi\n';
@@ -112,6 +112,7 @@ describe('a request made by a tool invocation', () => {
     const kids = [...invocation.children].map((c) => c.className.split(' ')[0]);
     assert.ok(kids.indexOf('boundary-card') < kids.indexOf('output'), `card above the output: ${kids.join(', ')}`);
     assert.equal(el.querySelectorAll('pre.diff').length, 1, 'the diff is shown once');
+    assert.equal(card.querySelector('.subject'), null, 'the card does not repeat the path its invocation names');
   });
 
   test('stays a card of its own when its invocation is not in the turn', async () => {
@@ -121,10 +122,11 @@ describe('a request made by a tool invocation', () => {
       ctx,
     );
     assert.equal(el.querySelector(':scope > .boundary-card')?.getAttribute('data-request-id'), 'r1');
+    assert.equal(el.querySelector('.boundary-card .subject')?.textContent, 'git push', 'a card of its own names its subject');
   });
 });
 
-describe('the unsent draft', () => {
+describe('what a tab remembers when its view is rebuilt', () => {
   /** A stand-in for the webview's getState/setState, as VS Code keeps it for a hidden or reloaded tab. */
   const memory = (initial?: object) => {
     let kept: unknown = initial;
@@ -137,34 +139,65 @@ describe('the unsent draft', () => {
   };
 
   test('comes back in a new view of the same tab (hidden and shown again, or a window reload)', async () => {
-    const { DraftKeeper } = await import('../../webview/draft');
+    const { PanelMemory } = await import('../../webview/panelMemory');
     const m = memory();
-    const first = new DraftKeeper(m.store);
+    const first = new PanelMemory(m.store);
     assert.equal(first.draft, '');
     assert.equal(first.showSession('s1'), false);
     first.saveDraft('half a thought');
     assert.deepEqual(m.kept(), { sessionId: 's1', draft: 'half a thought' }, 'the session stays for the serializer');
 
-    const second = new DraftKeeper(m.store); // the view was destroyed and built again
+    const second = new PanelMemory(m.store); // the view was destroyed and built again
     assert.equal(second.draft, 'half a thought');
     assert.equal(second.showSession('s1'), false, 'the snapshot of the same chat keeps the draft');
     second.saveDraft('');
-    assert.equal(new DraftKeeper(m.store).draft, '', 'a sent message leaves no draft');
+    assert.equal(new PanelMemory(m.store).draft, '', 'a sent message leaves no draft');
+  });
+
+  test('where the user was reading comes back; following the bottom keeps nothing', async () => {
+    // The view is destroyed whenever its tab is hidden: switching tabs put a reader back at the bottom.
+    const { PanelMemory } = await import('../../webview/panelMemory');
+    const m = memory({ sessionId: 's1' });
+    const first = new PanelMemory(m.store);
+    assert.equal(first.scrollTop, undefined);
+    first.saveScroll(1234.6);
+    assert.deepEqual(m.kept(), { sessionId: 's1', scrollTop: 1235 });
+    assert.equal(new PanelMemory(m.store).scrollTop, 1235);
+    first.saveScroll(undefined); // back at the bottom
+    assert.deepEqual(m.kept(), { sessionId: 's1' });
+    assert.equal(new PanelMemory(memory({ scrollTop: -5 }).store).scrollTop, undefined, 'a malformed position is ignored');
+  });
+
+  test('the transcript goes back to a kept position once, then stays where the user leaves it', async () => {
+    const { ScrollPin } = await import('../../webview/scroll');
+    const box = window.document.createElement('div') as unknown as HTMLElement;
+    const pin = new ScrollPin(box, window.document.createElement('div') as unknown as HTMLElement);
+    assert.equal(pin.atBottom, true);
+    pin.holdAt(50);
+    assert.equal(pin.atBottom, false);
+    pin.restore(); // the render after the snapshot
+    assert.equal(box.scrollTop, 50);
+    box.scrollTop = 20; // the user scrolls on; later renders leave it there
+    pin.restore();
+    assert.equal(box.scrollTop, 20);
+    pin.pin(); // the user sent a message
+    assert.equal(pin.atBottom, true);
   });
 
   test('a draft typed for one chat is dropped when the tab is given another chat', async () => {
-    const { DraftKeeper } = await import('../../webview/draft');
-    const m = memory({ sessionId: 's1', draft: 'for s1' });
-    const keeper = new DraftKeeper(m.store);
+    const { PanelMemory } = await import('../../webview/panelMemory');
+    const m = memory({ sessionId: 's1', draft: 'for s1', scrollTop: 40 });
+    const keeper = new PanelMemory(m.store);
     assert.equal(keeper.showSession('s2'), true);
     assert.deepEqual(m.kept(), { sessionId: 's2' });
     assert.equal(keeper.draft, '');
+    assert.equal(keeper.scrollTop, undefined);
   });
 
   test('ignores a malformed stored draft and writes nothing when nothing changed', async () => {
-    const { DraftKeeper } = await import('../../webview/draft');
+    const { PanelMemory } = await import('../../webview/panelMemory');
     const m = memory({ sessionId: 's1', draft: 42 });
-    const keeper = new DraftKeeper(m.store);
+    const keeper = new PanelMemory(m.store);
     assert.equal(keeper.draft, '');
     keeper.saveDraft('');
     keeper.showSession('s1');

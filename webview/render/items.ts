@@ -27,7 +27,8 @@ export function renderText(text: string): HTMLElement {
 /**
  * Renders a tool invocation as `.invocation[data-invocation-id]`: its head, the line under it, its
  * diff, the boundary cards of the requests it made (`requests`: the card sits where the user reads
- * what is asked, above the output, and shows no second copy of the same diff), then its output.
+ * what is asked, above the output, and repeats neither the invocation's subject nor its diff), then
+ * its output.
  */
 export function renderInvocation(item: InvocationItem, requests: readonly BoundaryItem[] = [], ctx: ItemContext = NO_ACTIONS): HTMLElement {
   const detail = invocationDetail(item, errorClassShortLabel);
@@ -43,7 +44,7 @@ export function renderInvocation(item: InvocationItem, requests: readonly Bounda
     ),
     detail ? h('div', { class: 'invocation-message' }, detail) : null,
     item.diff ? renderDiff(item.diff) : null,
-    ...requests.map((r) => renderBoundary(r.diff !== undefined && r.diff === item.diff ? { ...r, diff: undefined } : r, ctx)),
+    ...requests.map((r) => renderBoundary(r, ctx, { subject: r.subject !== item.summary, diff: r.diff !== item.diff })),
     item.output ? h('pre', { class: 'output' }, item.output) : null,
   );
 }
@@ -65,16 +66,19 @@ function decisionButtons(requestId: string, busy: boolean, grants: string | unde
   );
 }
 
-/** Renders a sandbox boundary request as `.boundary-card[data-request-id]`. */
-export function renderBoundary(item: BoundaryItem, ctx: ItemContext): HTMLElement {
+/**
+ * Renders a sandbox boundary request as `.boundary-card[data-request-id]`. `show` leaves out the
+ * subject or the diff when the invocation the card sits in already shows them.
+ */
+export function renderBoundary(item: BoundaryItem, ctx: ItemContext, show: { subject: boolean; diff: boolean } = { subject: true, diff: true }): HTMLElement {
   const state = describeBoundary(item, ctx.actionableIds);
   return h(
     'div',
     { class: `boundary-card boundary-${state.state}`, 'data-request-id': item.id, 'data-state': state.state },
     h('div', { class: 'boundary-head' }, h('span', { class: 'boundary-kind' }, boundaryKindLabel(item.kind))),
-    h('div', { class: 'subject' }, h('code', {}, item.subject)),
+    show.subject ? h('div', { class: 'subject' }, h('code', {}, item.subject)) : null,
     item.why ? h('div', { class: 'why' }, item.why) : null,
-    item.diff ? renderDiff(item.diff) : null,
+    item.diff && show.diff ? renderDiff(item.diff) : null,
     state.state === 'actionable'
       ? decisionButtons(item.id, ctx.busyRequestIds.has(item.id), item.grants)
       : h('div', { class: 'boundary-outcome' }, state.text),

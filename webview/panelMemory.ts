@@ -1,0 +1,68 @@
+/**
+ * What a chat tab remembers about itself in its persisted state (`setState`): the chat it shows,
+ * the composer's unsent text, and where the user had scrolled to. VS Code destroys a tab's view
+ * whenever the tab is hidden (the panel does not retain its context) and on every window reload;
+ * without this, switching tabs threw away what the user was typing and where they were reading.
+ * DOM-free (unit-tested): the entry point wires it to the composer, the transcript and `HostChannel`.
+ */
+import type { WebviewPersistedState } from '../src/protocol/messages';
+
+/** Where the state lives: `HostChannel.restore` / `HostChannel.persist` in the view. */
+export interface StateStore {
+  restore(): WebviewPersistedState | undefined;
+  persist(state: WebviewPersistedState): void;
+}
+
+/** Keeps the panel's persisted state (see module docstring). */
+export class PanelMemory {
+  private state: WebviewPersistedState;
+
+  constructor(private readonly store: StateStore) {
+    this.state = store.restore() ?? {};
+  }
+
+  /** The draft to put back in the composer when the view loads ('' when none). */
+  get draft(): string {
+    return typeof this.state.draft === 'string' ? this.state.draft : '';
+  }
+
+  /**
+   * Where the user had scrolled the transcript to (px from its top), or undefined when they were at
+   * the bottom (following the chat) or nothing was kept.
+   */
+  get scrollTop(): number | undefined {
+    const top = this.state.scrollTop;
+    return typeof top === 'number' && Number.isFinite(top) && top >= 0 ? top : undefined;
+  }
+
+  /** Records the composer's text (on every edit; '' once sent). */
+  saveDraft(text: string): void {
+    if (text === this.draft) return;
+    this.save({ ...this.state, draft: text });
+  }
+
+  /** Records the transcript's scroll position (px from the top), or undefined when at the bottom. */
+  saveScroll(top: number | undefined): void {
+    const rounded = top === undefined ? undefined : Math.round(top);
+    if (rounded === this.scrollTop) return;
+    const { scrollTop: _dropped, ...rest } = this.state;
+    this.save(rounded === undefined ? rest : { ...rest, scrollTop: rounded });
+  }
+
+  /**
+   * Records the session the panel shows. What was kept for another session (an orphan tab given
+   * another chat) is dropped: its draft must not be offered as if typed for this chat.
+   * @returns true when something was dropped, so the caller clears the composer and follows the chat.
+   */
+  showSession(sessionId: string): boolean {
+    if (this.state.sessionId === sessionId) return false;
+    const dropped = this.state.sessionId !== undefined && (this.draft !== '' || this.scrollTop !== undefined);
+    this.save(this.state.sessionId !== undefined ? { sessionId } : { ...this.state, sessionId });
+    return dropped;
+  }
+
+  private save(next: WebviewPersistedState): void {
+    this.state = next;
+    this.store.persist(next);
+  }
+}
