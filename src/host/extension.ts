@@ -8,7 +8,7 @@
  */
 import * as vscode from 'vscode';
 import { Journal } from '../journal/journal';
-import { ChatRuntime } from '../runtime/chatRuntime';
+import { ChatRuntime, MAX_TITLE_CHARS } from '../runtime/chatRuntime';
 import { describeThisInstance } from '../runtime/instance';
 import { CHAT_VIEW_TYPE } from './chatPanel';
 import { ChatPanels, pickSession } from './chatPanels';
@@ -151,6 +151,28 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     const session = await pickSession(runtime, 'Open a chat');
     if (session) await panels.open(session);
     return session?.id;
+  });
+  // Renames the chat of the active tab (else a picked one); `{ sessionId, title }` skips the UI (tests).
+  command('nativeAgentChats.renameChat', async (runtime, args?: unknown) => {
+    const given = args as { sessionId?: unknown; title?: unknown } | undefined;
+    const sessionId = typeof given?.sessionId === 'string' ? given.sessionId : panels.activeSessionId() ?? (await pickSession(runtime, 'Rename which chat?'))?.id;
+    if (!sessionId) return undefined;
+    const session = await runtime.getSession(sessionId);
+    if (!session) throw new Error('That chat is no longer in the journal.');
+    const title = typeof given?.title === 'string'
+      ? given.title
+      : await vscode.window.showInputBox({
+          prompt: 'New title of the chat',
+          value: session.title,
+          validateInput: (v) => (v.trim() ? (v.trim().length > MAX_TITLE_CHARS ? `At most ${MAX_TITLE_CHARS} characters.` : undefined) : 'A chat needs a title.'),
+        });
+    if (title === undefined) return undefined;
+    const renamed = await runtime.renameSession(sessionId, title);
+    if (!renamed.ok) {
+      void vscode.window.showErrorMessage(renamed.message);
+      return undefined;
+    }
+    return renamed.value.title;
   });
   command('nativeAgentChats.stop', async (runtime) => {
     const sessionId = panels.activeSessionId();

@@ -34,7 +34,10 @@ export type RuntimeNotification =
 
 /** Stable codes of refused runtime actions (besides journal refusals). */
 export type RuntimeRefusal =
-  | JournalRefusal | 'busy' | 'already_decided' | 'not_actionable' | 'not_retryable' | 'no_agent';
+  | JournalRefusal | 'busy' | 'already_decided' | 'not_actionable' | 'not_retryable' | 'no_agent' | 'invalid';
+
+/** Longest chat title a user may give (characters). */
+export const MAX_TITLE_CHARS = 100;
 
 /** Options of the runtime. */
 export interface ChatRuntimeOptions {
@@ -197,6 +200,21 @@ export class ChatRuntime {
     const created = await this.options.journal.write('createSession', { id: randomUUID(), title, provider, createdAt: at, updatedAt: at });
     if (created.ok) this.emit({ type: 'session', session: created.value });
     return created;
+  }
+
+  /**
+   * Renames a chat to `title` as typed by the user: trimmed, its line breaks made spaces. The new
+   * title reaches this window's tabs at once and other windows' with their next refresh.
+   * @returns the renamed session, or a refusal: `invalid` (empty, or over MAX_TITLE_CHARS),
+   *          `not_found`, or the journal's own refusal.
+   */
+  async renameSession(sessionId: string, title: string): Promise<Result<SessionRecord, RuntimeRefusal>> {
+    const clean = title.replace(/\s+/g, ' ').trim();
+    if (!clean) return fail('invalid', 'A chat needs a title.');
+    if (clean.length > MAX_TITLE_CHARS) return fail('invalid', `A chat title can have at most ${MAX_TITLE_CHARS} characters (this one has ${clean.length}).`);
+    const renamed = await this.options.journal.write('renameSession', sessionId, clean, this.now());
+    if (renamed.ok) this.emit({ type: 'session', session: renamed.value });
+    return renamed;
   }
 
   /** Every chat, most recently updated first. */

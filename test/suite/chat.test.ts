@@ -36,6 +36,16 @@ suite('chat tabs and the journal', () => {
     assert.equal(session?.provider, 'local');
   });
 
+  test('Rename Chat renames the chat in the journal and its open tab', async () => {
+    const a = await api();
+    const runtime = await a.ready;
+    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'local' });
+    const title = await vscode.commands.executeCommand<string>('nativeAgentChats.renameChat', { sessionId, title: ' Release checklist ' });
+    assert.equal(title, 'Release checklist');
+    assert.equal((await runtime.getSession(sessionId))?.title, 'Release checklist');
+    await waitFor('the tab to show the new title', () => (chatTabs().some((t) => t.label === 'Release checklist') ? true : undefined));
+  });
+
   test('a prompt to the local agent lands in the journal with its reply', async () => {
     const a = await api();
     const runtime = await a.ready;

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import type { Transcript, TranscriptItem } from '../../src/core/transcript';
 import type { Journal } from '../../src/journal/journal';
 import { LocalAgent } from '../../src/runtime/agents/localAgent';
-import { ChatRuntime } from '../../src/runtime/chatRuntime';
+import { ChatRuntime, MAX_TITLE_CHARS, NEW_CHAT_TITLE } from '../../src/runtime/chatRuntime';
 import { closeWindows, fakeInstance, openJournal, openWindow, tempDir, waitFor } from './helpers';
 
 interface Harness {
@@ -177,6 +177,40 @@ describe('chat runtime with the local agent', () => {
     assert.equal(!second.ok && second.reason, 'busy');
     await h.runtime.stop(s.value.id);
     await h.runtime.whenIdle(s.value.id);
+    await h.journal.close();
+  });
+});
+
+describe('chat runtime: renaming a chat', () => {
+  it('keeps the title as typed (trimmed, one line), tells this window, and keeps it after the first prompt', async () => {
+    const h = await harness();
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    const seen: string[] = [];
+    h.runtime.onNotification((n) => {
+      if (n.type === 'session') seen.push(n.session.title);
+    });
+    const renamed = await h.runtime.renameSession(s.value.id, '  Release\nchecklist  ');
+    assert.ok(renamed.ok);
+    assert.equal(renamed.value.title, 'Release checklist');
+    assert.deepEqual(seen, ['Release checklist']);
+    await h.runtime.send(s.value.id, 'help');
+    await h.runtime.whenIdle(s.value.id);
+    assert.equal((await h.runtime.getSession(s.value.id))!.title, 'Release checklist', 'the first prompt does not rename a chat the user named');
+    await h.journal.close();
+  });
+
+  it('refuses an empty or over-long title and an unknown chat, changing nothing', async () => {
+    const h = await harness();
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    const empty = await h.runtime.renameSession(s.value.id, ' \n ');
+    assert.equal(!empty.ok && empty.reason, 'invalid');
+    const long = await h.runtime.renameSession(s.value.id, 'x'.repeat(MAX_TITLE_CHARS + 1));
+    assert.equal(!long.ok && long.reason, 'invalid');
+    const unknown = await h.runtime.renameSession('no-such-chat', 'Title');
+    assert.equal(!unknown.ok && unknown.reason, 'not_found');
+    assert.equal((await h.runtime.getSession(s.value.id))!.title, NEW_CHAT_TITLE);
     await h.journal.close();
   });
 });
