@@ -72,7 +72,7 @@ const LM_CHECK_MS = 500;
  */
 export async function providerReadiness(id: ProviderId): Promise<string> {
   const cli = (name: string, settingKey: string) => {
-    const configured = setting(settingKey, '');
+    const configured = setting(settingKey, '').trim();
     const found = findExecutable(name, configured, { tool: name, setting: `nativeAgentChats.${settingKey}`, install: '' });
     if (found.ok) return '';
     return configured ? `$(warning) ${name} not found at ${configured}` : `$(warning) ${name} not found on PATH`;

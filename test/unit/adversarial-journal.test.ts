@@ -236,7 +236,7 @@ describe('adversarial: acknowledged but not readable back', () => {
       })();`;
     const script = path.join(dir, 'child.js');
     fs.writeFileSync(script, childCode);
-    const run = spawnSync('bash', ['-c', `trap '' XFSZ; ulimit -f 1100; exec "${process.execPath}" "${script}" "${file}"`], { encoding: 'utf8', timeout: 50_000 });
+    const run = spawnSync('bash', ['-c', `trap '' XFSZ; ulimit -f 1100; exec "${process.execPath}" ${CHILD_NODE_FLAGS.join(' ')} "${script}" "${file}"`], { encoding: 'utf8', timeout: 50_000 });
     const acked = run.stdout.split('\n').filter((l) => l.startsWith('ack ')).map((l) => l.slice(4));
     assert.match(run.stdout, /refused /, `the limit was never reached: ${run.stdout.slice(-200)} ${run.stderr}`);
     const k = await openJournal(file);

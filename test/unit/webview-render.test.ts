@@ -85,6 +85,19 @@ describe('a user message', () => {
     assert.equal(message.querySelectorAll('br').length, 1, 'the typed line break is kept');
     assert.ok(!message.textContent!.includes('`'), 'no raw backticks');
   });
+
+  test('shows what the user typed between angle brackets, not as markup', async () => {
+    // A prompt about `List<String>`, a `<dir>` placeholder or an HTML tag lost those words on screen
+    // (the markup was parsed, then stripped), while the agent received them.
+    const { renderTurn } = await import('../../webview/render/turn');
+    const ctx = { actionableIds: new Set<string>(), busyRequestIds: new Set<string>(), busyTurn: false, followedUp: false, running: false };
+    for (const prompt of ['Why does List<String> fail to compile?', 'run ls <dir>', 'what does <details> do?\nsecond line', '<b>bold?</b> and <!-- a comment']) {
+      const el = renderTurn({ id: 't1', prompt, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, items: [] } as never, ctx);
+      const message = el.querySelector('.message.user')!;
+      assert.equal(message.textContent!.replace(/\n/g, ''), prompt.replace(/\n/g, ''), `shown as typed: ${JSON.stringify(prompt)}`);
+      assert.equal(message.querySelector('string, dir, details, b'), null, 'no element made from the typed text');
+    }
+  });
 });
 
 describe('a request made by a tool invocation', () => {
