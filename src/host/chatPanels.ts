@@ -140,9 +140,10 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
 
   private route(n: RuntimeNotification): void {
     const sessionId = n.type === 'session' ? n.session.id : n.sessionId;
-    for (const chat of this.panels) {
+    for (const chat of [...this.panels]) {
       if (chat.sessionId !== sessionId && !(n.type === 'refresh' && sessionId === ALL_SESSIONS)) continue;
-      if (n.type === 'update') void chat.post({ type: 'update', update: n.update });
+      if (n.type === 'deleted') chat.dispose();
+      else if (n.type === 'update') void chat.post({ type: 'update', update: n.update });
       else if (n.type === 'live') void chat.sendLive();
       else if (n.type === 'refresh') void chat.sendSnapshot();
       else {

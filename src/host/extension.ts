@@ -174,6 +174,29 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     }
     return renamed.value.title;
   });
+  // Deletes the chat of the active tab (else a picked one) after a modal confirmation;
+  // `{ sessionId, confirmed: true }` skips the UI (tests). Resolves true once deleted.
+  command('nativeAgentChats.deleteChat', async (runtime, args?: unknown) => {
+    const given = args as { sessionId?: unknown; confirmed?: unknown } | undefined;
+    const sessionId = typeof given?.sessionId === 'string' ? given.sessionId : panels.activeSessionId() ?? (await pickSession(runtime, 'Delete which chat?'))?.id;
+    if (!sessionId) return false;
+    const session = await runtime.getSession(sessionId);
+    if (!session) throw new Error('That chat is no longer in the journal.');
+    if (given?.confirmed !== true) {
+      const answer = await vscode.window.showWarningMessage(
+        `Delete the chat “${session.title}”?`,
+        { modal: true, detail: 'Its messages, tool output and approvals are removed from the chat journal. This cannot be undone.' },
+        'Delete',
+      );
+      if (answer !== 'Delete') return false;
+    }
+    const deleted = await runtime.deleteSession(sessionId);
+    if (!deleted.ok) {
+      void vscode.window.showErrorMessage(deleted.message);
+      return false;
+    }
+    return true;
+  });
   command('nativeAgentChats.stop', async (runtime) => {
     const sessionId = panels.activeSessionId();
     if (!sessionId) {

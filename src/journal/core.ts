@@ -195,6 +195,24 @@ export class JournalCore {
     return this.getSession(id)!;
   }
 
+  /**
+   * Deletes a chat and everything recorded under it (turns, runs, invocations, events, boundary
+   * requests, its tab record) in this one transaction, unless one of its runs is still in flight in
+   * some window: then nothing changes and `running` is true. A chat fenced for a row this build
+   * cannot read is refused (`row_unreadable`) like any other write to it.
+   * @throws JournalRefusedError('not_found') for an unknown id.
+   */
+  deleteSession(id: string): { deleted: boolean; running: boolean } {
+    this.touch(id);
+    if (!this.getSession(id)) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
+    if (this.all("SELECT 1 FROM runs WHERE session_id = ? AND status = 'running' LIMIT 1", [id]).length > 0) return { deleted: false, running: true };
+    for (const table of ['events', 'boundary_requests', 'invocations', 'runs', 'turns', 'tabs']) {
+      this.run(`DELETE FROM ${table} WHERE session_id = ?`, [id]);
+    }
+    this.run('DELETE FROM sessions WHERE id = ?', [id]);
+    return { deleted: true, running: false };
+  }
+
   /** Stores the provider's own state for a session (e.g. its session or thread id), JSON text. */
   setProviderState(id: string, state: string | null, at: number): void {
     this.touch(id);

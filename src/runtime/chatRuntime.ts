@@ -29,6 +29,8 @@ export type RuntimeNotification =
   | { readonly type: 'update'; readonly sessionId: string; readonly update: TranscriptUpdate }
   | { readonly type: 'live'; readonly sessionId: string }
   | { readonly type: 'session'; readonly session: SessionRecord }
+  /** This window deleted the chat: its views close. */
+  | { readonly type: 'deleted'; readonly sessionId: string }
   /** Another window changed this chat: views re-read it from the journal. */
   | { readonly type: 'refresh'; readonly sessionId: string };
 
@@ -215,6 +217,21 @@ export class ChatRuntime {
     const renamed = await this.options.journal.write('renameSession', sessionId, clean, this.now());
     if (renamed.ok) this.emit({ type: 'session', session: renamed.value });
     return renamed;
+  }
+
+  /**
+   * Deletes a chat and its whole record from the journal (see `JournalCore.deleteSession`); this
+   * window's views of it close. Refused while its agent is working, in this window or another.
+   * @returns a refusal: `busy`, `not_found`, or the journal's own refusal.
+   */
+  async deleteSession(sessionId: string): Promise<Result<void, RuntimeRefusal>> {
+    if (this.active.has(sessionId)) return fail('busy', 'The agent is still working on this chat. Stop it first, then delete the chat.');
+    const result = await this.options.journal.write('deleteSession', sessionId);
+    if (!result.ok) return result;
+    if (!result.value.deleted) return fail('busy', 'The agent is still working on this chat in another VS Code window. Stop it first, then delete the chat.');
+    this.log(`[runtime] chat ${sessionId} deleted`);
+    this.emit({ type: 'deleted', sessionId });
+    return ok(undefined);
   }
 
   /** Every chat, most recently updated first. */

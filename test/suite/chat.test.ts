@@ -46,6 +46,22 @@ suite('chat tabs and the journal', () => {
     await waitFor('the tab to show the new title', () => (chatTabs().some((t) => t.label === 'Release checklist') ? true : undefined));
   });
 
+  test('Delete Chat removes the chat from the journal and closes its tab', async () => {
+    const a = await api();
+    const runtime = await a.ready;
+    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'local' });
+    await runtime.send(sessionId, 'help');
+    await runtime.whenIdle(sessionId);
+    await vscode.commands.executeCommand('nativeAgentChats.renameChat', { sessionId, title: 'Doomed chat' });
+    await waitFor('its tab', () => (chatTabs().some((t) => t.label === 'Doomed chat') ? true : undefined));
+    assert.equal(await vscode.commands.executeCommand<boolean>('nativeAgentChats.deleteChat', { sessionId, confirmed: true }), true);
+    assert.equal(await runtime.getSession(sessionId), undefined);
+    assert.equal((await runtime.journal.read('listTurns', sessionId)).length, 0);
+    assert.ok(!(await runtime.listTabs()).some((t) => t.sessionId === sessionId), 'no tab record left');
+    await waitFor('its tab to close', () => (chatTabs().some((t) => t.label === 'Doomed chat') ? undefined : true));
+    assert.ok(!a.openSessionIds().includes(sessionId));
+  });
+
   test('a prompt to the local agent lands in the journal with its reply', async () => {
     const a = await api();
     const runtime = await a.ready;

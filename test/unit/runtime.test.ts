@@ -215,6 +215,67 @@ describe('chat runtime: renaming a chat', () => {
   });
 });
 
+describe('chat runtime: deleting a chat', () => {
+  it('removes the chat and everything under it, leaves other chats alone, and closes its views', async () => {
+    const h = await harness();
+    const keep = await h.runtime.createSession('local');
+    const gone = await h.runtime.createSession('local');
+    assert.ok(keep.ok && gone.ok);
+    for (const s of [keep.value.id, gone.value.id]) {
+      await h.runtime.send(s, 'run touch x.txt && echo x'); // asks: a boundary request row
+      await h.runtime.decide(s, await pendingRequest(h, s), 'deny');
+      await h.runtime.whenIdle(s);
+      await h.runtime.recordTab(s);
+    }
+    const seen: string[] = [];
+    h.runtime.onNotification((n) => {
+      if (n.type === 'deleted') seen.push(n.sessionId);
+    });
+    const deleted = await h.runtime.deleteSession(gone.value.id);
+    assert.deepEqual(deleted, { ok: true, value: undefined });
+    assert.deepEqual(seen, [gone.value.id]);
+    assert.equal(await h.runtime.getSession(gone.value.id), undefined);
+    assert.deepEqual((await h.runtime.listSessions()).map((s) => s.id), [keep.value.id]);
+    assert.deepEqual((await h.runtime.listTabs()).map((t) => t.sessionId), [keep.value.id]);
+    assert.equal((await h.journal.read('listTurns', gone.value.id)).length, 0);
+    assert.equal((await h.journal.read('listEvents', gone.value.id)).length, 0);
+    assert.equal((await h.runtime.transcript(keep.value.id)).turns.length, 1, 'the other chat keeps its history');
+    assert.equal((await h.journal.read('listEvents', keep.value.id)).length > 0, true);
+    await h.journal.close();
+    // Durable: a new store lifetime sees the same.
+    const again = await openJournal(h.file);
+    assert.deepEqual((await again.read('listSessions')).map((s) => s.id), [keep.value.id]);
+    await again.close();
+  });
+
+  it('refuses while the agent works on the chat, in this window or another, and deletes once it is done', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const workspace = tempDir('nac-ws-');
+    const a = await openWindow(file, workspace, 'window-a');
+    const b = await openWindow(file, workspace, 'window-b');
+    try {
+      const s = await a.runtime.createSession('local');
+      assert.ok(s.ok);
+      assert.ok((await a.runtime.send(s.value.id, 'wait')).ok);
+      await waitFor('the run to start', () => a.complete.has('wait'));
+      const here = await a.runtime.deleteSession(s.value.id);
+      assert.equal(!here.ok && here.reason, 'busy');
+      const elsewhere = await waitFor('the other window to see the run', async () => {
+        const r = await b.runtime.deleteSession(s.value.id);
+        return !r.ok && r.reason === 'busy' && /another VS Code window/.test(r.message) ? r : undefined;
+      });
+      assert.ok(elsewhere);
+      assert.ok(await a.runtime.getSession(s.value.id), 'nothing was deleted');
+      a.complete.get('wait')!();
+      await a.runtime.whenIdle(s.value.id);
+      assert.deepEqual(await b.runtime.deleteSession(s.value.id), { ok: true, value: undefined });
+      assert.equal(await a.runtime.getSession(s.value.id), undefined);
+    } finally {
+      await closeWindows(a, b);
+    }
+  });
+});
+
 describe('chat runtime across a host restart', () => {
   it('a pending prompt at restart is denied as host_restarted; Retry asks again and Allow once runs it', async () => {
     const workspace = tempDir('nac-ws-');
