@@ -28,20 +28,26 @@ export function isSendKey(event: KeyLike): boolean {
 export type SendDecision =
   | { readonly kind: 'send'; readonly text: string }
   | { readonly kind: 'ignore' }
-  | { readonly kind: 'refuse'; readonly reason: string };
+  | { readonly kind: 'refuse'; readonly reason: string; readonly code?: string };
 
-/** Why Send waits while the agent works (the typed text stays in the composer). */
-export const BUSY_REASON = 'The agent is still working on this chat. Answer its request above, wait for it, or press Stop; your message stays here.';
+/** Why Send waits while the agent works and a request of it waits on the user (the text stays). */
+export const BUSY_ASKING_REASON = 'The agent is waiting for your answer to its request above. Answer it or press Stop; your message stays here.';
+
+/** Why Send waits while the agent works on its own (the text stays). */
+export const BUSY_REASON = 'The agent is still working on this chat. Wait for it or press Stop; your message stays here.';
+
+/** The error code of a refusal for either reason above: the view clears it once the run ends. */
+export const BUSY_CODE = 'busy';
 
 /**
  * Decides what Send does: empty or blank text is ignored; read-only chats, a chat whose agent is
- * still working (`running`) and over-long prompts are refused with a reason (the text is kept);
- * anything else is sent as typed.
+ * still working (`running`; `asking`: a request of it waits on the user) and over-long prompts are
+ * refused with a reason (the text is kept); anything else is sent as typed.
  */
-export function decideSend(text: string, readOnlyReason: string | null, running = false): SendDecision {
+export function decideSend(text: string, readOnlyReason: string | null, running = false, asking = false): SendDecision {
   if (text.trim().length === 0) return { kind: 'ignore' };
   if (readOnlyReason) return { kind: 'refuse', reason: readOnlyReason };
-  if (running) return { kind: 'refuse', reason: BUSY_REASON };
+  if (running) return { kind: 'refuse', reason: asking ? BUSY_ASKING_REASON : BUSY_REASON, code: BUSY_CODE };
   if (text.length > MAX_PROMPT_CHARS) {
     return { kind: 'refuse', reason: `The message is too long (${text.length.toLocaleString('en-US')} characters; the limit is ${MAX_PROMPT_CHARS.toLocaleString('en-US')}).` };
   }

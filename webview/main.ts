@@ -80,10 +80,11 @@ function send(): void {
     sk.composer.value ?? '',
     state.mode === 'chat' ? state.live.readOnlyReason : 'The chat is not loaded yet.',
     state.mode === 'chat' && state.live.running,
+    state.mode === 'chat' && state.live.actionableRequestIds.length > 0,
   );
   if (decision.kind === 'ignore') return;
   if (decision.kind === 'refuse') {
-    setState({ ...state, error: { code: 'not_sent', message: decision.reason } });
+    setState({ ...state, error: { code: decision.code ?? 'not_sent', message: decision.reason } });
     return;
   }
   host.post({ type: 'send', text: decision.text });
@@ -121,6 +122,8 @@ app.addEventListener('click', (event) => {
     host.post({ type: 'decide', requestId, decision });
     disableAll(`[data-decision][data-request-id="${CSS.escape(requestId)}"]`);
     setState(markBusy(state, requestBusyKey(requestId)));
+    // The clicked button is disabled at once, which dropped the focus: typing went nowhere.
+    sk.composer.focus();
     return;
   }
   const actionEl = target?.closest<HTMLElement>('[data-action]');

@@ -5,6 +5,7 @@
 import type { SessionRecord } from '../src/core/events';
 import { applyUpdate, EMPTY_TRANSCRIPT, type Transcript } from '../src/core/transcript';
 import type { HostMessage, LiveState } from '../src/protocol/messages';
+import { BUSY_CODE } from './input';
 
 /** Live facts before the host sent any: nothing running, nothing actionable, writable. */
 export const IDLE_LIVE: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };
@@ -51,11 +52,11 @@ export function turnBusyKey(turnId: string): string {
 export function reduceHostMessage(state: ViewState, message: HostMessage): ViewState {
   switch (message.type) {
     case 'snapshot':
-      return { ...state, mode: 'chat', session: message.session, transcript: message.transcript, live: message.live, busy: NOTHING_BUSY };
+      return { ...state, mode: 'chat', session: message.session, transcript: message.transcript, live: message.live, busy: NOTHING_BUSY, error: errorAfter(state.error, message.live) };
     case 'update':
       return { ...state, transcript: applyUpdate(state.transcript, message.update), busy: NOTHING_BUSY };
     case 'live':
-      return { ...state, live: message.live, busy: NOTHING_BUSY };
+      return { ...state, live: message.live, busy: NOTHING_BUSY, error: errorAfter(state.error, message.live) };
     case 'orphan':
       return { ...state, mode: 'orphan', session: null, transcript: EMPTY_TRANSCRIPT, live: IDLE_LIVE, busy: NOTHING_BUSY };
     case 'error':
@@ -63,6 +64,14 @@ export function reduceHostMessage(state: ViewState, message: HostMessage): ViewS
     default:
       return state;
   }
+}
+
+/**
+ * The error bar after new live facts: the "agent is still working" refusal goes once no run is live
+ * (a fresh user saw it stay up after Stop, contradicting the Send button that came back).
+ */
+function errorAfter(error: ViewState['error'], live: LiveState): ViewState['error'] {
+  return error?.code === BUSY_CODE && !live.running ? null : error;
 }
 
 /** Marks a button as waiting for the host's answer. */

@@ -56,7 +56,7 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     context.subscriptions.push({ dispose: journal.onLog(log) });
     journalRef = journal;
     const r = journal.report;
-    log(`[journal] ${journalFile}: schema ${r.versionFound} → ${r.version}${r.created ? ' (new)' : ''}${r.readOnlyReason ? ' READ-ONLY' : ''}`);
+    log(`[journal] ${journalFile}: schema ${r.versionFound === r.version ? `${r.version} (current)` : `${r.versionFound} → ${r.version}`}${r.created ? ' (new)' : ''}${r.readOnlyReason ? ' READ-ONLY' : ''}`);
     if (r.quarantined) {
       log(`[journal] moved an unreadable journal aside to ${r.quarantined.path}: ${r.quarantined.reason}`);
       void vscode.window.showWarningMessage(

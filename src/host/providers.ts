@@ -3,6 +3,7 @@
  * provider's settings and API key come from, and the lookup from a provider id to its `Agent`.
  * Real providers are built from settings at each turn, so a changed setting applies to the next turn.
  */
+import * as net from 'node:net';
 import * as vscode from 'vscode';
 import type { ProviderId } from '../core/vocabulary';
 import type { Agent } from '../runtime/agent';
@@ -61,14 +62,39 @@ export function createAgentRegistry(
   };
 }
 
-/** Longest the picker waits for VS Code to list its language models (ms). */
+/** Longest the picker waits for VS Code to list its language models, or for a server to accept a connection (ms). */
 const LM_CHECK_MS = 500;
+
+/**
+ * True when something accepts a TCP connection at `url`'s host and port within LM_CHECK_MS (no
+ * request is sent: a picker only needs to know whether a server is there). False for a URL that
+ * cannot be parsed.
+ */
+function answers(url: string): Promise<boolean> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return Promise.resolve(false);
+  }
+  const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: target.hostname.replace(/^\[|\]$/g, ''), port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(LM_CHECK_MS, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
 
 /**
  * What a provider still lacks on this machine, in a few words for the picker, or '' when nothing
  * is known to be missing: the `claude` / `codex` CLI (configured path, else PATH), a language model
- * for the VS Code LM provider. The OpenAI-compatible provider names the server it will call (it is
- * not probed: a picker must not wait on the network). Never throws.
+ * for the VS Code LM provider, a server accepting connections for the OpenAI-compatible provider
+ * (which otherwise names the server it will call). Waits at most LM_CHECK_MS. Never throws.
  */
 export async function providerReadiness(id: ProviderId): Promise<string> {
   const cli = (name: string, settingKey: string) => {
@@ -80,7 +106,10 @@ export async function providerReadiness(id: ProviderId): Promise<string> {
   try {
     if (id === 'claude') return cli('claude', 'claude.executablePath');
     if (id === 'codex') return cli('codex', 'codex.executablePath');
-    if (id === 'openai-compatible') return `server ${setting('openaiCompatible.baseUrl', '') || OPENAI_COMPATIBLE_DEFAULT_BASE_URL}`;
+    if (id === 'openai-compatible') {
+      const url = setting('openaiCompatible.baseUrl', '').trim() || OPENAI_COMPATIBLE_DEFAULT_BASE_URL;
+      return (await answers(url)) ? `server ${url}` : `$(warning) nothing answers at ${url}`;
+    }
     if (id === 'vscode-lm') {
       const vendor = setting('vscodeLm.vendor', '');
       const family = setting('vscodeLm.family', '');

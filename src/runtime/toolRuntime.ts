@@ -65,7 +65,7 @@ export class SandboxedToolRunner implements ToolRunner {
         ...(call.name === 'write' ? { detail: diff ?? call.input.content.slice(0, 4000) } : {}),
       });
       if (!outcome.approved) {
-        const message = 'The request to cross the sandbox was denied, so it did not run.';
+        const message = 'The request was denied, so it did not run.';
         await handle.finish({ status: 'denied', message });
         return { status: 'denied', message };
       }

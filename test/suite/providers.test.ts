@@ -2,6 +2,7 @@
 // this VS Code's settings and language models. A fresh user picked Claude, Codex or the VS Code LM
 // provider and learned only from a failed first message that it was not set up.
 import * as assert from 'node:assert/strict';
+import * as net from 'node:net';
 import * as vscode from 'vscode';
 import { providerReadiness } from '../../src/host/providers';
 
@@ -20,10 +21,20 @@ suite('agent picker notes', () => {
     assert.equal(await providerReadiness('claude'), '');
   });
 
-  test('the OpenAI-compatible provider names its server; the local agent needs nothing', async () => {
-    assert.equal(await providerReadiness('openai-compatible'), 'server http://127.0.0.1:11434/v1');
-    await config().update('openaiCompatible.baseUrl', 'http://127.0.0.1:9/v1', vscode.ConfigurationTarget.Global);
-    assert.equal(await providerReadiness('openai-compatible'), 'server http://127.0.0.1:9/v1');
+  test('the OpenAI-compatible provider names its server, or says nothing answers there; the local agent needs nothing', async () => {
+    const server = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      await config().update('openaiCompatible.baseUrl', `http://127.0.0.1:${port}/v1`, vscode.ConfigurationTarget.Global);
+      assert.equal(await providerReadiness('openai-compatible'), `server http://127.0.0.1:${port}/v1`);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    // The port is free again: nothing answers there now.
+    assert.equal(await providerReadiness('openai-compatible'), `$(warning) nothing answers at http://127.0.0.1:${port}/v1`);
+    await config().update('openaiCompatible.baseUrl', 'not a url', vscode.ConfigurationTarget.Global);
+    assert.equal(await providerReadiness('openai-compatible'), '$(warning) nothing answers at not a url');
     assert.equal(await providerReadiness('local'), '');
   });
 

@@ -159,7 +159,7 @@ describe('OpenAI-compatible agent: approvals', () => {
     assert.deepEqual(mock.requests[1]!.body.messages.at(-1), {
       role: 'tool',
       tool_call_id: 'call_d1',
-      content: 'Denied by the user: The request to cross the sandbox was denied, so it did not run.',
+      content: 'Denied by the user: The request was denied, so it did not run.',
     });
     assert.equal(mock.requests[1]!.body.messages.at(-2).content, null);
     await h.journal.close();

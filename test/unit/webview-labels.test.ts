@@ -153,8 +153,26 @@ describe('provider names', () => {
 
 describe('send while the agent works', () => {
   test('refuses (keeping the text) while a run is live, and sends once it is not', async () => {
-    const { decideSend: decide, BUSY_REASON } = await import('../../webview/input');
-    assert.deepEqual(decide('next question', null, true), { kind: 'refuse', reason: BUSY_REASON });
+    const { decideSend: decide, BUSY_REASON, BUSY_ASKING_REASON, BUSY_CODE } = await import('../../webview/input');
+    assert.deepEqual(decide('next question', null, true), { kind: 'refuse', reason: BUSY_REASON, code: BUSY_CODE });
+    assert.deepEqual(decide('next question', null, true, true), { kind: 'refuse', reason: BUSY_ASKING_REASON, code: BUSY_CODE });
+    assert.ok(!/request/.test(BUSY_REASON), 'no request is mentioned when none waits');
     assert.deepEqual(decide('next question', null, false), { kind: 'send', text: 'next question' });
+  });
+
+  test('the refusal goes away once the run ends; other errors stay until dismissed', async () => {
+    // A fresh user saw "The agent is still working" stay up after Stop, next to a Send button that was back.
+    const { BUSY_CODE } = await import('../../webview/input');
+    const running = { running: true, actionableRequestIds: [], readOnlyReason: null };
+    const session: SessionRecord = { id: 's1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
+    let s = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: [] }, live: running });
+    s = { ...s, error: { code: BUSY_CODE, message: 'busy' } };
+    s = reduceHostMessage(s, { type: 'live', live: running });
+    assert.equal(s.error?.code, BUSY_CODE, 'kept while the run is live');
+    s = reduceHostMessage(s, { type: 'live', live: { ...running, running: false } });
+    assert.equal(s.error, null);
+    s = { ...s, error: { code: 'not_found', message: 'gone' } };
+    s = reduceHostMessage(s, { type: 'live', live: { ...running, running: false } });
+    assert.equal(s.error?.code, 'not_found');
   });
 });

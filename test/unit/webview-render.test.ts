@@ -100,6 +100,18 @@ describe('a user message', () => {
   });
 });
 
+describe('a notice', () => {
+  test('shows code spans as code and everything else as written', async () => {
+    // A fresh user saw the backticks of "`ollama serve`" raw in a connection error.
+    const { renderNotice } = await import('../../webview/render/items');
+    const el = renderNotice('error', 'Start the server (for Ollama: `ollama serve`), then retry. See __init__.py and a `lone backtick.');
+    assert.equal(el.querySelector('code')?.textContent, 'ollama serve');
+    assert.equal(el.querySelectorAll('code').length, 1);
+    assert.equal(el.textContent, 'Start the server (for Ollama: ollama serve), then retry. See __init__.py and a `lone backtick.');
+    assert.equal(el.querySelector('strong, em'), null);
+  });
+});
+
 describe('a request made by a tool invocation', () => {
   const ctx = { actionableIds: new Set(['r1']), busyRequestIds: new Set<string>(), busyTurn: false, followedUp: false, running: true };
   const turnWith = (items: unknown[]) =>

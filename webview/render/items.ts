@@ -85,9 +85,14 @@ export function renderBoundary(item: BoundaryItem, ctx: ItemContext, show: { sub
   );
 }
 
-/** Renders a notice as `.notice.notice-{level}`. */
+/**
+ * Renders a notice as `.notice.notice-{level}`. Its text is shown as written except `code spans`
+ * (error messages quote commands that way, e.g. `ollama serve`); no other markdown, so a path such
+ * as `__init__.py` written without backticks is not turned into bold text.
+ */
 export function renderNotice(level: 'info' | 'warning' | 'error', message: string): HTMLElement {
-  return h('div', { class: `notice notice-${level}`, role: level === 'error' ? 'alert' : 'note' }, message);
+  const parts = message.split(/`([^`\n]+)`/).map((part, i) => (i % 2 === 1 ? h('code', {}, part) : part));
+  return h('div', { class: `notice notice-${level}`, role: level === 'error' ? 'alert' : 'note' }, ...parts);
 }
 
 /**
