@@ -89,6 +89,17 @@ const INVOCATION_WORDS: Readonly<Record<InvocationStatus, string>> = {
   stopped: 'Stopped',
 };
 
+/**
+ * How long something has run, for a running invocation's badge: "12 s", "1 min 05 s", "1 h 02 min".
+ * `ms` below 0 (clocks a little apart) reads as 0 s.
+ */
+export function elapsedLabel(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}
+
 /** Error classes of a run cut short by a restart: its invocation was interrupted, not failed. */
 const RESTART_CLASSES: ReadonlySet<string> = new Set(['app_restarted', 'sandbox_boundary_closed_by_restart']);
 

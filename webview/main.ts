@@ -13,6 +13,7 @@ import { decideSend, isSendKey } from './input';
 import { buildSkeleton } from './layout';
 import { PanelMemory } from './panelMemory';
 import { ChatRenderer } from './render';
+import { tickElapsed } from './render/items';
 import { ScrollPin } from './scroll';
 import {
   dismissError, INITIAL_VIEW_STATE, isHostMessage, markBusy, reduceHostMessage, requestBusyKey, turnBusyKey, type ViewState,
@@ -49,7 +50,19 @@ function schedule(): void {
     frame = 0;
     renderer.render(state);
     scroll.restore();
+    keepTicking();
   });
+}
+
+/** Advances running invocations' elapsed times once a second, while there are any. */
+let ticker = 0;
+function keepTicking(): void {
+  const running = tickElapsed(sk.content, state.hostClockOffsetMs);
+  if (running > 0 && !ticker) ticker = window.setInterval(keepTicking, 1000);
+  else if (running === 0 && ticker) {
+    window.clearInterval(ticker);
+    ticker = 0;
+  }
 }
 
 function setState(next: ViewState): void {

@@ -24,6 +24,8 @@ export interface ViewState {
    * `turn:<id>` for Retry/Continue). Their buttons stay disabled until the next host message.
    */
   readonly busy: ReadonlySet<string>;
+  /** The host's clock minus this view's (ms), from the last message that carried `hostNow`. */
+  readonly hostClockOffsetMs: number;
 }
 
 /** The state before the host said anything. */
@@ -34,6 +36,7 @@ export const INITIAL_VIEW_STATE: ViewState = {
   live: IDLE_LIVE,
   error: null,
   busy: new Set(),
+  hostClockOffsetMs: 0,
 };
 
 const NOTHING_BUSY: ReadonlySet<string> = new Set();
@@ -52,11 +55,11 @@ export function turnBusyKey(turnId: string): string {
 export function reduceHostMessage(state: ViewState, message: HostMessage): ViewState {
   switch (message.type) {
     case 'snapshot':
-      return { ...state, mode: 'chat', session: message.session, transcript: message.transcript, live: message.live, busy: NOTHING_BUSY, error: errorAfter(state.error, message.live) };
+      return { ...state, mode: 'chat', session: message.session, transcript: message.transcript, live: message.live, busy: NOTHING_BUSY, error: errorAfter(state.error, message.live), hostClockOffsetMs: offsetFrom(state, message.hostNow) };
     case 'update':
       return { ...state, transcript: applyUpdate(state.transcript, message.update), busy: NOTHING_BUSY };
     case 'live':
-      return { ...state, live: message.live, busy: NOTHING_BUSY, error: errorAfter(state.error, message.live) };
+      return { ...state, live: message.live, busy: NOTHING_BUSY, error: errorAfter(state.error, message.live), hostClockOffsetMs: offsetFrom(state, message.hostNow) };
     case 'orphan':
       return { ...state, mode: 'orphan', session: null, transcript: EMPTY_TRANSCRIPT, live: IDLE_LIVE, busy: NOTHING_BUSY };
     case 'error':
@@ -72,6 +75,14 @@ export function reduceHostMessage(state: ViewState, message: HostMessage): ViewS
  */
 function errorAfter(error: ViewState['error'], live: LiveState): ViewState['error'] {
   return error?.code === BUSY_CODE && !live.running ? null : error;
+}
+
+/**
+ * The host's clock minus this view's, from a message's `hostNow` (the view may run on another
+ * machine than the extension host: a remote window, a code-server browser). Kept when absent.
+ */
+function offsetFrom(state: ViewState, hostNow: number | undefined, now = Date.now()): number {
+  return typeof hostNow === 'number' && Number.isFinite(hostNow) ? hostNow - now : state.hostClockOffsetMs;
 }
 
 /** Marks a button as waiting for the host's answer. */

@@ -24,6 +24,8 @@ export type TranscriptItem =
       readonly failureClass?: ErrorClass;
       readonly exitCode?: number | null;
       readonly message?: string;
+      /** When it last started running (ms since the epoch, the host's clock): started, or approved. */
+      readonly runningSince?: number;
     }
   | {
       readonly type: 'boundary';
@@ -127,7 +129,7 @@ function applyEventToTurn(turn: TranscriptTurn, event: LedgerEvent): TranscriptT
       const p = event.payload;
       return {
         ...turn,
-        items: [...turn.items, { type: 'invocation', id: p.invocationId, tool: p.tool, summary: p.summary, status: 'running', output: '', ...(p.diff ? { diff: p.diff } : {}) }],
+        items: [...turn.items, { type: 'invocation', id: p.invocationId, tool: p.tool, summary: p.summary, status: 'running', output: '', runningSince: event.at, ...(p.diff ? { diff: p.diff } : {}) }],
       };
     }
     case 'invocation_output': {
@@ -186,7 +188,7 @@ function applyEventToTurn(turn: TranscriptTurn, event: LedgerEvent): TranscriptT
       }));
       const request = items.find((i) => i.type === 'boundary' && i.id === p.requestId);
       if (p.status === 'approved' && request && request.type === 'boundary' && request.invocationId) {
-        items = mapItem(items, 'invocation', request.invocationId, (item) => (item.status === 'awaiting_approval' ? { ...item, status: 'running' } : item));
+        items = mapItem(items, 'invocation', request.invocationId, (item) => (item.status === 'awaiting_approval' ? { ...item, status: 'running', runningSince: event.at } : item));
       }
       return { ...turn, items };
     }

@@ -99,7 +99,7 @@ export class ChatPanel {
       const session = await runtime.getSession(this.session);
       if (!session) return { type: 'error', code: 'not_found', message: 'This chat is no longer in the journal.' };
       this.panel.title = session.title;
-      return { type: 'snapshot', session, transcript: await runtime.transcript(session.id), live: await runtime.liveState(session.id) };
+      return { type: 'snapshot', session, transcript: await runtime.transcript(session.id), live: await runtime.liveState(session.id), hostNow: Date.now() };
     });
   }
 
@@ -107,7 +107,7 @@ export class ChatPanel {
   sendLive(): Promise<void> {
     const sessionId = this.session;
     if (!sessionId) return Promise.resolve();
-    return this.post(async () => ({ type: 'live', live: await this.host.runtime.liveState(sessionId) }));
+    return this.post(async () => ({ type: 'live', live: await this.host.runtime.liveState(sessionId), hostNow: Date.now() }));
   }
 
   private async receive(raw: unknown): Promise<void> {

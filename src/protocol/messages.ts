@@ -55,11 +55,12 @@ export interface LiveState {
 /** Messages the host sends to a webview. */
 export type HostMessage =
   /** Full state: sent after `ready` and whenever the host re-reads the journal. */
-  | { readonly type: 'snapshot'; readonly session: SessionRecord; readonly transcript: Transcript; readonly live: LiveState }
+  /** `hostNow`: the host's clock (ms since the epoch) when sent, so the view can show elapsed times by the host's clock. */
+  | { readonly type: 'snapshot'; readonly session: SessionRecord; readonly transcript: Transcript; readonly live: LiveState; readonly hostNow?: number }
   /** One incremental change, applied with `applyUpdate`. */
   | { readonly type: 'update'; readonly update: TranscriptUpdate }
   /** Live facts changed. */
-  | { readonly type: 'live'; readonly live: LiveState }
+  | { readonly type: 'live'; readonly live: LiveState; readonly hostNow?: number }
   /** The panel has no session (orphan after a restore with no state and no unclaimed tab). */
   | { readonly type: 'orphan' }
   /** A request was refused or invalid; `code` is stable, `message` is for people. */

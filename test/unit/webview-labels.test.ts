@@ -160,6 +160,17 @@ describe('send while the agent works', () => {
     assert.deepEqual(decide('next question', null, false), { kind: 'send', text: 'next question' });
   });
 
+  test('keeps the offset of the host\'s clock from the last message that carried it', () => {
+    const session: SessionRecord = { id: 's1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
+    const live = { running: true, actionableRequestIds: [], readOnlyReason: null };
+    let s = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: [] }, live, hostNow: Date.now() + 5_000 });
+    assert.ok(Math.abs(s.hostClockOffsetMs - 5_000) < 1_000, `offset ${s.hostClockOffsetMs}`);
+    s = reduceHostMessage(s, { type: 'live', live });
+    assert.ok(Math.abs(s.hostClockOffsetMs - 5_000) < 1_000, 'kept when a message has no hostNow');
+    s = reduceHostMessage(s, { type: 'live', live, hostNow: Date.now() - 2_000 });
+    assert.ok(Math.abs(s.hostClockOffsetMs + 2_000) < 1_000, `offset ${s.hostClockOffsetMs}`);
+  });
+
   test('the refusal goes away once the run ends; other errors stay until dismissed', async () => {
     // A fresh user saw "The agent is still working" stay up after Stop, next to a Send button that was back.
     const { BUSY_CODE } = await import('../../webview/input');

@@ -100,6 +100,44 @@ describe('a user message', () => {
   });
 });
 
+describe('a running invocation', () => {
+  test('shows how long it has run by the host\'s clock, and nothing once it finished', async () => {
+    // A fresh user watched a 20 s command say only "Running" and wondered whether it was stuck.
+    const { renderInvocation, tickElapsed } = await import('../../webview/render/items');
+    const root = window.document.createElement('div') as unknown as HTMLElement;
+    const running = { type: 'invocation', id: 'i1', tool: 'run', summary: 'sleep 20', status: 'running', output: '', runningSince: 1_000_000 } as const;
+    root.appendChild(renderInvocation(running));
+    // The view's clock is 5 s behind the host's; 12.4 s have passed on the host.
+    assert.equal(tickElapsed(root, 5_000, 1_000_000 + 12_400 - 5_000), 1);
+    assert.equal(root.querySelector('.elapsed')?.textContent, '12 s');
+    tickElapsed(root, 5_000, 1_000_000 + 65_000 - 5_000);
+    assert.equal(root.querySelector('.elapsed')?.textContent, '1 min 05 s');
+    root.replaceChildren(renderInvocation({ ...running, status: 'completed' }));
+    assert.equal(tickElapsed(root, 0, 2_000_000), 0, 'a finished invocation has no elapsed time');
+  });
+
+  test('its time counts from the approval, not from the request', async () => {
+    const { applyUpdate, EMPTY_TRANSCRIPT: empty } = await import('../../src/core/transcript');
+    const base = { runId: 'r1', sessionId: 's1', turnId: 't1' };
+    let t = applyUpdate(empty, { type: 'turn', turn: { id: 't1', sessionId: 's1', prompt: 'p', origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, createdAt: 1 } } as never);
+    const events = [
+      { ...base, seq: 1, at: 100, kind: 'invocation_started', payload: { invocationId: 'i1', tool: 'run', summary: 'make' } },
+      { ...base, seq: 2, at: 150, kind: 'boundary_requested', payload: { requestId: 'b1', invocationId: 'i1', kind: 'command', subject: 'make', why: 'w' } },
+      { ...base, seq: 3, at: 9_000, kind: 'boundary_decided', payload: { requestId: 'b1', status: 'approved', decision: 'allow_once' } },
+    ];
+    for (const event of events) t = applyUpdate(t, { type: 'event', event } as never);
+    const item = t.turns[0]!.items.find((i) => i.type === 'invocation');
+    assert.ok(item && item.type === 'invocation');
+    assert.equal(item.status, 'running');
+    assert.equal(item.runningSince, 9_000);
+  });
+
+  test('elapsed labels', async () => {
+    const { elapsedLabel } = await import('../../webview/labels');
+    assert.deepEqual([elapsedLabel(-300), elapsedLabel(59_999), elapsedLabel(60_000), elapsedLabel(3_725_000)], ['0 s', '59 s', '1 min 00 s', '1 h 02 min']);
+  });
+});
+
 describe('a notice', () => {
   test('shows code spans as code and everything else as written', async () => {
     // A fresh user saw the backticks of "`ollama serve`" raw in a connection error.

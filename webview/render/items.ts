@@ -5,7 +5,7 @@
 import type { TranscriptItem } from '../../src/core/transcript';
 import { errorClassShortLabel } from '../errorClassView';
 import { h } from '../dom';
-import { boundaryKindLabel, describeBoundary, invocationBadgeStatus, invocationDetail, invocationStatusLabel, type BoundaryItem, type InvocationItem } from '../labels';
+import { boundaryKindLabel, describeBoundary, elapsedLabel, invocationBadgeStatus, invocationDetail, invocationStatusLabel, type BoundaryItem, type InvocationItem } from '../labels';
 import { markdownFragment } from '../markdown';
 import { renderDiff } from './diff';
 
@@ -41,12 +41,27 @@ export function renderInvocation(item: InvocationItem, requests: readonly Bounda
       h('span', { class: 'tool' }, item.tool),
       h('code', { class: 'summary' }, item.summary),
       h('span', { class: `badge status-badge status-${invocationBadgeStatus(item)}` }, invocationStatusLabel(item)),
+      // Filled and advanced every second by the entry point (`tickElapsed`), by the host's clock.
+      item.status === 'running' && item.runningSince !== undefined ? h('span', { class: 'elapsed', 'data-running-since': String(item.runningSince) }) : null,
     ),
     detail ? h('div', { class: 'invocation-message' }, detail) : null,
     item.diff ? renderDiff(item.diff) : null,
     ...requests.map((r) => renderBoundary(r, ctx, { subject: r.subject !== item.summary, diff: r.diff !== item.diff })),
     item.output ? h('pre', { class: 'output' }, item.output) : null,
   );
+}
+
+/**
+ * Sets the text of every `.elapsed[data-running-since]` under `root` to how long it has run, by the
+ * host's clock (`hostClockOffsetMs`: host minus view, ms). Returns how many it found.
+ */
+export function tickElapsed(root: ParentNode, hostClockOffsetMs: number, now = Date.now()): number {
+  const els = root.querySelectorAll<HTMLElement>('.elapsed[data-running-since]');
+  els.forEach((el) => {
+    const text = elapsedLabel(now + hostClockOffsetMs - Number(el.dataset.runningSince));
+    if (el.textContent !== text) el.textContent = text;
+  });
+  return els.length;
 }
 
 /** No request is actionable or busy (an invocation rendered on its own). */
