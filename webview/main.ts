@@ -149,6 +149,15 @@ app.addEventListener('click', (event) => {
     actionEl.setAttribute('disabled', '');
     setState(markBusy(state, turnBusyKey(turnId)));
     scroll.pin();
+  } else if (action === 'copy-code') {
+    const code = actionEl.closest('.code-block')?.querySelector('pre')?.textContent ?? '';
+    navigator.clipboard.writeText(code).then(
+      () => {
+        actionEl.textContent = 'Copied';
+        setTimeout(() => (actionEl.textContent = 'Copy'), 1500);
+      },
+      (error: unknown) => setState({ ...state, error: { code: 'copy_failed', message: `The code could not be copied: ${(error as Error).message}` } }),
+    );
   } else if (action === 'pick-session') {
     host.post({ type: 'pickSession' });
   } else if (action === 'dismiss-error') {

@@ -138,6 +138,18 @@ describe('a running invocation', () => {
   });
 });
 
+describe('an agent reply', () => {
+  test('gives each code block a Copy button, and none to inline code', async () => {
+    const { renderText } = await import('../../webview/render/items');
+    const el = renderText('Run `ls` or:\n\n```sh\nnpm test\n```\n\nand\n\n```\nnpm start\n```');
+    const blocks = [...el.querySelectorAll('.code-block')];
+    assert.equal(blocks.length, 2);
+    assert.deepEqual(blocks.map((b) => b.querySelector('pre')?.textContent), ['npm test\n', 'npm start\n']);
+    assert.deepEqual(blocks.map((b) => b.querySelector('[data-action="copy-code"]')?.textContent), ['Copy', 'Copy']);
+    assert.equal(el.querySelectorAll('[data-action="copy-code"]').length, 2);
+  });
+});
+
 describe('a notice', () => {
   test('shows code spans as code and everything else as written', async () => {
     // A fresh user saw the backticks of "`ollama serve`" raw in a connection error.

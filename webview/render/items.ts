@@ -17,10 +17,18 @@ export interface ItemContext {
   readonly busyRequestIds: ReadonlySet<string>;
 }
 
-/** Renders an agent's markdown reply as `.message.agent`. */
+/**
+ * Renders an agent's markdown reply as `.message.agent`. Each code block sits in a `.code-block`
+ * with a Copy button (`data-action="copy-code"`), as in Copilot Chat.
+ */
 export function renderText(text: string): HTMLElement {
   const el = h('div', { class: 'message agent markdown' });
   el.appendChild(markdownFragment(text));
+  el.querySelectorAll('pre').forEach((pre) => {
+    const block = h('div', { class: 'code-block' });
+    pre.replaceWith(block);
+    block.append(pre, h('vscode-button', { class: 'copy-code', 'data-action': 'copy-code', appearance: 'secondary', title: 'Copy the code' }, 'Copy'));
+  });
   return el;
 }
 
