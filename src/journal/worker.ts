@@ -7,19 +7,24 @@
  * - `journal`: opens the journal (quarantining an unreadable snapshot, migrating, or opening
  *   read-only on a newer schema), then serves read/write operations of `JournalCore` one at a time,
  *   and polls for other processes' commits every `pollIntervalMs` ms.
- * - `compactor`: rebuilds the snapshot from closed log generations (`compact`) and exits; spawned by
- *   the journal worker after a log rotation so writes never wait for a compaction.
+ * - `helper`: one thread per journal worker, started at its first job and kept until the journal
+ *   closes. It runs the background jobs one after another: rebuilding the snapshot from closed log
+ *   generations after a rotation (`compact`), so writes never wait for a compaction, and the
+ *   integrity check of the snapshot after opening. Each job instantiates sql.js afresh, so its WASM
+ *   memory (up to the journal's size) is released after the job. It does not exit between jobs:
+ *   every worker-thread exit risks Node's teardown deadlock (nodejs/node#54918, docs/ARCHITECTURE.md),
+ *   which, once met, also holds every later worker exit of the process.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { Worker, isMainThread, parentPort, threadId, workerData } from 'node:worker_threads';
 import type { SqlJsStatic } from 'sql.js';
 import { JournalCore } from './core';
 import { JournalRefusedError } from './errors';
 import { CompactionStoppedError, LogStore, UnreadableSnapshotError, compact, listGenerations, logPath, type Outcome } from './logStore';
 import { readSnapshotWithSlack } from './snapshotFile';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
-import { loadSqlJs } from './sqljs';
+import { instantiateSqlJs, loadSqlJs } from './sqljs';
 import type { FromWorker, ToWorker, WorkerOpenOptions, WorkerOpenReport } from './workerProtocol';
 
 /** Operations that write: each runs as a logged transaction under the write lock (the rest only read). */
@@ -131,7 +136,9 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   store = opened.store;
   lap();
   core = new JournalCore(store.db, (sqlText, params) => store.record(sqlText, params));
-  let compactor: Worker | undefined;
+  // The helper thread (see module docstring), and whether a background compaction runs there.
+  let helper: Worker | undefined;
+  let compacting = false;
   let compactAgain = false;
   // The running compactor's stop flag. Set to 1 when the journal closes, or when a forced compaction
   // takes over its work: it stops at its next stage or chunk and releases its lock (terminating it
@@ -166,8 +173,35 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     report: { created, versionFound, version, readOnlyReason, quarantined, recordsReplayed: report.recordsReplayed, tornTailCut: report.tornTailCut, openMs: performance.now() - started, phases },
   });
 
+  /** The helper thread, started on first use; it answers each job with `compacted` or `checked`. */
+  function helperThread(): Worker {
+    if (helper) return helper;
+    const started = new Worker(__filename, { workerData: { role: 'helper', wasmPath: options.wasmPath, wasm } });
+    started.on('message', (m: FromWorker | HelperAnswer) => {
+      if (m.kind === 'compacted') return compactionEnded();
+      if (m.kind === 'checked') return integrityChecked(m.problem);
+      post(m);
+    });
+    started.on('error', (e) => post({ kind: 'log', line: `[journal] the background thread failed: ${e.message}` }));
+    started.on('exit', () => {
+      if (helper === started) helper = undefined;
+      if (compacting) compactionEnded(); // died mid-job: the next rotation tries again
+    });
+    helper = started;
+    return started;
+  }
+
+  function compactionEnded(): void {
+    compacting = false;
+    compactorStop = undefined;
+    if (compactAgain && !closed) {
+      compactAgain = false;
+      compactSoon();
+    }
+  }
+
   function compactSoon(force = false): void {
-    if (compactor && !force) {
+    if (compacting && !force) {
       compactAgain = true;
       return;
     }
@@ -182,35 +216,25 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     const below = store.generation;
     if (listGenerations(options.file).filter((g) => g < below).length === 0) return;
     compactorStop = new Int32Array(new SharedArrayBuffer(4));
-    compactor = new Worker(__filename, { workerData: { role: 'compactor', file: options.file, wasmPath: options.wasmPath, wasm, below, stop: compactorStop } });
-    compactor.on('message', (m: FromWorker) => post(m));
-    compactor.on('error', (e) => post({ kind: 'log', line: `[journal] compaction failed: ${e.message}` }));
-    compactor.on('exit', () => {
-      compactor = undefined;
-      compactorStop = undefined;
-      if (compactAgain && !closed) {
-        compactAgain = false;
-        compactSoon();
-      }
-    });
+    compacting = true;
+    helperThread().postMessage({ kind: 'compact', file: options.file, below, stop: compactorStop } satisfies HelperJob);
   }
 
-  // Integrity check of the snapshot in another thread (a full check of a large file takes a while and
-  // must not hold up opening or writes). A snapshot with unreadable pages makes the journal read-only.
+  function integrityChecked(problem: string | null): void {
+    if (problem && !readOnlyReason) {
+      readOnlyReason =
+        `Part of the chat journal (${options.file}) cannot be read: ${problem}. ` +
+        'History that can be read is shown; nothing can be changed until the file is repaired or moved aside.';
+      post({ kind: 'log', line: `[journal] integrity check failed: ${problem}` });
+      post({ kind: 'external', sessionIds: [], readOnlyReason });
+    }
+  }
+
+  // Integrity check of the snapshot in the helper thread (a full check of a large file takes a while
+  // and must not hold up opening or writes). A snapshot with unreadable pages makes the journal read-only.
   const checkTimer = setTimeout(() => {
-    if (!fs.existsSync(options.file)) return;
-    const checker = new Worker(__filename, { workerData: { role: 'checker', file: options.file, wasmPath: options.wasmPath, wasm } });
-    checker.on('message', (m: FromWorker | { kind: 'checked'; problem: string | null }) => {
-      if (m.kind !== 'checked') return post(m as FromWorker);
-      if (m.problem && !readOnlyReason) {
-        readOnlyReason =
-          `Part of the chat journal (${options.file}) cannot be read: ${m.problem}. ` +
-          'History that can be read is shown; nothing can be changed until the file is repaired or moved aside.';
-        post({ kind: 'log', line: `[journal] integrity check failed: ${m.problem}` });
-        post({ kind: 'external', sessionIds: [], readOnlyReason });
-      }
-    });
-    checker.on('error', (e) => post({ kind: 'log', line: `[journal] integrity check could not run: ${e.message}` }));
+    if (!fs.existsSync(options.file) || closed) return;
+    helperThread().postMessage({ kind: 'check', file: options.file } satisfies HelperJob);
   }, options.integrityCheckDelayMs ?? 1500);
   checkTimer.unref?.();
 
@@ -292,7 +316,8 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
       store.close();
       store.db.close();
       post({ kind: 'result', id: message.id, value: null });
-      if (compactorStop) Atomics.store(compactorStop, 0, 1); // a running compactor stops soon; this thread exits after it
+      if (compactorStop) Atomics.store(compactorStop, 0, 1); // a running compaction stops soon
+      helper?.postMessage({ kind: 'exit' } satisfies HelperJob); // it exits after its job; this thread after it
       parentPort!.close();
       closed = true;
       return;
@@ -366,47 +391,76 @@ function lowerThreadPriority(): void {
 /** The background compactor writes the new snapshot 256 KiB at a time, 2 ms apart. */
 const COMPACT_PACE = { chunkBytes: 256 * 1024, pauseMs: 2 } as const;
 
-async function runCompactor(data: { file: string; wasmPath: string; wasm: WebAssembly.Module | null; below: number; stop: Int32Array }): Promise<void> {
+/** A job for the helper thread. */
+type HelperJob =
+  | { readonly kind: 'compact'; readonly file: string; readonly below: number; readonly stop: Int32Array }
+  | { readonly kind: 'check'; readonly file: string }
+  | { readonly kind: 'exit' };
+
+/** The helper's answer at the end of each job (besides `log` lines on the way). */
+type HelperAnswer = { readonly kind: 'compacted' } | { readonly kind: 'checked'; readonly problem: string | null };
+
+/**
+ * The helper thread: runs jobs one after another until `exit` (see module docstring). Every job
+ * ends with its answer, whatever happened in it, so the journal worker never waits for a lost one.
+ */
+function runHelper(data: { wasmPath: string; wasm: WebAssembly.Module | null }): Promise<void> {
   lowerThreadPriority();
-  const sql = await loadSqlJs(data.wasmPath, data.wasm ?? undefined);
+  const port = parentPort!;
+  let queue = Promise.resolve();
+  const runJob = async (job: Exclude<HelperJob, { kind: 'exit' }>): Promise<HelperAnswer> => {
+    try {
+      // A fresh sql.js each job: the instance, and its WASM memory, is garbage once the job is done.
+      const sql = await instantiateSqlJs(data.wasmPath, data.wasm ?? undefined);
+      if (job.kind === 'check') return { kind: 'checked', problem: checkIntegrity(sql, job.file) };
+      compactInBackground(sql, job);
+    } catch (error) {
+      post({ kind: 'log', line: `[journal] ${job.kind === 'check' ? 'integrity check could not run' : 'compaction failed'}: ${(error as Error).message}` });
+    }
+    return job.kind === 'check' ? { kind: 'checked', problem: null } : { kind: 'compacted' };
+  };
+  port.on('message', (job: HelperJob) => {
+    queue = queue.then(async () => {
+      if (job.kind === 'exit') port.close();
+      else port.postMessage(await runJob(job));
+    });
+  });
+  return Promise.resolve();
+}
+
+/** One paced background compaction (logs what it did; a stop request is not a failure). */
+function compactInBackground(sql: SqlJsStatic, job: Extract<HelperJob, { kind: 'compact' }>): void {
   const started = performance.now();
   let result: ReturnType<typeof compact>;
   try {
-    result = compact(sql, data.file, data.below, 0, { ...COMPACT_PACE, shouldStop: () => Atomics.load(data.stop, 0) === 1 });
+    result = compact(sql, job.file, job.below, 0, { ...COMPACT_PACE, shouldStop: () => Atomics.load(job.stop, 0) === 1 });
   } catch (error) {
     if (!(error instanceof CompactionStoppedError)) throw error;
     post({ kind: 'log', line: `[journal] ${error.message}` });
     return;
   }
   if (result) {
-    post({ kind: 'log', line: `[journal] compacted ${result.records} record(s) into a ${(result.bytes / 1048576).toFixed(1)} MB snapshot in ${(performance.now() - started).toFixed(0)} ms` });
+    post({ kind: 'log', line: `[journal] compacted ${result.records} record(s) into a ${(result.bytes / 1048576).toFixed(1)} MB snapshot in ${(performance.now() - started).toFixed(0)} ms (background thread ${threadId})` });
   }
 }
 
-/** `PRAGMA quick_check` of the snapshot file; posts `{kind:'checked', problem}` (null when sound). */
-async function runChecker(data: { file: string; wasmPath: string; wasm: WebAssembly.Module | null }): Promise<void> {
-  lowerThreadPriority();
-  const sql = await loadSqlJs(data.wasmPath, data.wasm ?? undefined);
-  let problem: string | null = null;
+/** `PRAGMA quick_check` of the snapshot file: the problem in words, or null when sound. */
+function checkIntegrity(sql: SqlJsStatic, file: string): string | null {
   try {
-    const db = new sql.Database(fs.readFileSync(data.file));
+    const db = new sql.Database(fs.readFileSync(file));
     try {
       const rows = db.exec('PRAGMA quick_check')[0]?.values.map((r) => String(r[0])) ?? ['no answer'];
-      if (rows.length !== 1 || rows[0] !== 'ok') problem = `SQLite integrity check: ${rows.slice(0, 3).join('; ')}`;
+      return rows.length !== 1 || rows[0] !== 'ok' ? `SQLite integrity check: ${rows.slice(0, 3).join('; ')}` : null;
     } finally {
       db.close();
     }
   } catch (error) {
-    problem = `SQLite integrity check failed: ${(error as Error).message}`;
+    return `SQLite integrity check failed: ${(error as Error).message}`;
   }
-  parentPort!.postMessage({ kind: 'checked', problem });
 }
 
 if (!isMainThread && parentPort) {
-  const data = workerData as
-    | ({ role: 'journal' } & WorkerOpenOptions)
-    | { role: 'compactor'; file: string; wasmPath: string; wasm: WebAssembly.Module | null; below: number; stop: Int32Array }
-    | { role: 'checker'; file: string; wasmPath: string; wasm: WebAssembly.Module | null };
-  const run = data.role === 'compactor' ? runCompactor(data) : data.role === 'checker' ? runChecker(data) : runJournal(data);
+  const data = workerData as ({ role: 'journal' } & WorkerOpenOptions) | { role: 'helper'; wasmPath: string; wasm: WebAssembly.Module | null };
+  const run = data.role === 'helper' ? runHelper(data) : runJournal(data);
   run.catch((error: unknown) => post({ kind: 'openFailed', message: (error as Error).stack ?? String(error) }));
 }

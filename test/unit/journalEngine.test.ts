@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { LOG_HEADER_BYTES } from '../../src/journal/logFormat';
 import { LogStore, listGenerations, logPath } from '../../src/journal/logStore';
 import { loadSqlJs } from '../../src/journal/sqljs';
-import { editJournalFile, openJournal, runWriter, tempDir, WASM_PATH } from './helpers';
+import { editJournalFile, openJournal, runWriter, tempDir, waitFor, WASM_PATH } from './helpers';
 
 const CRASH_TRIALS = Number(process.env.NAC_CRASH_TRIALS ?? 24);
 
@@ -172,6 +172,35 @@ describe('journal engine: several processes', () => {
     const reopened = await openJournal(file);
     assert.equal((await reopened.read('listSessions')).length, 300);
     assert.ok(reopened.report.recordsReplayed < 100, `replayed ${reopened.report.recordsReplayed} records`);
+    await reopened.close();
+  });
+});
+
+describe('journal engine: the background thread', () => {
+  it('runs every background compaction and the integrity check in one thread that does not exit between jobs', async () => {
+    // Each worker-thread exit risks Node's teardown deadlock (nodejs/node#54918), which then holds every
+    // later exit too: a thread per compaction made that risk recur at every log rotation.
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const j = await openJournal(file, { rotateAtBytes: 16_384, integrityCheckDelayMs: 0 });
+    const lines: string[] = [];
+    j.onLog((l) => lines.push(l));
+    const compactions = () => lines.filter((l) => /compacted \d+ record/.test(l));
+    try {
+      for (let i = 0; i < 400 && compactions().length < 3; i++) {
+        assert.ok((await j.write('createSession', { id: `s${i}`, title: 'x'.repeat(400), provider: 'local', createdAt: i, updatedAt: i })).ok);
+        if (i % 20 === 19) await new Promise((r) => setTimeout(r, 30)); // let a paced compaction finish
+      }
+      await waitFor('three background compactions', () => compactions().length >= 3, 30_000);
+      const threads = new Set(compactions().map((l) => /background thread (\d+)/.exec(l)?.[1]));
+      assert.equal(threads.size, 1, `compactions ran in threads ${[...threads].join(', ')}: ${compactions().join(' | ')}`);
+      assert.match([...threads][0] ?? '', /^\d+$/, 'the log names the thread');
+      assert.equal(lines.filter((l) => /failed|could not/.test(l)).length, 0, lines.join('\n'));
+      assert.equal(j.readOnly, false, 'the integrity check found the snapshot sound');
+    } finally {
+      await j.close();
+    }
+    const reopened = await openJournal(file);
+    assert.equal((await reopened.read('listSessions')).length >= 3, true);
     await reopened.close();
   });
 });
