@@ -17,6 +17,8 @@
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { Worker, isMainThread, parentPort, threadId, workerData } from 'node:worker_threads';
 import type { SqlJsStatic } from 'sql.js';
 import { JournalCore } from './core';
@@ -421,11 +423,40 @@ function runHelper(data: { wasmPath: string; wasm: WebAssembly.Module | null }):
   };
   port.on('message', (job: HelperJob) => {
     queue = queue.then(async () => {
-      if (job.kind === 'exit') port.close();
-      else port.postMessage(await runJob(job));
+      if (job.kind === 'exit') return port.close();
+      port.postMessage(await runJob(job));
+      collectGarbage();
     });
   });
   return Promise.resolve();
+}
+
+let fullGc: (() => void) | null | undefined;
+
+/**
+ * Runs a full garbage collection of this thread's heap. The helper idles between jobs, and an idle
+ * isolate collects nothing: a finished job's sql.js instance, with its WASM memory (about twice the
+ * journal's size during a compaction), stayed allocated until the next job. Measured here: a thread
+ * that had built a 147 MB database kept 376 MB RSS after it, and 88 MB after one collection.
+ * `gc` is taken from a new context with `--expose-gc` set for that moment only (the idiom of Node's
+ * `v8.setFlagsFromString` documentation); when that fails, nothing is collected early.
+ */
+function collectGarbage(): void {
+  if (fullGc === undefined) {
+    const existing = (globalThis as { gc?: () => void }).gc;
+    if (typeof existing === 'function') fullGc = existing;
+    else {
+      try {
+        v8.setFlagsFromString('--expose-gc');
+        fullGc = vm.runInNewContext('gc') as () => void;
+      } catch {
+        fullGc = null;
+      } finally {
+        v8.setFlagsFromString('--no-expose-gc');
+      }
+    }
+  }
+  fullGc?.();
 }
 
 /** One paced background compaction (logs what it did; a stop request is not a failure). */
