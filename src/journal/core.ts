@@ -196,6 +196,18 @@ export class JournalCore {
   }
 
   /**
+   * Gives a chat its automatic name, only while its title is still `from` (the default title): a
+   * title the user gave in the meantime, in any window, is kept. Returns the session, renamed or not.
+   * @throws JournalRefusedError('not_found') for an unknown id.
+   */
+  nameSession(id: string, from: string, title: string, at: number): { renamed: boolean; session: SessionRecord } {
+    this.touch(id);
+    if (!this.getSession(id)) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
+    const renamed = this.run('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ? AND title = ?', [title, at, id, from]) > 0;
+    return { renamed, session: this.getSession(id)! };
+  }
+
+  /**
    * Deletes a chat and everything recorded under it (turns, runs, invocations, events, boundary
    * requests, its tab record) in this one transaction, unless one of its runs is still in flight in
    * some window: then nothing changes and `running` is true. A chat fenced for a row this build
@@ -532,10 +544,16 @@ export class JournalCore {
 
   // ---------------------------------------------------------------- tabs
 
-  /** Records that a chat has an open tab (idempotent). */
+  /**
+   * Records that a chat has an open tab (idempotent). Nothing for a chat that is not in the journal
+   * (deleted in another window meanwhile): a restored panel would adopt that record.
+   */
   recordTab(sessionId: string, at: number): void {
     this.touchedSessions.add(sessionId);
-    this.run('INSERT INTO tabs (session_id, opened_at) VALUES (?, ?) ON CONFLICT(session_id) DO NOTHING', [sessionId, at]);
+    this.run(
+      'INSERT INTO tabs (session_id, opened_at) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?) ON CONFLICT(session_id) DO NOTHING',
+      [sessionId, at, sessionId],
+    );
   }
 
   /** Forgets a chat's tab (the user closed it). */

@@ -384,10 +384,12 @@ export class ChatRuntime {
   }
 
   private async nameSession(session: SessionRecord, prompt: string): Promise<void> {
-    const firstLine = prompt.trim().split('\n')[0] ?? '';
-    const title = firstLine.length > 48 ? `${firstLine.slice(0, 47)}…` : firstLine;
-    const renamed = await this.options.journal.write('renameSession', session.id, title || NEW_CHAT_TITLE, this.now());
-    if (renamed.ok) this.emit({ type: 'session', session: renamed.value });
+    // By code points: a cut through a surrogate pair (an emoji) was stored as replacement characters.
+    const firstLine = [...(prompt.trim().split('\n')[0] ?? '')];
+    const title = firstLine.length > 48 ? `${firstLine.slice(0, 47).join('')}…` : firstLine.join('');
+    // Only while the chat still has the default title: the user may have renamed it meanwhile.
+    const named = await this.options.journal.write('nameSession', session.id, NEW_CHAT_TITLE, title || NEW_CHAT_TITLE, this.now());
+    if (named.ok && named.value.renamed) this.emit({ type: 'session', session: named.value.session });
   }
 
   private async drive(active: ActiveRun, agent: Agent, request: Parameters<Agent['runTurn']>[0]): Promise<void> {

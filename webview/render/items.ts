@@ -25,11 +25,30 @@ export function renderText(text: string): HTMLElement {
   const el = h('div', { class: 'message agent markdown' });
   el.appendChild(markdownFragment(text));
   el.querySelectorAll('pre').forEach((pre) => {
+    // Copy copies the block's text: only for a block as markdown writes one (text in one plain
+    // <code>). Raw HTML may hide text in a block (`hidden`, a class) that Copy would put on the
+    // clipboard unseen, e.g. a `; curl … | sh` after the command shown.
+    if (!isPlainCodeBlock(pre)) return;
     const block = h('div', { class: 'code-block' });
     pre.replaceWith(block);
     block.append(pre, h('vscode-button', { class: 'copy-code', 'data-action': 'copy-code', appearance: 'secondary', title: 'Copy the code' }, 'Copy'));
   });
   return el;
+}
+
+/** A `<pre>` holding only text, directly or in one `<code>` whose only attribute is a language class. */
+function isPlainCodeBlock(pre: Element): boolean {
+  if (pre.attributes.length > 0) return false;
+  const textOnly = (node: Node) => [...node.childNodes].every((c) => c.nodeType === 3);
+  if (textOnly(pre)) return true;
+  const elements = [...pre.childNodes].filter((c) => c.nodeType !== 3);
+  const code = elements[0] as Element;
+  return (
+    elements.length === 1 &&
+    code.tagName === 'CODE' &&
+    [...code.attributes].every((a) => a.name === 'class' && /^(language-[\w+#.-]+)?$/.test(a.value)) &&
+    textOnly(code)
+  );
 }
 
 /**
