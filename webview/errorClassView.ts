@@ -38,16 +38,16 @@ function baseView(errorClass: ErrorClass, turn: TranscriptTurn): Omit<ErrorClass
     case 'sandbox_boundary_closed_by_restart': {
       const request = restartClosedRequest(turn);
       const body = request
-        ? `VS Code restarted while the agent was waiting for your approval to ${boundaryKindVerb(request.kind)} ${codeSpan(oneLine(request.subject))}. ` +
+        ? `The VS Code window reloaded or restarted while the agent was waiting for your approval to ${boundaryKindVerb(request.kind)} ${codeSpan(oneLine(request.subject))}. ` +
           (request.kind === 'command' ? 'The request was denied so nothing ran.' : 'The request was denied so nothing was done.')
-        : 'VS Code restarted while the agent was waiting for your approval. The request was denied so nothing ran.';
-      return { title: 'Approval closed by a VS Code restart', body, action: 'retry', tone: 'restart' };
+        : 'The VS Code window reloaded or restarted while the agent was waiting for your approval. The request was denied so nothing ran.';
+      return { title: 'Approval closed by a window reload or restart', body, action: 'retry', tone: 'restart' };
     }
     case 'app_restarted':
       return {
-        title: 'Reply interrupted by a VS Code restart',
+        title: 'Reply interrupted by a window reload or restart',
         // A run is recovered like this also when the window driving it closed while another lived on.
-        body: 'The VS Code window running this reply restarted or closed, so the reply stopped partway. Nothing was waiting on you.',
+        body: 'The VS Code window running this reply reloaded, restarted or closed, so the reply stopped partway. Nothing was waiting on you.',
         action: 'continue',
         tone: 'restart',
       };

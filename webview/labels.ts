@@ -70,7 +70,7 @@ export function describeBoundary(item: BoundaryItem, actionableIds: ReadonlySet<
   }
   switch (reason) {
     case 'host_restarted':
-      return { state: 'denied', text: 'Denied because VS Code restarted while it was waiting' };
+      return { state: 'denied', text: 'Denied because the window reloaded or restarted while it was waiting' };
     case 'run_stopped':
       return { state: 'denied', text: 'Closed because the run was stopped' };
     case 'run_ended':

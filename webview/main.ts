@@ -116,7 +116,10 @@ sk.send.addEventListener('click', () => {
   if (!sk.send.hasAttribute('disabled')) send();
 });
 sk.stop.addEventListener('click', () => {
-  if (!sk.stop.hasAttribute('disabled')) host.post({ type: 'stop' });
+  if (sk.stop.hasAttribute('disabled')) return;
+  host.post({ type: 'stop' });
+  // Stop is hidden once the run ends, which dropped the focus: Enter then did nothing.
+  sk.composer.focus();
 });
 
 /** Disables the buttons of one group at once (before the re-render catches up). */
@@ -151,6 +154,7 @@ app.addEventListener('click', (event) => {
     scroll.pin();
   } else if (action === 'copy-code') {
     const code = actionEl.closest('.code-block')?.querySelector('pre')?.textContent ?? '';
+    // (Blocks get this button only when their text is all they show: render/items.ts.)
     navigator.clipboard.writeText(code).then(
       () => {
         actionEl.textContent = 'Copied';

@@ -162,7 +162,7 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     const title = typeof given?.title === 'string'
       ? given.title
       : await vscode.window.showInputBox({
-          prompt: 'New title of the chat',
+          prompt: `New title of the chat “${session.title}”`,
           value: session.title,
           validateInput: (v) => (v.trim() ? (v.trim().length > MAX_TITLE_CHARS ? `At most ${MAX_TITLE_CHARS} characters.` : undefined) : 'A chat needs a title.'),
         });
@@ -182,6 +182,11 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     if (!sessionId) return false;
     const session = await runtime.getSession(sessionId);
     if (!session) throw new Error('That chat is no longer in the journal.');
+    // Say it now rather than after the "cannot be undone" question (a fresh user was asked, then refused).
+    if ((await runtime.liveState(sessionId)).running) {
+      void vscode.window.showWarningMessage(`The agent is still working on “${session.title}”. Stop it first, then delete the chat.`);
+      return false;
+    }
     if (given?.confirmed !== true) {
       const answer = await vscode.window.showWarningMessage(
         `Delete the chat “${session.title}”?`,

@@ -707,7 +707,7 @@ export function historyOf(transcript: Transcript): HistoryEntry[] {
 }
 
 function describeSettled(status: string, closureReason: string | null): string {
-  if (closureReason === 'host_restarted') return 'This request was already closed: it was denied because VS Code restarted while it waited.';
+  if (closureReason === 'host_restarted') return 'This request was already closed: it was denied because the VS Code window reloaded or restarted while it waited.';
   if (closureReason === 'run_stopped') return 'This request was already closed because the run was stopped.';
   return `This request was already decided (${status}).`;
 }

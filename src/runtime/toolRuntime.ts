@@ -64,6 +64,12 @@ export class SandboxedToolRunner implements ToolRunner {
         grants: verdict.grants,
         ...(call.name === 'write' ? { detail: diff ?? call.input.content.slice(0, 4000) } : {}),
       });
+      if (!outcome.approved && this.ctx.signal.aborted) {
+        // Stop closed the request: the invocation was stopped, not denied (a fresh user saw a card
+        // "Closed because the run was stopped" under a "Denied" badge).
+        await handle.finish({ status: 'stopped', message: 'Stopped before it ran.' });
+        return { status: 'failed', output: '', message: 'Stopped' };
+      }
       if (!outcome.approved) {
         const message = 'The request was denied, so it did not run.';
         await handle.finish({ status: 'denied', message });

@@ -181,6 +181,28 @@ describe('chat runtime with the local agent', () => {
   });
 });
 
+describe('chat runtime: Stop while a request waits', () => {
+  it('closes the request as stopped and marks the invocation stopped, not denied', async () => {
+    // A fresh user saw a card "Closed because the run was stopped" under a "Denied" badge.
+    const h = await harness();
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    await h.runtime.send(s.value.id, 'run touch never.txt && echo never');
+    const requestId = await pendingRequest(h, s.value.id);
+    assert.ok((await h.runtime.stop(s.value.id)).ok);
+    await h.runtime.whenIdle(s.value.id);
+    const row = (await h.journal.read('getBoundaryRequest', requestId))!;
+    assert.equal(row.status, 'denied');
+    assert.equal(row.closureReason, 'run_stopped');
+    const inv = items(await h.runtime.transcript(s.value.id), 0).find((i) => i.type === 'invocation');
+    assert.ok(inv && inv.type === 'invocation');
+    assert.equal(inv.status, 'stopped');
+    assert.equal(inv.message, 'Stopped before it ran.');
+    assert.equal(fs.existsSync(path.join(h.workspace, 'never.txt')), false);
+    await h.journal.close();
+  });
+});
+
 describe('chat runtime: renaming a chat', () => {
   it('keeps the title as typed (trimmed, one line), tells this window, and keeps it after the first prompt', async () => {
     const h = await harness();

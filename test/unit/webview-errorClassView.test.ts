@@ -35,7 +35,7 @@ describe('describeErrorClass', () => {
     assert.equal(view.note, null);
     assert.equal(
       view.body,
-      'VS Code restarted while the agent was waiting for your approval to run `rm -rf build`. The request was denied so nothing ran.',
+      'The VS Code window reloaded or restarted while the agent was waiting for your approval to run `rm -rf build`. The request was denied so nothing ran.',
     );
   });
 
@@ -53,14 +53,14 @@ describe('describeErrorClass', () => {
   test('without a restart-closed request it still explains and offers Retry', () => {
     const view = describeErrorClass('sandbox_boundary_closed_by_restart', plainTurn('sandbox_boundary_closed_by_restart'));
     assert.equal(view.action, 'retry');
-    assert.equal(view.body, 'VS Code restarted while the agent was waiting for your approval. The request was denied so nothing ran.');
+    assert.equal(view.body, 'The VS Code window reloaded or restarted while the agent was waiting for your approval. The request was denied so nothing ran.');
   });
 
   test('app_restarted offers Continue in a restart banner', () => {
     const view = describeErrorClass('app_restarted', plainTurn('app_restarted'));
     assert.equal(view.action, 'continue');
     assert.equal(view.tone, 'restart');
-    assert.equal(view.body, 'The VS Code window running this reply restarted or closed, so the reply stopped partway. Nothing was waiting on you.');
+    assert.equal(view.body, 'The VS Code window running this reply reloaded, restarted or closed, so the reply stopped partway. Nothing was waiting on you.');
   });
 
   for (const errorClass of ['agent_error', 'agent_unavailable', 'journal_refused'] as const) {

@@ -31,7 +31,7 @@ describe('boundary labels', () => {
     assert.equal(settle({ status: 'approved', decision: 'allow_session', closureReason: 'user_decision' }), 'Approved for this session');
     assert.equal(settle({ status: 'approved', decision: 'allow_session', closureReason: 'session_grant' }), 'Approved by an earlier session grant');
     assert.equal(settle({ status: 'denied', decision: 'deny', closureReason: 'user_decision' }), 'Denied by you');
-    assert.equal(settle({ status: 'denied', decision: 'deny', closureReason: 'host_restarted' }), 'Denied because VS Code restarted while it was waiting');
+    assert.equal(settle({ status: 'denied', decision: 'deny', closureReason: 'host_restarted' }), 'Denied because the window reloaded or restarted while it was waiting');
     assert.equal(settle({ status: 'denied', decision: 'deny', closureReason: 'run_stopped' }), 'Closed because the run was stopped');
     assert.equal(settle({ status: 'denied', decision: 'deny', closureReason: 'run_ended' }), 'Closed because the run ended');
   });

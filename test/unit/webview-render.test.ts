@@ -185,9 +185,29 @@ describe('a request made by a tool invocation', () => {
     assert.equal(el.querySelectorAll('.boundary-card').length, 1, 'and nowhere else');
     assert.ok(card.querySelector('[data-decision="allow_once"]'), 'still actionable');
     const kids = [...invocation.children].map((c) => c.className.split(' ')[0]);
-    assert.ok(kids.indexOf('boundary-card') < kids.indexOf('output'), `card above the output: ${kids.join(', ')}`);
+    assert.ok(kids.indexOf('boundary-card') < kids.indexOf('code-block'), `card above the output: ${kids.join(', ')}`);
+    assert.equal(invocation.querySelector('.code-block pre.output')?.textContent, 'partial output');
     assert.equal(el.querySelectorAll('pre.diff').length, 1, 'the diff is shown once');
     assert.equal(card.querySelector('.subject'), null, 'the card does not repeat the path its invocation names');
+  });
+
+  test('a denied invocation leaves saying so to its card; output can be copied', async () => {
+    // A fresh user counted "Denied" four times around one denied command.
+    const { renderTurn } = await import('../../webview/render/turn');
+    const el = renderTurn(
+      turnWith([
+        { type: 'invocation', id: 'i1', tool: 'run', summary: 'rm a.txt', status: 'denied', output: '', message: 'The request was denied, so it did not run.' },
+        { type: 'boundary', id: 'r1', invocationId: 'i1', kind: 'command', subject: 'rm a.txt', why: 'w', status: 'denied', decision: 'deny', closureReason: 'user_decision' },
+        { type: 'invocation', id: 'i2', tool: 'run', summary: 'ls', status: 'completed', output: 'a.txt\nb.txt\n' },
+      ]),
+      { ...ctx, actionableIds: new Set(), running: false },
+    );
+    const denied = el.querySelector('.invocation[data-invocation-id="i1"]')!;
+    assert.equal(denied.querySelector('.invocation-message'), null, 'no line repeating the denial');
+    assert.ok(denied.querySelector('.boundary-card .boundary-outcome')?.textContent, 'the card says how it was decided');
+    const done = el.querySelector('.invocation[data-invocation-id="i2"]')!;
+    assert.equal(done.querySelector('.code-block pre.output')?.textContent, 'a.txt\nb.txt\n');
+    assert.ok(done.querySelector('.code-block [data-action="copy-code"]'), 'the output has a Copy button');
   });
 
   test('stays a card of its own when its invocation is not in the turn', async () => {

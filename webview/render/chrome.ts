@@ -24,7 +24,7 @@ export function renderWelcome(provider = 'local'): HTMLElement {
       { class: 'welcome' },
       h('h2', {}, `Start a chat with ${providerName(provider)}`),
       h('p', {}, 'Ask for what you need in this workspace. Whenever the agent wants to run a command, change files or go outside the workspace, a card asks you first: Allow once, Allow for this session, or Deny.'),
-      h('p', {}, 'If VS Code restarts while a card waits, the request is denied and the chat offers Retry.'),
+      h('p', {}, 'If the window reloads or VS Code restarts while a card waits, the request is denied and the chat offers Retry.'),
       h('p', { class: 'hint' }, 'Enter sends, Shift+Enter adds a new line.'),
     );
   }

@@ -29,9 +29,8 @@ export function renderText(text: string): HTMLElement {
     // <code>). Raw HTML may hide text in a block (`hidden`, a class) that Copy would put on the
     // clipboard unseen, e.g. a `; curl … | sh` after the command shown.
     if (!isPlainCodeBlock(pre)) return;
-    const block = h('div', { class: 'code-block' });
-    pre.replaceWith(block);
-    block.append(pre, h('vscode-button', { class: 'copy-code', 'data-action': 'copy-code', appearance: 'secondary', title: 'Copy the code' }, 'Copy'));
+    const { parentNode, nextSibling } = pre;
+    parentNode?.insertBefore(copyable(pre as HTMLElement), nextSibling);
   });
   return el;
 }
@@ -58,7 +57,10 @@ function isPlainCodeBlock(pre: Element): boolean {
  * its output.
  */
 export function renderInvocation(item: InvocationItem, requests: readonly BoundaryItem[] = [], ctx: ItemContext = NO_ACTIONS): HTMLElement {
-  const detail = invocationDetail(item, errorClassShortLabel);
+  // A denied invocation's card already says it was denied, and by whom: its own "The request was
+  // denied" would be the third time (a fresh user counted four).
+  const shown = item.status === 'denied' && requests.some((r) => r.status !== 'pending') ? { ...item, message: undefined } : item;
+  const detail = invocationDetail(shown, errorClassShortLabel);
   return h(
     'div',
     { class: 'invocation', 'data-invocation-id': item.id, 'data-status': item.status },
@@ -74,8 +76,13 @@ export function renderInvocation(item: InvocationItem, requests: readonly Bounda
     detail ? h('div', { class: 'invocation-message' }, detail) : null,
     item.diff ? renderDiff(item.diff) : null,
     ...requests.map((r) => renderBoundary(r, ctx, { subject: r.subject !== item.summary, diff: r.diff !== item.diff })),
-    item.output ? h('pre', { class: 'output' }, item.output) : null,
+    item.output ? copyable(h('pre', { class: 'output' }, item.output)) : null,
   );
+}
+
+/** Puts a block of plain text in a `.code-block` with a Copy button (`data-action="copy-code"`). */
+function copyable(pre: HTMLElement): HTMLElement {
+  return h('div', { class: 'code-block' }, pre, h('vscode-button', { class: 'copy-code', 'data-action': 'copy-code', appearance: 'secondary', title: 'Copy' }, 'Copy'));
 }
 
 /**
