@@ -99,9 +99,9 @@ export function actionLabel(action: 'retry' | 'continue'): string {
 export function errorClassShortLabel(errorClass: ErrorClass): string {
   switch (errorClass) {
     case 'app_restarted':
-      return 'Interrupted by a restart';
+      return 'Interrupted by a reload or restart';
     case 'sandbox_boundary_closed_by_restart':
-      return 'Closed by a restart';
+      return 'Closed by a reload or restart';
     case 'agent_error':
       return 'Agent error';
     case 'agent_unavailable':

@@ -108,8 +108,8 @@ describe('action and short labels', () => {
   });
 
   test('short labels of error classes', () => {
-    assert.equal(errorClassShortLabel('sandbox_boundary_closed_by_restart'), 'Closed by a restart');
-    assert.equal(errorClassShortLabel('app_restarted'), 'Interrupted by a restart');
+    assert.equal(errorClassShortLabel('sandbox_boundary_closed_by_restart'), 'Closed by a reload or restart');
+    assert.equal(errorClassShortLabel('app_restarted'), 'Interrupted by a reload or restart');
     assert.equal(new Set(ERROR_CLASSES.map(errorClassShortLabel)).size, ERROR_CLASSES.length);
   });
 });
