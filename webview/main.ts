@@ -9,7 +9,7 @@ import {
 } from '@vscode/webview-ui-toolkit';
 import type { BoundaryDecision } from '../src/core/vocabulary';
 import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
-import { decideSend, isSendKey } from './input';
+import { decideSend, isSelectAllKey, isSendKey } from './input';
 import { buildSkeleton } from './layout';
 import { PanelMemory } from './panelMemory';
 import { ChatRenderer } from './render';
@@ -108,6 +108,8 @@ function send(): void {
 }
 
 sk.composer.addEventListener('keydown', (event: KeyboardEvent) => {
+  // The browser selects all in the text box at once; not forwarded, VS Code does not do it again later.
+  if (isSelectAllKey(event)) return event.stopPropagation();
   if (!isSendKey(event)) return;
   event.preventDefault();
   if (!sk.send.hasAttribute('disabled')) send();

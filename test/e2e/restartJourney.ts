@@ -61,7 +61,17 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
     const frame = chatFrame(page);
     const input = frame.locator('#composer textarea');
     await visible(input, '#composer textarea', TIMEOUTS.ui);
-    await input.fill(`run ${JOURNEY_COMMAND}`);
+    // Replace a draft the way a quick typist does: Ctrl+A, Backspace, type at once. VS Code's own
+    // Select All came back from the workbench after the first keys and ate them (6 of 8 tries lost
+    // the first character at 30 ms a key), until the composer kept Ctrl+A to itself.
+    await input.click();
+    await page.keyboard.type('a draft to replace', { delay: 10 });
+    await page.keyboard.press('Control+a');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type(`run ${JOURNEY_COMMAND}`, { delay: 20 });
+    await page.waitForTimeout(300);
+    const typed = await input.inputValue();
+    if (typed !== `run ${JOURNEY_COMMAND}`) throw new Error(`the composer holds ${JSON.stringify(typed)} after Ctrl+A, Backspace and typing: keys were lost`);
     await (await visible(frame.locator('#send'), 'the send button #send', TIMEOUTS.ui)).click();
     await visible(frame.locator('.message.user', { hasText: JOURNEY_COMMAND }).first(), 'the user message in the transcript', TIMEOUTS.ui);
   });

@@ -151,6 +151,18 @@ describe('provider names', () => {
   });
 });
 
+describe('select all in the composer', () => {
+  test('is Ctrl+A or Cmd+A, without Shift or Alt', async () => {
+    const { isSelectAllKey } = await import('../../webview/input');
+    assert.equal(isSelectAllKey({ key: 'a', ctrlKey: true, shiftKey: false }), true);
+    assert.equal(isSelectAllKey({ key: 'A', metaKey: true, shiftKey: false }), true);
+    assert.equal(isSelectAllKey({ key: 'a', shiftKey: false }), false);
+    assert.equal(isSelectAllKey({ key: 'a', ctrlKey: true, shiftKey: true }), false);
+    assert.equal(isSelectAllKey({ key: 'a', ctrlKey: true, altKey: true, shiftKey: false }), false);
+    assert.equal(isSelectAllKey({ key: 'c', ctrlKey: true, shiftKey: false }), false);
+  });
+});
+
 describe('send while the agent works', () => {
   test('refuses (keeping the text) while a run is live, and sends once it is not', async () => {
     const { decideSend: decide, BUSY_REASON, BUSY_ASKING_REASON, BUSY_CODE } = await import('../../webview/input');
