@@ -89,8 +89,9 @@ unit_tests() {
   # Per test 120 s; the whole stage is bounded by UNIT_TIMEOUT below.
   # --no-concurrent-recompilation: on Node 20 a worker thread's exit can deadlock with a background
   # TurboFan compile of its code (nodejs/node#54918; docs/ARCHITECTURE.md), and this suite exits
-  # hundreds of journal workers: it hung one CI run and 2 of 4 local runs. The flag reaches every test file (and, through
-  # CHILD_NODE_FLAGS, their child processes); the product itself bounds Journal.close instead.
+  # hundreds of journal workers: it hung one CI run and 2 of 4 local runs. The flag reaches every
+  # test file (and, through CHILD_NODE_FLAGS, their child processes); the product itself bounds
+  # Journal.close instead.
   timeout --kill-after=10 "${NAC_UNIT_TIMEOUT:-900}" node --no-concurrent-recompilation --test --test-timeout=120000 \
     --test-reporter=spec --test-reporter-destination=stdout \
     --test-reporter=tap --test-reporter-destination="$tap" "${files[@]}"

@@ -50,6 +50,11 @@ export const BUSY_REASON = 'The agent is still working on this chat. Wait for it
 /** The error code of a refusal for either reason above: the view clears it once the run ends. */
 export const BUSY_CODE = 'busy';
 
+/** Why Send waits while a run is live: `asking` when a request of it waits on the user. */
+export function busyReason(asking: boolean): string {
+  return asking ? BUSY_ASKING_REASON : BUSY_REASON;
+}
+
 /**
  * Decides what Send does: empty or blank text is ignored; read-only chats, a chat whose agent is
  * still working (`running`; `asking`: a request of it waits on the user) and over-long prompts are
@@ -58,7 +63,7 @@ export const BUSY_CODE = 'busy';
 export function decideSend(text: string, readOnlyReason: string | null, running = false, asking = false): SendDecision {
   if (text.trim().length === 0) return { kind: 'ignore' };
   if (readOnlyReason) return { kind: 'refuse', reason: readOnlyReason };
-  if (running) return { kind: 'refuse', reason: asking ? BUSY_ASKING_REASON : BUSY_REASON, code: BUSY_CODE };
+  if (running) return { kind: 'refuse', reason: busyReason(asking), code: BUSY_CODE };
   if (text.length > MAX_PROMPT_CHARS) {
     return { kind: 'refuse', reason: `The message is too long (${text.length.toLocaleString('en-US')} characters; the limit is ${MAX_PROMPT_CHARS.toLocaleString('en-US')}).` };
   }

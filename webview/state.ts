@@ -5,7 +5,7 @@
 import type { SessionRecord } from '../src/core/events';
 import { applyUpdate, EMPTY_TRANSCRIPT, type Transcript } from '../src/core/transcript';
 import type { HostMessage, LiveState } from '../src/protocol/messages';
-import { BUSY_ASKING_REASON, BUSY_CODE, BUSY_REASON } from './input';
+import { BUSY_ASKING_REASON, BUSY_CODE, BUSY_REASON, busyReason } from './input';
 
 /** Live facts before the host sent any: nothing running, nothing actionable, writable. */
 export const IDLE_LIVE: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };
@@ -78,7 +78,7 @@ function errorAfter(error: ViewState['error'], live: LiveState): ViewState['erro
   if (!live.running) return null;
   // While the run goes on, its reason follows it: answered requests no longer wait on the user.
   if (error.message !== BUSY_ASKING_REASON && error.message !== BUSY_REASON) return error;
-  const message = live.actionableRequestIds.length > 0 ? BUSY_ASKING_REASON : BUSY_REASON;
+  const message = busyReason(live.actionableRequestIds.length > 0);
   return message === error.message ? error : { ...error, message };
 }
 

@@ -7,8 +7,9 @@
  * runs orphaned by dead hosts — all before any restored panel receives its state.
  */
 import * as vscode from 'vscode';
+import type { SessionRecord } from '../core/events';
 import { Journal } from '../journal/journal';
-import { ChatRuntime, MAX_TITLE_CHARS } from '../runtime/chatRuntime';
+import { ChatRuntime, titleProblem } from '../runtime/chatRuntime';
 import { describeThisInstance } from '../runtime/instance';
 import { CHAT_VIEW_TYPE } from './chatPanel';
 import { ChatPanels, pickSession } from './chatPanels';
@@ -152,22 +153,28 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     if (session) await panels.open(session);
     return session?.id;
   });
-  // Renames the chat of the active tab (else a picked one); `{ sessionId, title }` skips the UI (tests).
-  command('nativeAgentChats.renameChat', async (runtime, args?: unknown) => {
-    const given = args as { sessionId?: unknown; title?: unknown } | undefined;
-    const sessionId = typeof given?.sessionId === 'string' ? given.sessionId : panels.activeSessionId() ?? (await pickSession(runtime, 'Rename which chat?'))?.id;
+  /**
+   * The chat a command acts on: `given.sessionId` (tests, keybindings), else the active chat tab's,
+   * else one the user picks. Undefined when there is none or the pick was dismissed.
+   * @throws Error when that chat is no longer in the journal.
+   */
+  const chatFor = async (runtime: ChatRuntime, given: { sessionId?: unknown } | undefined, placeHolder: string): Promise<SessionRecord | undefined> => {
+    const sessionId = typeof given?.sessionId === 'string' ? given.sessionId : panels.activeSessionId() ?? (await pickSession(runtime, placeHolder))?.id;
     if (!sessionId) return undefined;
     const session = await runtime.getSession(sessionId);
     if (!session) throw new Error('That chat is no longer in the journal.');
+    return session;
+  };
+  // Renames the chat of the active tab (else a picked one); `{ sessionId, title }` skips the UI (tests).
+  command('nativeAgentChats.renameChat', async (runtime, args?: unknown) => {
+    const given = args as { sessionId?: unknown; title?: unknown } | undefined;
+    const session = await chatFor(runtime, given, 'Rename which chat?');
+    if (!session) return undefined;
     const title = typeof given?.title === 'string'
       ? given.title
-      : await vscode.window.showInputBox({
-          prompt: `New title of the chat “${session.title}”`,
-          value: session.title,
-          validateInput: (v) => (v.trim() ? (v.trim().length > MAX_TITLE_CHARS ? `At most ${MAX_TITLE_CHARS} characters.` : undefined) : 'A chat needs a title.'),
-        });
+      : await vscode.window.showInputBox({ prompt: `New title of the chat “${session.title}”`, value: session.title, validateInput: titleProblem });
     if (title === undefined) return undefined;
-    const renamed = await runtime.renameSession(sessionId, title);
+    const renamed = await runtime.renameSession(session.id, title);
     if (!renamed.ok) {
       void vscode.window.showErrorMessage(renamed.message);
       return undefined;
@@ -178,12 +185,10 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
   // `{ sessionId, confirmed: true }` skips the UI (tests). Resolves true once deleted.
   command('nativeAgentChats.deleteChat', async (runtime, args?: unknown) => {
     const given = args as { sessionId?: unknown; confirmed?: unknown } | undefined;
-    const sessionId = typeof given?.sessionId === 'string' ? given.sessionId : panels.activeSessionId() ?? (await pickSession(runtime, 'Delete which chat?'))?.id;
-    if (!sessionId) return false;
-    const session = await runtime.getSession(sessionId);
-    if (!session) throw new Error('That chat is no longer in the journal.');
+    const session = await chatFor(runtime, given, 'Delete which chat?');
+    if (!session) return false;
     // Say it now rather than after the "cannot be undone" question (a fresh user was asked, then refused).
-    if ((await runtime.liveState(sessionId)).running) {
+    if ((await runtime.liveState(session.id)).running) {
       void vscode.window.showWarningMessage(`The agent is still working on “${session.title}”. Stop it first, then delete the chat.`);
       return false;
     }
@@ -195,7 +200,7 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
       );
       if (answer !== 'Delete') return false;
     }
-    const deleted = await runtime.deleteSession(sessionId);
+    const deleted = await runtime.deleteSession(session.id);
     if (!deleted.ok) {
       void vscode.window.showErrorMessage(deleted.message);
       return false;

@@ -186,43 +186,38 @@ export class JournalCore {
     return session;
   }
 
-  /** Renames a session; refuses `not_found` for an unknown id. */
-  renameSession(id: string, title: string, at: number): SessionRecord {
-    this.touch(id);
-    if (this.run('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?', [title, at, id]) === 0) {
-      throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
-    }
-    return this.getSession(id)!;
-  }
-
   /**
-   * Gives a chat its automatic name, only while its title is still `from` (the default title): a
-   * title the user gave in the meantime, in any window, is kept. Returns the session, renamed or not.
+   * Renames a session. With `onlyIfTitle`, only while its title is still that (the automatic name
+   * from the first prompt must not replace a title the user gave meanwhile, in any window): checked
+   * inside the transaction. Returns the session, renamed or not.
    * @throws JournalRefusedError('not_found') for an unknown id.
    */
-  nameSession(id: string, from: string, title: string, at: number): { renamed: boolean; session: SessionRecord } {
+  renameSession(id: string, title: string, at: number, onlyIfTitle?: string): { renamed: boolean; session: SessionRecord } {
     this.touch(id);
     if (!this.getSession(id)) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
-    const renamed = this.run('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ? AND title = ?', [title, at, id, from]) > 0;
+    const renamed =
+      onlyIfTitle === undefined
+        ? this.run('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?', [title, at, id]) > 0
+        : this.run('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ? AND title = ?', [title, at, id, onlyIfTitle]) > 0;
     return { renamed, session: this.getSession(id)! };
   }
 
   /**
    * Deletes a chat and everything recorded under it (turns, runs, invocations, events, boundary
    * requests, its tab record) in this one transaction, unless one of its runs is still in flight in
-   * some window: then nothing changes and `running` is true. A chat fenced for a row this build
+   * some window: then nothing changes and `deleted` is false. A chat fenced for a row this build
    * cannot read is refused (`row_unreadable`) like any other write to it.
    * @throws JournalRefusedError('not_found') for an unknown id.
    */
-  deleteSession(id: string): { deleted: boolean; running: boolean } {
+  deleteSession(id: string): { deleted: boolean } {
     this.touch(id);
     if (!this.getSession(id)) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
-    if (this.all("SELECT 1 FROM runs WHERE session_id = ? AND status = 'running' LIMIT 1", [id]).length > 0) return { deleted: false, running: true };
+    if (this.all("SELECT 1 FROM runs WHERE session_id = ? AND status = 'running' LIMIT 1", [id]).length > 0) return { deleted: false };
     for (const table of ['events', 'boundary_requests', 'invocations', 'runs', 'turns', 'tabs']) {
       this.run(`DELETE FROM ${table} WHERE session_id = ?`, [id]);
     }
     this.run('DELETE FROM sessions WHERE id = ?', [id]);
-    return { deleted: true, running: false };
+    return { deleted: true };
   }
 
   /** Stores the provider's own state for a session (e.g. its session or thread id), JSON text. */

@@ -193,10 +193,10 @@ export class Journal {
    * (Node 20: "NodePlatform::ForIsolate … Assertion failed", seen once in this suite; nodejs/node#56312
    * is of the same family). Later writes answer `closed`.
    *
-   * Never waits longer than twice `closeGraceMs` (default 3000 ms, so 6 s). A worker thread can stay stuck in Node's own
-   * teardown: it waits for V8's background compile jobs while one of them waits for a garbage
-   * collection only that thread can run (nodejs/node#54918; seen here on Node 20.20 about once in
-   * ten unit runs, with the stacks in docs/ARCHITECTURE.md). No call reaches a thread stuck there,
+   * Never waits longer than twice `closeGraceMs` (default 3000 ms, so 6 s). A worker thread can
+   * stay stuck in Node's own teardown: it waits for V8's background compile jobs while one of them
+   * waits for a garbage collection only that thread can run (nodejs/node#54918; here on Node 20.20
+   * the full unit suite hung in 2 of 4 loaded runs; stacks in docs/ARCHITECTURE.md). No call reaches a thread stuck there,
    * `terminate()` included. By then the journal is closed (its files and lock released, nothing left
    * to write), so `close` resolves, says so on `onLog`, and unrefs the thread so it holds nothing up.
    * @returns once the worker exited or was given up on; never rejects.

@@ -31,7 +31,7 @@ import type { FromWorker, ToWorker, WorkerOpenOptions, WorkerOpenReport } from '
 
 /** Operations that write: each runs as a logged transaction under the write lock (the rest only read). */
 const WRITE_OPS = new Set([
-  'createSession', 'renameSession', 'nameSession', 'deleteSession', 'setProviderState', 'startTurn', 'finishRun', 'appendEvents', 'startInvocation',
+  'createSession', 'renameSession', 'deleteSession', 'setProviderState', 'startTurn', 'finishRun', 'appendEvents', 'startInvocation',
   'setInvocationStatus', 'finishInvocation', 'createBoundaryRequest', 'settleBoundaryRequest', 'recordTab', 'removeTab',
   'registerInstance', 'removeInstance', 'requestStop',
 ]);

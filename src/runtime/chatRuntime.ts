@@ -41,6 +41,19 @@ export type RuntimeRefusal =
 /** Longest chat title a user may give (characters). */
 export const MAX_TITLE_CHARS = 100;
 
+/** A title as the user typed it, made one line: whitespace runs (line breaks included) become one space, trimmed. */
+export function cleanTitle(title: string): string {
+  return title.replace(/\s+/g, ' ').trim();
+}
+
+/** Why a title the user typed cannot be a chat's title, or undefined when it can (see `cleanTitle`). */
+export function titleProblem(title: string): string | undefined {
+  const clean = cleanTitle(title);
+  if (!clean) return 'A chat needs a title.';
+  if (clean.length > MAX_TITLE_CHARS) return `A chat title can have at most ${MAX_TITLE_CHARS} characters (this one has ${clean.length}).`;
+  return undefined;
+}
+
 /** Options of the runtime. */
 export interface ChatRuntimeOptions {
   readonly journal: Journal;
@@ -81,7 +94,6 @@ export const ALL_SESSIONS = '*';
 /** Default title of a new chat until its first prompt names it. */
 export const NEW_CHAT_TITLE = 'New chat';
 
-/** The chat runtime (see module docstring). */
 /** How a run ended, as `finishRun` records it. */
 type RunEnd = {
   readonly status: 'completed' | 'failed' | 'stopped';
@@ -101,6 +113,7 @@ interface UnfinishedRun {
 /** The transcript line for a Stop pressed in a window that does not drive the run. */
 export const STOP_ELSEWHERE_NOTICE = 'Stop was pressed in a VS Code window other than the one running this reply.';
 
+/** The chat runtime (see module docstring). */
 export class ChatRuntime {
   private readonly active = new Map<string, ActiveRun>();
   private readonly listeners = new Set<(n: RuntimeNotification) => void>();
@@ -211,12 +224,12 @@ export class ChatRuntime {
    *          `not_found`, or the journal's own refusal.
    */
   async renameSession(sessionId: string, title: string): Promise<Result<SessionRecord, RuntimeRefusal>> {
-    const clean = title.replace(/\s+/g, ' ').trim();
-    if (!clean) return fail('invalid', 'A chat needs a title.');
-    if (clean.length > MAX_TITLE_CHARS) return fail('invalid', `A chat title can have at most ${MAX_TITLE_CHARS} characters (this one has ${clean.length}).`);
-    const renamed = await this.options.journal.write('renameSession', sessionId, clean, this.now());
-    if (renamed.ok) this.emit({ type: 'session', session: renamed.value });
-    return renamed;
+    const problem = titleProblem(title);
+    if (problem) return fail('invalid', problem);
+    const renamed = await this.options.journal.write('renameSession', sessionId, cleanTitle(title), this.now());
+    if (!renamed.ok) return renamed;
+    this.emit({ type: 'session', session: renamed.value.session });
+    return ok(renamed.value.session);
   }
 
   /**
@@ -225,10 +238,12 @@ export class ChatRuntime {
    * @returns a refusal: `busy`, `not_found`, or the journal's own refusal.
    */
   async deleteSession(sessionId: string): Promise<Result<void, RuntimeRefusal>> {
-    if (this.active.has(sessionId)) return fail('busy', 'The agent is still working on this chat. Stop it first, then delete the chat.');
     const result = await this.options.journal.write('deleteSession', sessionId);
     if (!result.ok) return result;
-    if (!result.value.deleted) return fail('busy', 'The agent is still working on this chat in another VS Code window. Stop it first, then delete the chat.');
+    if (!result.value.deleted) {
+      const where = this.active.has(sessionId) ? '' : ' in another VS Code window';
+      return fail('busy', `The agent is still working on this chat${where}. Stop it first, then delete the chat.`);
+    }
     this.log(`[runtime] chat ${sessionId} deleted`);
     this.emit({ type: 'deleted', sessionId });
     return ok(undefined);
@@ -388,7 +403,7 @@ export class ChatRuntime {
     const firstLine = [...(prompt.trim().split('\n')[0] ?? '')];
     const title = firstLine.length > 48 ? `${firstLine.slice(0, 47).join('')}…` : firstLine.join('');
     // Only while the chat still has the default title: the user may have renamed it meanwhile.
-    const named = await this.options.journal.write('nameSession', session.id, NEW_CHAT_TITLE, title || NEW_CHAT_TITLE, this.now());
+    const named = await this.options.journal.write('renameSession', session.id, title || NEW_CHAT_TITLE, this.now(), NEW_CHAT_TITLE);
     if (named.ok && named.value.renamed) this.emit({ type: 'session', session: named.value.session });
   }
 

@@ -195,6 +195,19 @@ export async function openWindow(file: string, workspace: string, id: string, op
   return { journal, runtime, aborted, complete };
 }
 
+/**
+ * Starts a chat in `owner` whose agent waits on `prompt` (see `Win.complete`), and waits until every
+ * window in `watchers` sees it running. Returns the session id.
+ */
+export async function startWaitingRun(owner: Win, prompt: string, ...watchers: Win[]): Promise<string> {
+  const s = await owner.runtime.createSession('local');
+  if (!s.ok) throw new Error(s.message);
+  const sent = await owner.runtime.send(s.value.id, prompt);
+  if (!sent.ok) throw new Error(sent.message);
+  for (const w of watchers) await waitFor(`window ${w.runtime.instanceId} to see the run`, async () => (await w.runtime.liveState(s.value.id)).running);
+  return s.value.id;
+}
+
 /** Disposes the windows' runtimes, then closes their journals. */
 export async function closeWindows(...ws: Win[]): Promise<void> {
   for (const w of ws) w.runtime.dispose();

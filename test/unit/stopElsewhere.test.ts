@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import type { Journal } from '../../src/journal/journal';
 import type { Transcript } from '../../src/core/transcript';
 import { STOP_ELSEWHERE_NOTICE } from '../../src/runtime/chatRuntime';
-import { closeWindows as closeAll, openWindow, tempDir, waitFor } from './helpers';
+import { closeWindows as closeAll, openWindow, startWaitingRun, tempDir, waitFor } from './helpers';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -23,23 +23,20 @@ describe('Stop pressed in another window', () => {
     const a = await openWindow(file, ws, 'window-a');
     const b = await openWindow(file, ws, 'window-b');
     try {
-      const s = await a.runtime.createSession('local');
-      assert.ok(s.ok);
-      assert.ok((await a.runtime.send(s.value.id, 'wait')).ok);
-      await waitFor('window B to see the run', async () => (await b.runtime.liveState(s.value.id)).running);
-      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: true } });
-      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: false } }, 'a replayed Stop asks once');
+      const id = await startWaitingRun(a, 'wait', b);
+      assert.deepEqual(await b.runtime.stop(id), { ok: true, value: { stopped: true } });
+      assert.deepEqual(await b.runtime.stop(id), { ok: true, value: { stopped: false } }, 'a replayed Stop asks once');
       await waitFor('window A to stop the run', () => a.aborted.length === 1);
-      await a.runtime.whenIdle(s.value.id);
-      await waitFor('window B to see it stopped', async () => !(await b.runtime.liveState(s.value.id)).running);
+      await a.runtime.whenIdle(id);
+      await waitFor('window B to see it stopped', async () => !(await b.runtime.liveState(id)).running);
       for (const w of [a, b]) {
-        const transcript: Transcript = await w.runtime.transcript(s.value.id);
+        const transcript: Transcript = await w.runtime.transcript(id);
         const turn = transcript.turns[0]!;
         assert.equal(turn.status, 'stopped');
         assert.ok(turn.items.some((i) => i.type === 'notice' && i.message === STOP_ELSEWHERE_NOTICE), 'the transcript names the Stop from elsewhere');
       }
       assert.equal(a.aborted.length, 1);
-      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: false } }, 'nothing left to stop');
+      assert.deepEqual(await b.runtime.stop(id), { ok: true, value: { stopped: false } }, 'nothing left to stop');
     } finally {
       await closeAll(a, b);
     }
@@ -188,13 +185,10 @@ describe('Stop pressed in another window', () => {
     const a = await openWindow(file, ws, 'a');
     const b = await openWindow(file, ws, 'b', { dead });
     try {
-      const s = await a.runtime.createSession('local');
-      assert.ok(s.ok);
-      assert.ok((await a.runtime.send(s.value.id, 'x')).ok);
-      await waitFor('B sees it', async () => (await b.runtime.liveState(s.value.id)).running);
+      const id = await startWaitingRun(a, 'x', b);
       a.runtime.dispose(); // A "dies"
       dead.add('a');
-      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: false } });
+      assert.deepEqual(await b.runtime.stop(id), { ok: true, value: { stopped: false } });
       const rec = await b.runtime.recoverOrphans();
       assert.equal(rec.length, 1);
       assert.equal((await b.journal.read('listRunsInFlight')).length, 0);
@@ -210,21 +204,18 @@ describe('Stop pressed in another window', () => {
     const a = await openWindow(file, ws, 'a');
     const b = await openWindow(file, ws, 'b', { dead });
     try {
-      const s = await a.runtime.createSession('local');
-      assert.ok(s.ok);
-      assert.ok((await a.runtime.send(s.value.id, 'x')).ok);
-      await waitFor('B sees it', async () => (await b.runtime.liveState(s.value.id)).running);
+      const id = await startWaitingRun(a, 'x', b);
       a.runtime.dispose();
-      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: true } });
+      assert.deepEqual(await b.runtime.stop(id), { ok: true, value: { stopped: true } });
       dead.add('a');
       const a2 = await openWindow(file, ws, 'a2', { dead });
-      const t = await a2.runtime.transcript(s.value.id);
+      const t = await a2.runtime.transcript(id);
       assert.equal(t.turns[0]!.status, 'failed');
-      assert.ok((await a2.runtime.send(s.value.id, 'y')).ok);
+      assert.ok((await a2.runtime.send(id, 'y')).ok);
       await sleep(300);
       assert.deepEqual(a2.aborted, []);
       a2.complete.get('y')!();
-      await a2.runtime.whenIdle(s.value.id);
+      await a2.runtime.whenIdle(id);
       await closeAll(a2);
     } finally {
       await closeAll(a, b);
@@ -237,20 +228,17 @@ describe('Stop pressed in another window', () => {
     const a = await openWindow(file, ws, 'a');
     const b = await openWindow(file, ws, 'b');
     try {
-      const s = await a.runtime.createSession('local');
-      assert.ok(s.ok);
-      assert.ok((await a.runtime.send(s.value.id, 'x')).ok);
-      await waitFor('B sees it', async () => (await b.runtime.liveState(s.value.id)).running);
-      assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: true } });
+      const id = await startWaitingRun(a, 'x', b);
+      assert.deepEqual(await b.runtime.stop(id), { ok: true, value: { stopped: true } });
       fs.writeFileSync(`${file}.fault-enospc`, '');
       await waitFor('A stops', () => a.aborted.length === 1);
-      await a.runtime.whenIdle(s.value.id);
+      await a.runtime.whenIdle(id);
       fs.rmSync(`${file}.fault-enospc`);
       // B on a full disk: a refusal, not a hang
-      assert.ok((await a.runtime.send(s.value.id, 'y')).ok);
+      assert.ok((await a.runtime.send(id, 'y')).ok);
       await waitFor('B sees y', async () => (await b.journal.read('listRunsInFlight')).some((r) => r.instanceId === 'a' && r.status === 'running'));
       fs.writeFileSync(`${file}.fault-enospc`, '');
-      const r = await b.runtime.stop(s.value.id);
+      const r = await b.runtime.stop(id);
       fs.rmSync(`${file}.fault-enospc`);
       assert.ok(!r.ok || r.value.stopped === false || r.value.stopped === true);
       a.complete.get('y')?.();
