@@ -18,14 +18,19 @@ import { ScrollPin } from './scroll';
 import {
   dismissError, INITIAL_VIEW_STATE, isHostMessage, markBusy, reduceHostMessage, requestBusyKey, turnBusyKey, type ViewState,
 } from './state';
+import { viewErrorReporter } from './viewErrors';
 import { connectHost } from './vscodeApi';
 
 provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeTextArea(), vsCodeBadge(), vsCodeProgressRing(), vsCodeDivider());
 
 const host = connectHost();
+const reportError = viewErrorReporter((message) => host.post({ type: 'viewError', message }));
+// Whatever escapes the renderer's own isolation goes to the host's log too, not only to a console nobody opens.
+window.addEventListener('error', (event) => reportError(event.error ?? event.message, 'uncaught error'));
+window.addEventListener('unhandledrejection', (event) => reportError(event.reason, 'unhandled rejection'));
 const app = document.getElementById('app') ?? document.body.appendChild(document.createElement('div'));
 const sk = buildSkeleton(app);
-const renderer = new ChatRenderer(sk);
+const renderer = new ChatRenderer(sk, reportError);
 const scroll = new ScrollPin(sk.transcript, sk.content);
 const memory = new PanelMemory(host);
 sk.composer.value = memory.draft;
@@ -48,9 +53,13 @@ function schedule(): void {
   if (frame) return;
   frame = requestAnimationFrame(() => {
     frame = 0;
-    renderer.render(state);
-    scroll.restore();
-    keepTicking();
+    try {
+      renderer.render(state);
+    } finally {
+      // Scrolling and the elapsed times go on even if something escaped the renderer.
+      scroll.restore();
+      keepTicking();
+    }
   });
 }
 

@@ -6,6 +6,7 @@
 import type { TranscriptTurn } from '../src/core/transcript';
 import { isFollowedUp } from '../src/core/transcript';
 import { renderHeader, renderLoading, renderOrphan, renderWelcome } from './render/chrome';
+import { safely, type RenderErrorSink } from './render/failed';
 import { renderTurn, turnKey, type TurnContext } from './render/turn';
 import { setFlag, type Skeleton } from './layout';
 import { requestBusyKey, turnBusyKey, type ViewState } from './state';
@@ -24,21 +25,43 @@ export class ChatRenderer {
   private loading: HTMLElement | undefined;
   private welcomeFor: string | undefined;
 
-  /** Creates a renderer for a skeleton built by `buildSkeleton`. */
-  constructor(private readonly sk: Skeleton) {}
+  /**
+   * Creates a renderer for a skeleton built by `buildSkeleton`. `onError` is told about every part
+   * that threw while rendering (that part is left out or shown as a stand-in box).
+   */
+  constructor(private readonly sk: Skeleton, private readonly onError?: RenderErrorSink) {}
 
-  /** Brings the DOM in line with `state`. Never touches the composer's text or focus. */
+  /**
+   * Brings the DOM in line with `state`. Never touches the composer's text or focus. Never throws:
+   * each part (header, each turn, bars, composer) renders on its own, so the composer and the bars
+   * follow the state even when a turn cannot be drawn.
+   */
   render(state: ViewState): void {
-    const orphan = state.mode === 'orphan';
-    setFlag(this.sk.header, 'hidden', orphan);
-    setFlag(this.sk.transcript, 'hidden', orphan);
-    setFlag(this.sk.composerBox, 'hidden', orphan);
-    setFlag(this.sk.orphan, 'hidden', !orphan);
-    if (orphan && !this.sk.orphan.firstChild) this.sk.orphan.appendChild(renderOrphan());
-    this.renderHeader(state);
-    this.renderTranscript(state);
-    this.renderBars(state);
-    this.renderComposer(state);
+    this.part('the frame', () => {
+      const orphan = state.mode === 'orphan';
+      setFlag(this.sk.header, 'hidden', orphan);
+      setFlag(this.sk.transcript, 'hidden', orphan);
+      setFlag(this.sk.composerBox, 'hidden', orphan);
+      setFlag(this.sk.orphan, 'hidden', !orphan);
+      if (orphan && !this.sk.orphan.firstChild) this.sk.orphan.appendChild(renderOrphan());
+    });
+    this.part('the header', () => this.renderHeader(state));
+    this.part('the transcript', () => this.renderTranscript(state));
+    this.part('the bars', () => this.renderBars(state));
+    this.part('the composer', () => this.renderComposer(state));
+  }
+
+  /** Runs one part of a render; a throw is reported and the next part still renders. */
+  private part(where: string, render: () => void): void {
+    try {
+      render();
+    } catch (error) {
+      try {
+        this.onError?.(error, where);
+      } catch {
+        // A failing reporter must not stop the render.
+      }
+    }
   }
 
   private renderHeader(state: ViewState): void {
@@ -90,10 +113,13 @@ export class ChatRenderer {
         busyTurn: state.busy.has(turnBusyKey(turn.id)),
         followedUp: turn.errorClass ? isFollowedUp(state.transcript, turn.id) : false,
         running: state.live.running,
+        onError: this.onError,
       };
       const key = turnKey(turn, ctx);
       const cached = this.turns.get(turn.id);
-      const entry = cached && cached.turn === turn && cached.key === key ? cached : { turn, key, el: renderTurn(turn, ctx) };
+      const entry = cached && cached.turn === turn && cached.key === key
+        ? cached
+        : { turn, key, el: safely(() => renderTurn(turn, ctx), `turn ${turn.id}`, this.onError, 'section') };
       next.set(turn.id, entry);
       wanted.push(entry.el);
     }

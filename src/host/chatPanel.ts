@@ -13,6 +13,7 @@ import {
   decodeWebviewMessage, type HostMessage, type WebviewMessage,
 } from '../protocol/messages';
 import type { ChatRuntime } from '../runtime/chatRuntime';
+import { openOwnSetting } from './openSetting';
 
 /** The webview view type (also in package.json's `onWebviewPanel:` activation event). */
 export const CHAT_VIEW_TYPE = 'nativeAgentChats.chat';
@@ -129,6 +130,18 @@ export class ChatPanel {
     const runtime = this.host.runtime;
     if (message.type === 'ready') return this.sendSnapshot();
     if (message.type === 'pickSession') return this.host.pickSessionFor(this);
+    if (message.type === 'viewError') {
+      // The view went on without the part that failed; the log keeps what failed for a bug report.
+      this.host.log(`[view] ${this.session ?? '(no chat)'}: ${message.message}`);
+      return;
+    }
+    if (message.type === 'openSetting') {
+      if (!(await openOwnSetting(message.id, this.host.extensionUri))) {
+        this.host.log(`[panel] refused to open setting ${message.id}: not a setting of this extension`);
+        void this.post({ type: 'error', code: 'unknown_setting', message: `${message.id} is not a setting of Native Agent Chats.` });
+      }
+      return;
+    }
     const sessionId = this.session;
     if (!sessionId) {
       void this.post({ type: 'error', code: 'orphan', message: 'Pick a chat for this tab first.' });

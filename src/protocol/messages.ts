@@ -10,10 +10,17 @@
 import { z } from 'zod';
 import type { SessionRecord } from '../core/events';
 import type { Transcript, TranscriptUpdate } from '../core/transcript';
+import { SETTING_ID_SHAPE } from '../core/settingIds';
 import { BOUNDARY_DECISIONS } from '../core/vocabulary';
 
 /** Longest prompt the host accepts, in characters. */
 export const MAX_PROMPT_CHARS = 100_000;
+
+/**
+ * Longest error report (`viewError`) the host accepts, in characters: a message and a short stack.
+ * The view cuts its reports to this length; a longer one is a malformed message.
+ */
+export const MAX_VIEW_ERROR_CHARS = 2_000;
 
 // No generated code: keeps zod from probing `new Function` (and `navigator`, which VS Code's
 // extension host reports as an error) — a strict-CSP-friendly validator.
@@ -37,6 +44,13 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('continue'), turnId: id }),
   /** An orphan panel asks to pick which chat to show. */
   z.strictObject({ type: z.literal('pickSession') }),
+  /** Something in the view failed (an item that could not be rendered, an uncaught error): for the host's log. */
+  z.strictObject({ type: z.literal('viewError'), message: z.string().min(1).max(MAX_VIEW_ERROR_CHARS) }),
+  /**
+   * The user clicked a setting's name in a message: open the Settings editor at it. The shape is
+   * checked here; the host also checks that this extension contributes the setting.
+   */
+  z.strictObject({ type: z.literal('openSetting'), id: z.string().max(200).regex(SETTING_ID_SHAPE) }),
 ]);
 
 /** A message from the webview, after validation. */

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { decodeWebviewMessage, sessionIdFromState } from '../../src/protocol/messages';
+import { decodeWebviewMessage, MAX_VIEW_ERROR_CHARS, sessionIdFromState } from '../../src/protocol/messages';
 
 describe('webview protocol decoding', () => {
   it('accepts each well-formed message', () => {
@@ -12,6 +12,8 @@ describe('webview protocol decoding', () => {
       { type: 'retry', turnId: 't1' },
       { type: 'continue', turnId: 't1' },
       { type: 'pickSession' },
+      { type: 'viewError', message: 'turn t1: TypeError: x is undefined' },
+      { type: 'openSetting', id: 'nativeAgentChats.claude.executablePath' },
     ]) {
       const d = decodeWebviewMessage(m);
       assert.ok(d.ok, JSON.stringify(m));
@@ -29,6 +31,16 @@ describe('webview protocol decoding', () => {
       [{ type: 'decide', requestId: 'r', decision: 'allow_forever' }, /at "decision"/],
       [{ type: 'stop', extra: true }, /Malformed message/],
       [{ type: 'retry', turnId: '' }, /at "turnId"/],
+      // A view error report is for the log: bounded, never empty.
+      [{ type: 'viewError', message: '' }, /at "message"/],
+      [{ type: 'viewError', message: 'x'.repeat(MAX_VIEW_ERROR_CHARS + 1) }, /at "message"/],
+      [{ type: 'viewError' }, /at "message"/],
+      // Only ids shaped like this extension's settings; the host also checks it contributes them.
+      [{ type: 'openSetting', id: 'editor.fontSize' }, /at "id"/],
+      [{ type: 'openSetting', id: 'nativeAgentChats' }, /at "id"/],
+      [{ type: 'openSetting', id: 'nativeAgentChats.claude.' }, /at "id"/],
+      [{ type: 'openSetting', id: 'nativeAgentChats.x; rm -rf' }, /at "id"/],
+      [{ type: 'openSetting', id: `nativeAgentChats.${'a'.repeat(300)}` }, /at "id"/],
     ];
     for (const [raw, pattern] of cases) {
       const d = decodeWebviewMessage(raw);

@@ -8,6 +8,7 @@ import { h } from '../dom';
 import { boundaryKindLabel, describeBoundary, elapsedLabel, invocationBadgeStatus, invocationDetail, invocationStatusLabel, type BoundaryItem, type InvocationItem } from '../labels';
 import { markdownFragment } from '../markdown';
 import { renderDiff } from './diff';
+import { safely, type RenderErrorSink } from './failed';
 
 /** What item rendering needs beyond the item. */
 export interface ItemContext {
@@ -15,6 +16,8 @@ export interface ItemContext {
   readonly actionableIds: ReadonlySet<string>;
   /** Request ids whose decision buttons wait for the host's answer (disabled). */
   readonly busyRequestIds: ReadonlySet<string>;
+  /** Told about an item or card that failed to render (it is shown as a stand-in box). */
+  readonly onError?: RenderErrorSink;
 }
 
 /**
@@ -75,7 +78,7 @@ export function renderInvocation(item: InvocationItem, requests: readonly Bounda
     ),
     detail ? h('div', { class: 'invocation-message' }, detail) : null,
     item.diff ? renderDiff(item.diff) : null,
-    ...requests.map((r) => renderBoundary(r, ctx, { subject: r.subject !== item.summary, diff: r.diff !== item.diff })),
+    ...requests.map((r) => safely(() => renderBoundary(r, ctx, { subject: r.subject !== item.summary, diff: r.diff !== item.diff }), `boundary card ${r.id}`, ctx.onError)),
     item.output ? copyable(h('pre', { class: 'output' }, item.output)) : null,
   );
 }
@@ -157,8 +160,10 @@ export function renderItems(items: readonly TranscriptItem[], ctx: ItemContext):
   }
   return items.flatMap((item) => {
     if (item.type === 'boundary' && item.invocationId && invocationIds.has(item.invocationId)) return [];
-    if (item.type === 'invocation') return [renderInvocation(item, requestsOf.get(item.id), ctx)];
-    return [renderItem(item, ctx)];
+    // Each item on its own: one that throws becomes a stand-in box; the others still show.
+    const where = `${item.type} item${'id' in item ? ` ${item.id}` : ''}`;
+    if (item.type === 'invocation') return [safely(() => renderInvocation(item, requestsOf.get(item.id), ctx), where, ctx.onError)];
+    return [safely(() => renderItem(item, ctx), where, ctx.onError)];
   });
 }
 

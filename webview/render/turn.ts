@@ -9,6 +9,7 @@ import { describeErrorClass } from '../errorClassView';
 import { turnOriginLabel } from '../labels';
 import { userMarkdownFragment } from '../markdown';
 import { renderErrorBanner } from './banner';
+import type { RenderErrorSink } from './failed';
 import { renderItems } from './items';
 
 /** What a turn's rendering depends on besides the turn object itself. */
@@ -21,6 +22,8 @@ export interface TurnContext {
   readonly followedUp: boolean;
   /** A run of the session is live. */
   readonly running: boolean;
+  /** Told about a part of the turn that failed to render. */
+  readonly onError?: RenderErrorSink;
 }
 
 /**
@@ -45,7 +48,7 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext): HTMLElement 
     origin ? h('div', { class: 'turn-origin' }, origin) : null,
     h('div', { class: 'message user markdown' }, userMarkdownFragment(turn.prompt)),
   );
-  const itemCtx = { actionableIds: ctx.actionableIds, busyRequestIds: ctx.busyRequestIds };
+  const itemCtx = { actionableIds: ctx.actionableIds, busyRequestIds: ctx.busyRequestIds, onError: ctx.onError };
   for (const el of renderItems(turn.items, itemCtx)) section.appendChild(el);
   if (turn.status === 'running' && turn.items.length === 0) {
     section.appendChild(h('div', { class: 'agent-working' }, h('vscode-progress-ring', { class: 'inline-ring' }), 'Working…'));
