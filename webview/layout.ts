@@ -5,6 +5,9 @@
  */
 import { h } from './dom';
 
+/** The composer's accessible name. */
+export const COMPOSER_LABEL = 'Message to the agent';
+
 /** A toolkit element with a `value` (vscode-text-area). */
 export interface ValueElement extends HTMLElement {
   value: string;
@@ -47,12 +50,15 @@ export function buildSkeleton(app: HTMLElement): Skeleton {
     placeholder: 'Ask the agent… (try: help, run ls, read README.md)',
     resize: 'vertical',
     rows: 3,
-    'aria-label': 'Message to the agent',
+    'aria-label': COMPOSER_LABEL,
   }) as ValueElement;
   const stop = h('vscode-button', { id: 'stop', appearance: 'secondary', hidden: true, disabled: true }, 'Stop');
   const send = h('vscode-button', { id: 'send', appearance: 'primary', disabled: true }, 'Send');
   const composerBox = h('footer', { class: 'composer' }, composer, h('div', { class: 'composer-actions' }, stop, send));
   app.replaceChildren(header, transcript, orphan, errorBar, readonlyBar, composerBox);
+  // The toolkit's text area names itself "Text area" when it is connected (it has no text content),
+  // replacing the label given above: a screen reader announced the composer as "Text area".
+  composer.setAttribute('aria-label', COMPOSER_LABEL);
   app.classList.add('chat');
   return { app, header, transcript, content, orphan, errorBar, errorMessage, readonlyBar, composerBox, composer, send, stop };
 }

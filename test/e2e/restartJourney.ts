@@ -2,12 +2,14 @@
  * The restart journey, as a user in a real workbench (code-server + Chromium):
  * new chat → ask for a command that needs approval → boundary card → Reload Window → the same chat
  * tab comes back with its transcript and a restart banner naming the command → Retry → a new
- * pending boundary card → Allow once → the command's output appears (and its file exists).
+ * pending boundary card → Allow once → the command's output appears (and its file exists) → read a
+ * file → the chat in the four built-in theme kinds, its code and headers readable in each.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { cardsAbout, stepper, visible } from './steps';
+import { checkThemes } from './themeSteps';
 import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
 
 /** What a journey needs from its runner. */
@@ -55,6 +57,9 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
   await step('new-chat', async () => {
     await newChatFromPalette(page, 'Local agent', TIMEOUTS.ui);
     await visible(chatFrame(page).locator('#composer'), 'the composer #composer in the chat webview', TIMEOUTS.webview);
+    // What a screen reader announces for the composer (the toolkit named it "Text area").
+    const name = await chatFrame(page).locator('#composer textarea').getAttribute('aria-label', { timeout: TIMEOUTS.ui });
+    if (name !== 'Message to the agent') throw new Error(`the composer's accessible name is ${JSON.stringify(name)}, expected "Message to the agent"`);
   });
 
   await step('message-sent', async () => {
@@ -129,4 +134,16 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
       await new Promise((r) => setTimeout(r, 200));
     }
   });
+
+  await step('read-file', async () => {
+    const frame = chatFrame(page);
+    const input = frame.locator('#composer textarea');
+    await input.click();
+    await input.fill('read src/greet.js');
+    await frame.locator('#send').click();
+    await visible(frame.locator('.invocation .summary', { hasText: 'src/greet.js' }).first(), 'the read header naming src/greet.js', TIMEOUTS.ui);
+  });
+
+  // Inline code, run and read headers, a restart banner and boundary cards in each theme kind.
+  await step('themes', () => checkThemes(page, ctx.shot, ctx.log, TIMEOUTS.ui));
 }
