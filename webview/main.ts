@@ -8,12 +8,14 @@ import {
   provideVSCodeDesignSystem, vsCodeBadge, vsCodeButton, vsCodeDivider, vsCodeProgressRing, vsCodeTextArea,
 } from '@vscode/webview-ui-toolkit';
 import type { BoundaryDecision } from '../src/core/vocabulary';
+import { SETTING_ID_SHAPE } from '../src/core/settingIds';
 import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
 import { decideSend, isSelectAllKey, isSendKey } from './input';
 import { buildSkeleton } from './layout';
 import { PanelMemory } from './panelMemory';
 import { ChatRenderer } from './render';
 import { tickElapsed } from './render/items';
+import { bannerToReveal } from './reveal';
 import { ScrollPin } from './scroll';
 import {
   dismissError, INITIAL_VIEW_STATE, isHostMessage, markBusy, reduceHostMessage, requestBusyKey, turnBusyKey, type ViewState,
@@ -58,9 +60,18 @@ function schedule(): void {
     } finally {
       // Scrolling and the elapsed times go on even if something escaped the renderer.
       scroll.restore();
+      revealRestartBanner();
       keepTicking();
     }
   });
+}
+
+/** Brings a restart banner the user has not been shown into sight, once per tab (`reveal.ts`). */
+function revealRestartBanner(): void {
+  const banner = bannerToReveal(sk.content, memory.bannerShown);
+  if (!banner || !banner.isConnected) return;
+  scroll.reveal(banner);
+  memory.saveBannerShown(banner.dataset.turnId ?? '');
 }
 
 /** Advances running invocations' elapsed times once a second, while there are any. */
@@ -173,6 +184,10 @@ app.addEventListener('click', (event) => {
       },
       (error: unknown) => setState({ ...state, error: { code: 'copy_failed', message: `The code could not be copied: ${(error as Error).message}` } }),
     );
+  } else if (action === 'open-setting') {
+    event.preventDefault();
+    const id = actionEl.dataset.setting;
+    if (id && SETTING_ID_SHAPE.test(id)) host.post({ type: 'openSetting', id });
   } else if (action === 'pick-session') {
     host.post({ type: 'pickSession' });
   } else if (action === 'dismiss-error') {

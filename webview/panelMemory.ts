@@ -35,6 +35,16 @@ export class PanelMemory {
     return typeof top === 'number' && Number.isFinite(top) && top >= 0 ? top : undefined;
   }
 
+  /** The turn whose restart banner was last scrolled into view, if any. */
+  get bannerShown(): string | undefined {
+    return typeof this.state.bannerShown === 'string' ? this.state.bannerShown : undefined;
+  }
+
+  /** Records that the restart banner of turn `turnId` was scrolled into view. */
+  saveBannerShown(turnId: string): void {
+    if (turnId !== this.bannerShown) this.save({ ...this.state, bannerShown: turnId });
+  }
+
   /** Records the composer's text (on every edit; '' once sent). */
   saveDraft(text: string): void {
     if (text === this.draft) return;

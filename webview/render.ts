@@ -7,8 +7,10 @@ import type { TranscriptTurn } from '../src/core/transcript';
 import { isFollowedUp } from '../src/core/transcript';
 import { renderHeader, renderLoading, renderOrphan, renderWelcome } from './render/chrome';
 import { safely, type RenderErrorSink } from './render/failed';
+import { followOutputs, outputScrolls } from './render/follow';
 import { renderTurn, turnKey, type TurnContext } from './render/turn';
 import { setFlag, type Skeleton } from './layout';
+import { linkSettings } from './settingLinks';
 import { requestBusyKey, turnBusyKey, type ViewState } from './state';
 
 interface CachedTurn {
@@ -104,6 +106,7 @@ export class ChatRenderer {
     for (const item of turns.flatMap((t) => t.items)) {
       if (item.type === 'boundary' && state.busy.has(requestBusyKey(item.id))) busyRequestIds.add(item.id);
     }
+    const outputs = outputScrolls(content);
     const wanted: HTMLElement[] = [];
     const next = new Map<string, CachedTurn>();
     for (const turn of turns) {
@@ -126,15 +129,16 @@ export class ChatRenderer {
     this.turns.clear();
     for (const [id, entry] of next) this.turns.set(id, entry);
     reconcileChildren(content, wanted);
+    followOutputs(content, outputs);
   }
 
   private renderBars(state: ViewState): void {
     setFlag(this.sk.errorBar, 'hidden', !state.error);
-    this.sk.errorMessage.textContent = state.error?.message ?? '';
+    setText(this.sk.errorMessage, state.error?.message ?? '');
     this.sk.errorBar.title = state.error?.code ?? '';
     const reason = state.mode === 'chat' ? state.live.readOnlyReason : null;
     setFlag(this.sk.readonlyBar, 'hidden', !reason);
-    this.sk.readonlyBar.textContent = reason ? `Read-only: ${reason}` : '';
+    setText(this.sk.readonlyBar, reason ? `Read-only: ${reason}` : '');
   }
 
   private renderComposer(state: ViewState): void {
@@ -146,6 +150,14 @@ export class ChatRenderer {
     setFlag(this.sk.send, 'hidden', running);
     setFlag(this.sk.send, 'disabled', state.mode !== 'chat' || !!state.live.readOnlyReason);
   }
+}
+
+/** Sets `el`'s text (setting names in it as links), only when it changed. */
+function setText(el: HTMLElement, text: string): void {
+  if (el.dataset.text === text) return;
+  el.dataset.text = text;
+  el.textContent = text;
+  linkSettings(el);
 }
 
 /** Makes `parent`'s children exactly `wanted`, in order, moving only what is out of place. */

@@ -41,6 +41,23 @@ export class ScrollPin {
     this.pending = top;
   }
 
+  /**
+   * Scrolls `el` (inside the scroller) fully into view if it is not, its bottom first (a banner's
+   * button sits at its bottom); follows the bottom afterwards only if that is where it ended.
+   * Returns true when it scrolled.
+   */
+  reveal(el: HTMLElement): boolean {
+    const box = this.box.getBoundingClientRect();
+    const r = el.getBoundingClientRect();
+    if (r.top >= box.top && r.bottom <= box.bottom) return false;
+    // Bottom into view; but never push the element's top out of view (one taller than the box).
+    const delta = Math.min(r.bottom - box.bottom, r.top - box.top);
+    this.pending = undefined;
+    this.box.scrollTop += r.bottom > box.bottom ? delta : r.top - box.top;
+    this.pinned = isNearBottom(this.box.scrollTop, this.box.scrollHeight, this.box.clientHeight);
+    return true;
+  }
+
   /** Pins to the bottom now (e.g. after the user sent a prompt or a new snapshot arrived). */
   pin(): void {
     this.pinned = true;

@@ -21,11 +21,14 @@ export interface ProviderInfo {
   readonly usesApiKey: boolean;
 }
 
-/** Every provider, in picker order. */
+/**
+ * Every provider, in picker order. `label` and `detail` are plain text: a quick pick shows markdown
+ * such as backticks literally.
+ */
 export const PROVIDERS: readonly ProviderInfo[] = [
   { id: 'local', label: 'Local agent', detail: 'Built in, offline, no account: run, read, write, help', usesApiKey: false },
   { id: 'claude', label: 'Claude', detail: 'Claude Agent SDK with your Claude Code installation', usesApiKey: true },
-  { id: 'codex', label: 'Codex', detail: 'OpenAI Codex through `codex app-server`', usesApiKey: true },
+  { id: 'codex', label: 'Codex', detail: 'OpenAI Codex through its app server (the codex CLI)', usesApiKey: true },
   { id: 'openai-compatible', label: 'OpenAI-compatible server', detail: 'Ollama, LM Studio, vLLM, llama.cpp server', usesApiKey: true },
   { id: 'vscode-lm', label: 'VS Code language model', detail: 'A model another extension provides, e.g. GitHub Copilot', usesApiKey: false },
 ];

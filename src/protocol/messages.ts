@@ -85,11 +85,14 @@ export type HostMessage =
  * destroyed then) and across a window reload, and hands it to the serializer on restore.
  * `sessionId`: the chat the panel shows. `draft`: the composer's unsent text, if any. `scrollTop`:
  * where the user had scrolled the transcript to (px), absent while they follow its bottom.
+ * `bannerShown`: the turn whose restart banner the view last scrolled into view, so a view rebuilt
+ * later (a switch of tabs) goes back to where the user read instead of to that banner again.
  */
 export interface WebviewPersistedState {
   readonly sessionId?: string;
   readonly draft?: string;
   readonly scrollTop?: number;
+  readonly bannerShown?: string;
 }
 
 /** Decodes an untrusted message. Returns the message or a sentence naming what was wrong. */

@@ -4,7 +4,8 @@
 import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
 import * as vscode from 'vscode';
-import { providerReadiness } from '../../src/host/providers';
+import { PROVIDERS, providerReadiness } from '../../src/host/providers';
+import { contributedSettingIds, openOwnSetting } from '../../src/host/openSetting';
 
 suite('agent picker notes', () => {
   const config = () => vscode.workspace.getConfiguration('nativeAgentChats');
@@ -41,5 +42,35 @@ suite('agent picker notes', () => {
   test('the VS Code LM provider says when no language model is available', async () => {
     const models = await vscode.lm.selectChatModels({});
     assert.equal(await providerReadiness('vscode-lm'), models.length > 0 ? '' : '$(warning) no language model available (e.g. install GitHub Copilot Chat)');
+  });
+});
+
+suite('words of the agent picker', () => {
+  test('are plain text: a quick pick shows markdown literally', () => {
+    // A fresh user saw the Codex entry's `codex app-server` with its backticks.
+    for (const p of PROVIDERS) {
+      for (const text of [p.label, p.detail]) assert.doesNotMatch(text, /`/, `${p.id}: ${text}`);
+    }
+  });
+});
+
+suite('a setting name clicked in a chat message', () => {
+  const self = () => vscode.extensions.all.find((e) => e.packageJSON?.contributes?.configuration && contributedSettingIds(e.packageJSON).has('nativeAgentChats.claude.executablePath'))!;
+
+  test('opens only settings this extension contributes', async () => {
+    const ids = contributedSettingIds(self().packageJSON);
+    assert.ok(ids.has('nativeAgentChats.codex.baseUrl'));
+    assert.ok(!ids.has('editor.fontSize'));
+    assert.equal(await openOwnSetting('nativeAgentChats.noSuchSetting', self().extensionUri), false);
+    assert.equal(await openOwnSetting('editor.fontSize', self().extensionUri), false);
+    assert.equal(await openOwnSetting('nativeAgentChats.claude.executablePath', self().extensionUri), true);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  test('reads the setting ids of a manifest of either shape, and nothing from a malformed one', () => {
+    assert.deepEqual([...contributedSettingIds({ contributes: { configuration: { properties: { 'a.b': {} } } } })], ['a.b']);
+    assert.deepEqual([...contributedSettingIds({ contributes: { configuration: [{ properties: { 'a.b': {} } }, { properties: { 'a.c': {} } }] } })], ['a.b', 'a.c']);
+    assert.deepEqual([...contributedSettingIds(undefined)], []);
+    assert.deepEqual([...contributedSettingIds({ contributes: { configuration: 'x' } })], []);
   });
 });

@@ -5,11 +5,13 @@
 import { h } from '../dom';
 import { actionLabel, type ErrorClassView } from '../errorClassView';
 import { inlineMarkdownFragment } from '../markdown';
+import { linkSettings } from '../settingLinks';
 
 /** Renders the banner of turn `turnId`; `busy` disables its button while the host answers. */
 export function renderErrorBanner(view: ErrorClassView, turnId: string, busy: boolean): HTMLElement {
   const body = h('div', { class: 'banner-body' });
   body.appendChild(inlineMarkdownFragment(view.body));
+  linkSettings(body);
   return h(
     'div',
     { class: view.tone === 'restart' ? 'restart-banner banner' : 'error-banner banner', 'data-turn-id': turnId, role: 'status' },

@@ -7,6 +7,7 @@ import { errorClassShortLabel } from '../errorClassView';
 import { h } from '../dom';
 import { boundaryKindLabel, describeBoundary, elapsedLabel, invocationBadgeStatus, invocationDetail, invocationStatusLabel, type BoundaryItem, type InvocationItem } from '../labels';
 import { markdownFragment } from '../markdown';
+import { linkSettings } from '../settingLinks';
 import { renderDiff } from './diff';
 import { safely, type RenderErrorSink } from './failed';
 
@@ -18,6 +19,12 @@ export interface ItemContext {
   readonly busyRequestIds: ReadonlySet<string>;
   /** Told about an item or card that failed to render (it is shown as a stand-in box). */
   readonly onError?: RenderErrorSink;
+  /**
+   * The turn's banner already says that a window reload or restart ended it: items then do not say
+   * it again (a fresh user counted it four times on one turn: badge, line, card and banner); their
+   * own words stay in a tooltip.
+   */
+  readonly restartTold?: boolean;
 }
 
 /**
@@ -64,6 +71,8 @@ export function renderInvocation(item: InvocationItem, requests: readonly Bounda
   // denied" would be the third time (a fresh user counted four).
   const shown = item.status === 'denied' && requests.some((r) => r.status !== 'pending') ? { ...item, message: undefined } : item;
   const detail = invocationDetail(shown, errorClassShortLabel);
+  const interrupted = invocationBadgeStatus(item) === 'interrupted';
+  const quiet = interrupted && ctx.restartTold === true;
   return h(
     'div',
     { class: 'invocation', 'data-invocation-id': item.id, 'data-status': item.status },
@@ -72,11 +81,11 @@ export function renderInvocation(item: InvocationItem, requests: readonly Bounda
       { class: 'invocation-head' },
       h('span', { class: 'tool' }, item.tool),
       h('code', { class: 'summary' }, item.summary),
-      h('span', { class: `badge status-badge status-${invocationBadgeStatus(item)}` }, invocationStatusLabel(item)),
+      h('span', { class: `badge status-badge status-${invocationBadgeStatus(item)}`, title: quiet && detail ? detail : undefined }, invocationStatusLabel(item)),
       // Filled and advanced every second by the entry point (`tickElapsed`), by the host's clock.
       item.status === 'running' && item.runningSince !== undefined ? h('span', { class: 'elapsed', 'data-running-since': String(item.runningSince) }) : null,
     ),
-    detail ? h('div', { class: 'invocation-message' }, detail) : null,
+    detail && !quiet ? withSettingLinks(h('div', { class: 'invocation-message' }, detail)) : null,
     item.diff ? renderDiff(item.diff) : null,
     ...requests.map((r) => safely(() => renderBoundary(r, ctx, { subject: r.subject !== item.summary, diff: r.diff !== item.diff }), `boundary card ${r.id}`, ctx.onError)),
     item.output ? copyable(h('pre', { class: 'output' }, item.output)) : null,
@@ -118,6 +127,9 @@ function decisionButtons(requestId: string, busy: boolean, grants: string | unde
   );
 }
 
+/** A card's outcome when the turn's banner tells that a reload or restart closed the request. */
+export const RESTART_CLOSED_OUTCOME = 'Closed without an answer';
+
 /**
  * Renders a sandbox boundary request as `.boundary-card[data-request-id]`. `show` leaves out the
  * subject or the diff when the invocation the card sits in already shows them.
@@ -133,7 +145,9 @@ export function renderBoundary(item: BoundaryItem, ctx: ItemContext, show: { sub
     item.diff && show.diff ? renderDiff(item.diff) : null,
     state.state === 'actionable'
       ? decisionButtons(item.id, ctx.busyRequestIds.has(item.id), item.grants)
-      : h('div', { class: 'boundary-outcome' }, state.text),
+      : ctx.restartTold && item.closureReason === 'host_restarted'
+        ? h('div', { class: 'boundary-outcome', title: state.text }, RESTART_CLOSED_OUTCOME)
+        : h('div', { class: 'boundary-outcome' }, state.text),
   );
 }
 
@@ -144,7 +158,13 @@ export function renderBoundary(item: BoundaryItem, ctx: ItemContext, show: { sub
  */
 export function renderNotice(level: 'info' | 'warning' | 'error', message: string): HTMLElement {
   const parts = message.split(/`([^`\n]+)`/).map((part, i) => (i % 2 === 1 ? h('code', {}, part) : part));
-  return h('div', { class: `notice notice-${level}`, role: level === 'error' ? 'alert' : 'note' }, ...parts);
+  return withSettingLinks(h('div', { class: `notice notice-${level}`, role: level === 'error' ? 'alert' : 'note' }, ...parts));
+}
+
+/** `el` with the setting names in its text made links to the Settings editor (`settingLinks.ts`). */
+export function withSettingLinks(el: HTMLElement): HTMLElement {
+  linkSettings(el);
+  return el;
 }
 
 /**

@@ -48,14 +48,13 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext): HTMLElement 
     origin ? h('div', { class: 'turn-origin' }, origin) : null,
     h('div', { class: 'message user markdown' }, userMarkdownFragment(turn.prompt)),
   );
-  const itemCtx = { actionableIds: ctx.actionableIds, busyRequestIds: ctx.busyRequestIds, onError: ctx.onError };
+  const view = turn.errorClass ? describeErrorClass(turn.errorClass, turn, { followedUp: ctx.followedUp, running: ctx.running }) : null;
+  // The banner is the one place that says a reload or restart ended the turn.
+  const itemCtx = { actionableIds: ctx.actionableIds, busyRequestIds: ctx.busyRequestIds, onError: ctx.onError, restartTold: view?.tone === 'restart' };
   for (const el of renderItems(turn.items, itemCtx)) section.appendChild(el);
   if (turn.status === 'running' && turn.items.length === 0) {
     section.appendChild(h('div', { class: 'agent-working' }, h('vscode-progress-ring', { class: 'inline-ring' }), 'Working…'));
   }
-  if (turn.errorClass) {
-    const view = describeErrorClass(turn.errorClass, turn, { followedUp: ctx.followedUp, running: ctx.running });
-    section.appendChild(renderErrorBanner(view, turn.id, ctx.busyTurn));
-  }
+  if (view) section.appendChild(renderErrorBanner(view, turn.id, ctx.busyTurn));
   return section;
 }

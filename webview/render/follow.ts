@@ -1,0 +1,40 @@
+/**
+ * Command output follows its end while the command runs, as a terminal does: a re-rendered
+ * invocation's output box started again at its first lines, so a long command's latest output was
+ * out of sight. A box the user scrolled up in stays where they left it; a finished one keeps its
+ * position across re-renders.
+ */
+import { isNearBottom } from '../input';
+
+/** Where an output box was scrolled to (px), and whether that was its end. */
+export interface OutputScroll {
+  readonly top: number;
+  readonly atEnd: boolean;
+}
+
+const OUTPUT = '.invocation[data-invocation-id] pre.output';
+
+/** The scroll position of every invocation's output box under `root`, by invocation id. */
+export function outputScrolls(root: ParentNode): Map<string, OutputScroll> {
+  const positions = new Map<string, OutputScroll>();
+  root.querySelectorAll<HTMLElement>(OUTPUT).forEach((pre) => {
+    const id = pre.closest<HTMLElement>('.invocation')?.dataset.invocationId;
+    if (id) positions.set(id, { top: pre.scrollTop, atEnd: isNearBottom(pre.scrollTop, pre.scrollHeight, pre.clientHeight) });
+  });
+  return positions;
+}
+
+/**
+ * Scrolls each output box under `root`: a running invocation's to its end unless the user had
+ * scrolled up in it (`before`, from `outputScrolls` ahead of the render); any other to where it was.
+ * Call once the boxes are in the document.
+ */
+export function followOutputs(root: ParentNode, before: ReadonlyMap<string, OutputScroll>): void {
+  root.querySelectorAll<HTMLElement>(OUTPUT).forEach((pre) => {
+    const invocation = pre.closest<HTMLElement>('.invocation');
+    const was = before.get(invocation?.dataset.invocationId ?? '');
+    const running = invocation?.dataset.status === 'running';
+    const top = running && (!was || was.atEnd) ? pre.scrollHeight : was?.top;
+    if (top !== undefined && pre.scrollTop !== top) pre.scrollTop = top;
+  });
+}
