@@ -3,12 +3,14 @@
  * new chat → ask for a command that needs approval → boundary card → Reload Window → the same chat
  * tab comes back with its transcript and a restart banner naming the command → Retry → a new
  * pending boundary card → Allow once → the command's output appears (and its file exists) → read a
- * file → the chat in the four built-in theme kinds, its code and headers readable in each.
+ * file → a card that cannot be drawn (isolationStep.ts) → the chat in the four built-in theme kinds,
+ * its code and headers readable in each.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { cardsAbout, stepper, visible } from './steps';
+import { brokenCardStep } from './isolationStep';
 import { checkThemes } from './themeSteps';
 import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
 
@@ -143,6 +145,9 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
     await frame.locator('#send').click();
     await visible(frame.locator('.invocation .summary', { hasText: 'src/greet.js' }).first(), 'the read header naming src/greet.js', TIMEOUTS.ui);
   });
+
+  // A card that cannot be drawn leaves the rest of the chat working, and the log says why.
+  await step('broken-card', () => brokenCardStep(page, TIMEOUTS.ui));
 
   // Inline code, run and read headers, a restart banner and boundary cards in each theme kind.
   await step('themes', () => checkThemes(page, ctx.shot, ctx.log, TIMEOUTS.ui));
