@@ -8,7 +8,6 @@ import {
   provideVSCodeDesignSystem, vsCodeBadge, vsCodeButton, vsCodeDivider, vsCodeProgressRing, vsCodeTextArea,
 } from '@vscode/webview-ui-toolkit';
 import type { BoundaryDecision } from '../src/core/vocabulary';
-import { SETTING_ID_SHAPE } from '../src/core/settingIds';
 import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
 import { decideSend, isSelectAllKey, isSendKey } from './input';
 import { buildSkeleton } from './layout';
@@ -17,6 +16,7 @@ import { ChatRenderer } from './render';
 import { tickElapsed } from './render/items';
 import { bannerToReveal } from './reveal';
 import { ScrollPin } from './scroll';
+import { settingToOpen } from './settingLinks';
 import {
   dismissError, INITIAL_VIEW_STATE, isHostMessage, markBusy, reduceHostMessage, requestBusyKey, turnBusyKey, type ViewState,
 } from './state';
@@ -185,9 +185,9 @@ app.addEventListener('click', (event) => {
       (error: unknown) => setState({ ...state, error: { code: 'copy_failed', message: `The code could not be copied: ${(error as Error).message}` } }),
     );
   } else if (action === 'open-setting') {
-    event.preventDefault();
-    const id = actionEl.dataset.setting;
-    if (id && SETTING_ID_SHAPE.test(id)) host.post({ type: 'openSetting', id });
+    event.preventDefault(); // the link's href is only there to make it a focusable link
+    const id = settingToOpen(actionEl);
+    if (id) host.post({ type: 'openSetting', id });
   } else if (action === 'pick-session') {
     host.post({ type: 'pickSession' });
   } else if (action === 'dismiss-error') {

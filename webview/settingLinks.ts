@@ -4,7 +4,7 @@
  * find it by hand. A link is `a.setting-link[data-action="open-setting"][data-setting]`; the entry
  * point posts `openSetting` on a click, and the host opens only settings this extension contributes.
  */
-import { SETTING_ID_IN_TEXT } from '../src/core/settingIds';
+import { SETTING_ID_IN_TEXT, SETTING_ID_SHAPE } from '../src/core/settingIds';
 
 /**
  * Replaces every setting name in the text under `root` (code spans included, existing links left
@@ -45,4 +45,13 @@ function settingLink(id: string): HTMLElement {
   a.setAttribute('title', 'Open this setting in the Settings editor');
   a.textContent = id;
   return a;
+}
+
+/**
+ * The setting a click on `target` asks to open: the id of the setting link it is in, if that id is
+ * shaped like one of this extension's settings; else null.
+ */
+export function settingToOpen(target: Element | null): string | null {
+  const id = target?.closest<HTMLElement>('a.setting-link[data-action="open-setting"]')?.dataset.setting;
+  return id && SETTING_ID_SHAPE.test(id) ? id : null;
 }

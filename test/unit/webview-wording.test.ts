@@ -38,6 +38,11 @@ describe('a setting named in a message', () => {
     assert.equal(links[0]!.parentElement?.tagName, 'CODE', 'a setting in a code span stays code');
     assert.equal(notice.textContent, 'Claude Code was not found. Set nativeAgentChats.claude.executablePath or nativeAgentChats.claude.baseUrl.', 'the words are unchanged');
     assert.equal(renderNotice('info', 'see nativeAgentChats or editor.fontSize').querySelector('a'), null, 'only setting ids of this extension');
+    const { settingToOpen } = await import('../../webview/settingLinks');
+    assert.equal(settingToOpen(links[1]!.firstChild?.parentElement ?? null), 'nativeAgentChats.claude.baseUrl', 'a click on the link opens its setting');
+    assert.equal(settingToOpen(notice), null, 'a click elsewhere opens nothing');
+    links[0]!.setAttribute('data-setting', 'workbench.colorTheme');
+    assert.equal(settingToOpen(links[0]!), null, 'nor a link made to name another extension\'s setting');
 
     const { buildSkeleton } = await import('../../webview/layout');
     const { ChatRenderer } = await import('../../webview/render');
