@@ -123,18 +123,23 @@ export function invocationStatusLabel(item: Pick<InvocationItem, 'status' | 'exi
 }
 
 /**
- * The line under an invocation's head: the error class's short label and the invocation's message,
+ * The line under an invocation's head: the error class's short label, that a restart's recovery
+ * stopped the command if it did (`processGroupStopped`), and the invocation's message,
  * without a message that only repeats the status badge (a stopped command said "Stopped" twice).
  * Empty when there is nothing to add. `shortLabel` names an error class (errorClassView.ts).
  */
 export function invocationDetail(
-  item: Pick<InvocationItem, 'status' | 'exitCode' | 'message' | 'failureClass'>,
+  item: Pick<InvocationItem, 'status' | 'exitCode' | 'message' | 'failureClass' | 'processGroupStopped'>,
   shortLabel: (errorClass: NonNullable<InvocationItem['failureClass']>) => string,
 ): string {
   const norm = (text: string) => text.trim().replace(/\.$/, '').toLowerCase();
   const message = item.message && norm(item.message) !== norm(invocationStatusLabel(item)) ? item.message : null;
-  return [item.failureClass ? shortLabel(item.failureClass) : null, message].filter(Boolean).join(' — ');
+  const stopped = item.processGroupStopped ? PROCESS_GROUP_STOPPED_TEXT : null;
+  return [item.failureClass ? shortLabel(item.failureClass) : null, stopped, message].filter(Boolean).join(' — ');
 }
+
+/** Said of a command that recovery found still running after its window's host died, and stopped. */
+export const PROCESS_GROUP_STOPPED_TEXT = 'The command was still running after the window closed; it was stopped.';
 
 /** The small label of a turn that retries or continues an earlier one, or null for a typed prompt. */
 export function turnOriginLabel(turn: Pick<TranscriptTurn, 'origin'>): string | null {

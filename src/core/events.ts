@@ -7,14 +7,30 @@ import type {
   BoundaryDecision, BoundaryKind, BoundaryStatus, ClosureReason, ErrorClass, InvocationStatus, RunStatus, TurnStatus,
 } from './vocabulary';
 
+/**
+ * A `run` command's process group as journaled when it started: the group leader's pid (which is the
+ * group id: the command runs in a group of its own), the leader's start time (`/proc/<pid>/stat`,
+ * opaque) so that a reused pid is never taken for it, and the machine it runs on.
+ */
+export interface ProcessGroupRecord {
+  readonly pid: number;
+  readonly startTime: string;
+  readonly hostname: string;
+}
+
 /** Payload of each event kind. */
 export interface EventPayloads {
   /** A chunk of the agent's streamed reply (markdown). */
   text: { readonly text: string };
   /** A tool invocation began. `summary` is one line for people (e.g. the command). */
   invocation_started: { readonly invocationId: string; readonly tool: string; readonly summary: string; readonly diff?: string };
-  /** Output of a running invocation (stdout/stderr interleaved, UTF-8). */
-  invocation_output: { readonly invocationId: string; readonly chunk: string };
+  /**
+   * Output of a running invocation (stdout/stderr interleaved, UTF-8). `processGroup`: set on the
+   * event (chunk possibly empty) written right after a `run` command's process started, so that
+   * recovery can end the command if its host dies; a field, not a new kind, so an older build still
+   * reads the row.
+   */
+  invocation_output: { readonly invocationId: string; readonly chunk: string; readonly processGroup?: ProcessGroupRecord };
   /** Terminal event of an invocation. `failureClass` is set when recovery or an error ended it. */
   invocation_finished: {
     readonly invocationId: string;
@@ -22,6 +38,8 @@ export interface EventPayloads {
     readonly failureClass?: ErrorClass;
     readonly exitCode?: number | null;
     readonly message?: string;
+    /** True when recovery found the command still running after its host died and stopped it. */
+    readonly processGroupStopped?: true;
   };
   /** A sandbox boundary request was journaled and is (or was) waiting for a decision. */
   boundary_requested: {

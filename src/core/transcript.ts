@@ -24,6 +24,8 @@ export type TranscriptItem =
       readonly failureClass?: ErrorClass;
       readonly exitCode?: number | null;
       readonly message?: string;
+      /** Recovery found its command still running after its host died and stopped it. */
+      readonly processGroupStopped?: boolean;
       /** When it last started running (ms since the epoch, the host's clock): started, or approved. */
       readonly runningSince?: number;
     }
@@ -152,6 +154,7 @@ function applyEventToTurn(turn: TranscriptTurn, event: LedgerEvent): TranscriptT
           ...(p.failureClass ? { failureClass: p.failureClass } : {}),
           ...(p.exitCode !== undefined ? { exitCode: p.exitCode } : {}),
           ...(p.message ? { message: p.message } : {}),
+          ...(p.processGroupStopped ? { processGroupStopped: true } : {}),
         })),
       };
     }

@@ -8,7 +8,7 @@
  * or the finish of a run or invocation that is already terminal, changes nothing and says so.
  */
 import type { Database, SqlValue } from 'sql.js';
-import type { LedgerEvent, NewLedgerEvent, SessionRecord, TurnRecord } from '../core/events';
+import type { LedgerEvent, NewLedgerEvent, ProcessGroupRecord, SessionRecord, TurnRecord } from '../core/events';
 import {
   ERROR_CLASSES, EVENT_KINDS, TURN_STATUSES, isOneOf,
   type BoundaryDecision, type BoundaryKind, type BoundaryStatus, type ClosureReason, type ErrorClass, type InvocationStatus,
@@ -64,6 +64,8 @@ export interface FinishInvocationInput {
   readonly failureClass?: ErrorClass;
   readonly exitCode?: number | null;
   readonly message?: string;
+  /** Recovery stopped the command's process group, still running after its host died. */
+  readonly processGroupStopped?: boolean;
   readonly at: number;
 }
 
@@ -391,6 +393,23 @@ export class JournalCore {
     ], input.at);
   }
 
+  /**
+   * The process groups a run's `run` commands started (`invocation_output` events carrying
+   * `processGroup`), in ledger order. A payload whose group is malformed is left out.
+   */
+  listProcessGroups(runId: string): { invocationId: string; group: ProcessGroupRecord }[] {
+    const rows = this.all(
+      "SELECT json_extract(payload, '$.invocationId') AS invocation_id, json_extract(payload, '$.processGroup') AS grp FROM events WHERE run_id = ? AND kind = 'invocation_output' AND json_extract(payload, '$.processGroup') IS NOT NULL ORDER BY seq",
+      [runId],
+    );
+    const out: { invocationId: string; group: ProcessGroupRecord }[] = [];
+    for (const row of rows) {
+      const group = parseProcessGroup(row.grp);
+      if (group && typeof row.invocation_id === 'string') out.push({ invocationId: row.invocation_id, group });
+    }
+    return out;
+  }
+
   /** One invocation or undefined. */
   getInvocation(id: string): InvocationRecord | undefined {
     const row = this.one('SELECT * FROM invocations WHERE id = ?', [id]);
@@ -432,6 +451,7 @@ export class JournalCore {
           ...(input.failureClass ? { failureClass: input.failureClass } : {}),
           ...(input.exitCode !== undefined ? { exitCode: input.exitCode } : {}),
           ...(input.message ? { message: input.message } : {}),
+          ...(input.processGroupStopped ? { processGroupStopped: true as const } : {}),
         },
       },
     ], input.at);
@@ -671,6 +691,19 @@ function toInstance(r: Row): InstanceRecord {
     startedAt: r.started_at as number,
     lastSeenAt: r.last_seen_at as number,
   };
+}
+
+/** A journaled `processGroup` (JSON text) if it has the expected shape, else undefined. */
+function parseProcessGroup(text: SqlValue | undefined): ProcessGroupRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(String(text));
+  } catch {
+    return undefined;
+  }
+  const g = value as Partial<ProcessGroupRecord> | null;
+  if (!g || !Number.isSafeInteger(g.pid) || (g.pid as number) <= 1 || typeof g.startTime !== 'string' || typeof g.hostname !== 'string') return undefined;
+  return { pid: g.pid as number, startTime: g.startTime, hostname: g.hostname };
 }
 
 function toEvent(r: Row): LedgerEvent {

@@ -1,19 +1,57 @@
 /**
- * Process identity helpers shared by the journal (lock holders) and the runtime (instances).
+ * Process identity helpers shared by the journal (lock holders) and the runtime (instances, and the
+ * process groups of `run` commands). Linux `/proc`; elsewhere every answer is "cannot tell" (null,
+ * or false for `processGroupRunning`).
  */
 import * as fs from 'node:fs';
 
+/** The fields of `/proc/<pid>/stat` these helpers use. */
+export interface ProcessStat {
+  /** One letter: `R` running, `S` sleeping, `Z` zombie (exited, not yet reaped), … */
+  readonly state: string;
+  /** Process group id. */
+  readonly pgrp: number;
+  /** Start time as an opaque string (clock ticks since boot). */
+  readonly startTime: string;
+}
+
 /**
- * Start time of process `pid` as an opaque string, or null where it cannot be read.
- * Linux: field 22 of `/proc/<pid>/stat` (clock ticks since boot), read after the `)` that ends the
- * command name (which may itself contain spaces or parentheses).
+ * Fields of `/proc/<pid>/stat`, or null where it cannot be read (no such process, not Linux).
+ * The fields are read after the `)` that ends the command name (which may itself contain spaces or
+ * parentheses): state is field 3, pgrp field 5, start time field 22.
  */
-export function processStartTime(pid: number): string | null {
+export function processStat(pid: number): ProcessStat | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null; // field 22 overall; fields[0] is field 3
+    const startTime = fields[19]; // fields[0] is field 3
+    if (fields[0] === undefined || fields[2] === undefined || startTime === undefined) return null;
+    return { state: fields[0], pgrp: Number(fields[2]), startTime };
   } catch {
     return null;
   }
+}
+
+/** Start time of process `pid` as an opaque string, or null where it cannot be read. */
+export function processStartTime(pid: number): string | null {
+  return processStat(pid)?.startTime ?? null;
+}
+
+/**
+ * True when process group `pgid` has a member that has not exited (zombies, which only wait for
+ * their parent to reap them, do not count). Scans `/proc`; false where it cannot be read.
+ */
+export function processGroupRunning(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return false;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = processStat(Number(entry));
+    if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X') return true;
+  }
+  return false;
 }

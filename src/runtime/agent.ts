@@ -9,6 +9,7 @@
  * - agents that run their own tools (Claude's `canUseTool`, Codex approval requests) call
  *   `ctx.startInvocation` and `ctx.requestBoundary` and pass the decision back to their client.
  */
+import type { ProcessGroupRecord } from '../core/events';
 import type { BoundaryDecision, BoundaryKind, ErrorClass, ProviderId } from '../core/vocabulary';
 
 /** One earlier exchange, for agents without their own session history. */
@@ -61,6 +62,8 @@ export interface BoundaryOutcome {
 export interface InvocationHandle {
   readonly id: string;
   output(chunk: string): void;
+  /** Journals the process group a `run` command started, so recovery can end it if this host dies. */
+  processStarted?(group: ProcessGroupRecord): void;
   finish(result: { status: 'completed' | 'failed' | 'denied' | 'stopped'; exitCode?: number | null; message?: string }): Promise<void>;
 }
 

@@ -190,6 +190,7 @@ export class ChatRuntime {
       selfInstanceId: this.options.instance.id,
       isAlive: this.options.isAlive ?? isInstanceAlive,
       now: this.now,
+      log: this.log,
     });
     for (const r of recovered) {
       this.log(`[recovery] run ${r.runId} (turn ${r.turnId}) → ${r.errorClass}; closed requests: ${r.closedRequestIds.join(', ') || 'none'}`);
@@ -516,6 +517,7 @@ export class ChatRuntime {
         return {
           id,
           output: (chunk) => active.ledger.output(id, chunk),
+          processStarted: (group) => active.ledger.processGroup(id, group),
           finish: async (result) => {
             await active.ledger.flush();
             const finished = await journal.write('finishInvocation', { id, ...result, at: this.now() });

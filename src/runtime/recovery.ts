@@ -9,13 +9,18 @@
  *      only for rows without a run id) — the durable fact, not anything remembered in memory;
  *   3. end the run's open tool invocations and then the run and its turn with error class
  *      `sandbox_boundary_closed_by_restart` if a closure belongs to the run, else `app_restarted`.
+ *      Before an open invocation is ended, a `run` command of it still running (its journaled process
+ *      group, checked by pid and start time: `orphanedCommands.ts`) is stopped, and the invocation's
+ *      end says so (`processGroupStopped`). Signals are not transactions: a pass that dies between the
+ *      stop and the write leaves the next pass a group already gone, and that end says nothing of it.
  * A second pass finds the run terminal and does nothing, so there is never a second terminal state.
  * Semantics from apache/maka PR #1619 (provenance on the request row, attribution by run id).
  */
-import type { LedgerEvent } from '../core/events';
+import type { LedgerEvent, ProcessGroupRecord } from '../core/events';
 import { HOST_RESTART_CLOSURE_REASON, RESTART_CLOSURE_ERROR_CLASS, type ErrorClass } from '../core/vocabulary';
 import type { Journal } from '../journal/journal';
 import type { BoundaryRequestRecord, InstanceRecord, RunRecord } from '../journal/records';
+import { stopOrphanedProcessGroup } from './orphanedCommands';
 
 /** What one recovery pass did, per run. */
 export interface RecoveredRun {
@@ -25,6 +30,8 @@ export interface RecoveredRun {
   readonly errorClass: ErrorClass;
   /** Requests this pass settled as `host_restarted` (empty on a pass that finished an earlier one). */
   readonly closedRequestIds: readonly string[];
+  /** Invocations whose still-running command this pass stopped. */
+  readonly stoppedInvocationIds: readonly string[];
   /** Events appended (for live views). */
   readonly events: readonly LedgerEvent[];
 }
@@ -37,6 +44,8 @@ export interface RecoveryOptions {
   readonly isAlive: (instance: InstanceRecord) => boolean;
   /** Clock in ms. */
   readonly now: () => number;
+  /** Receives a line per process group found (what was done with it). */
+  readonly log?: (line: string) => void;
 }
 
 /** The restart closures that belong to `run`: by run id, or by turn id for rows without a run id. */
@@ -63,16 +72,22 @@ export async function recoverOrphanedRuns(journal: Journal, options: RecoveryOpt
     if (run.instanceId === options.selfInstanceId) continue;
     const owner = instances.get(run.instanceId);
     if (owner && options.isAlive(owner)) continue;
-    const result = await recoverRun(journal, run, options.now);
+    const result = await recoverRun(journal, run, options);
     if (result) recovered.push(result);
   }
   return recovered;
 }
 
 /** Recovers one orphaned run (steps 1-3 of the module docstring). Undefined if a write was refused. */
-export async function recoverRun(journal: Journal, run: RunRecord, now: () => number): Promise<RecoveredRun | undefined> {
+export async function recoverRun(
+  journal: Journal,
+  run: RunRecord,
+  options: Pick<RecoveryOptions, 'now' | 'log'>,
+): Promise<RecoveredRun | undefined> {
+  const now = options.now;
   const events: LedgerEvent[] = [];
   const closedRequestIds: string[] = [];
+  const stoppedInvocationIds: string[] = [];
   for (const request of await journal.read('listPendingBoundaryRequests', run.id)) {
     const settled = await journal.write('settleBoundaryRequest', {
       id: request.id, status: 'denied', decision: 'deny', closureReason: HOST_RESTART_CLOSURE_REASON, at: now(),
@@ -82,13 +97,32 @@ export async function recoverRun(journal: Journal, run: RunRecord, now: () => nu
     events.push(...settled.value.events);
   }
   const errorClass = classifyInterruptedRun(run, await journal.read('listRestartClosures', run.sessionId));
-  for (const invocation of await journal.read('listOpenInvocations', run.id)) {
-    const finished = await journal.write('finishInvocation', { id: invocation.id, status: 'failed', failureClass: errorClass, at: now() });
+  const open = await journal.read('listOpenInvocations', run.id);
+  const groups = open.length > 0 ? await journal.read('listProcessGroups', run.id) : [];
+  for (const invocation of open) {
+    const processGroupStopped = await stopCommandsOf(invocation.id, groups, options);
+    if (processGroupStopped) stoppedInvocationIds.push(invocation.id);
+    const finished = await journal.write('finishInvocation', { id: invocation.id, status: 'failed', failureClass: errorClass, processGroupStopped, at: now() });
     if (!finished.ok) return undefined;
     events.push(...finished.value.events);
   }
   const finished = await journal.write('finishRun', { runId: run.id, status: 'interrupted', turnStatus: 'failed', errorClass, at: now() });
   if (!finished.ok) return undefined;
   events.push(...finished.value.events);
-  return { runId: run.id, sessionId: run.sessionId, turnId: run.turnId, errorClass, closedRequestIds, events };
+  return { runId: run.id, sessionId: run.sessionId, turnId: run.turnId, errorClass, closedRequestIds, stoppedInvocationIds, events };
+}
+
+/** Stops the still-running process groups of one invocation; true if one was stopped. */
+async function stopCommandsOf(
+  invocationId: string,
+  groups: readonly { invocationId: string; group: ProcessGroupRecord }[],
+  options: Pick<RecoveryOptions, 'log'>,
+): Promise<boolean> {
+  let stopped = false;
+  for (const { group } of groups.filter((g) => g.invocationId === invocationId)) {
+    const outcome = await stopOrphanedProcessGroup(group, options.log ? { log: options.log } : {});
+    options.log?.(`[recovery] invocation ${invocationId}: process group ${group.pid} (${group.hostname}) → ${outcome}`);
+    if (outcome === 'stopped') stopped = true;
+  }
+  return stopped;
 }

@@ -10,7 +10,7 @@
  * chunk. Everything is flushed before any other write of the run, so the ledger order is the order
  * the agent produced things in.
  */
-import type { LedgerEvent, NewLedgerEvent } from '../core/events';
+import type { LedgerEvent, NewLedgerEvent, ProcessGroupRecord } from '../core/events';
 import type { Journal } from '../journal/journal';
 
 /** Result of a flush: false when the journal refused the write (the events are dropped). */
@@ -47,10 +47,20 @@ export class RunLedger {
   output(invocationId: string, chunk: string): void {
     const last = this.buffer[this.buffer.length - 1];
     if (last?.kind === 'invocation_output' && last.payload.invocationId === invocationId) {
-      this.buffer[this.buffer.length - 1] = { kind: 'invocation_output', payload: { invocationId, chunk: last.payload.chunk + chunk } };
+      // The spread keeps a `processGroup` the coalesced event carries.
+      this.buffer[this.buffer.length - 1] = { kind: 'invocation_output', payload: { ...last.payload, chunk: last.payload.chunk + chunk } };
     } else {
       this.buffer.push({ kind: 'invocation_output', payload: { invocationId, chunk } });
     }
+    this.schedule();
+  }
+
+  /**
+   * Queues the process group a `run` command of an invocation started (an `invocation_output`
+   * event with an empty chunk and `processGroup`; output that follows may be coalesced into it).
+   */
+  processGroup(invocationId: string, group: ProcessGroupRecord): void {
+    this.buffer.push({ kind: 'invocation_output', payload: { invocationId, chunk: '', processGroup: group } });
     this.schedule();
   }
 

@@ -9,9 +9,11 @@
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { classifyAction, type SandboxAction } from '../core/sandboxPolicy';
 import { unifiedDiff } from '../core/unifiedDiff';
+import { processStartTime } from '../journal/processInfo';
 import type { AgentTurnContext, ToolCall, ToolResult, ToolRunner } from './agent';
 
 /** Options of the tool runtime. */
@@ -83,7 +85,11 @@ export class SandboxedToolRunner implements ToolRunner {
     try {
       switch (call.name) {
         case 'run': {
-          const result = await runCommand(call.input.command, root, this.options.commandTimeoutMs, this.ctx.signal, (chunk) => handle.output(chunk));
+          const result = await runCommand(call.input.command, root, this.options.commandTimeoutMs, this.ctx.signal, (chunk) => handle.output(chunk), (pid) => {
+            // Journaled so that recovery can end the command if this host dies while it runs.
+            const startTime = processStartTime(pid);
+            if (startTime !== null) handle.processStarted?.({ pid, startTime, hostname: os.hostname() });
+          });
           const output = result.output.slice(-(this.options.maxOutputChars ?? 16_000));
           const ok = result.exitCode === 0;
           const message = result.timedOut
@@ -215,8 +221,10 @@ export interface CommandResult {
 
 /**
  * Runs `command` with `/bin/sh -c` in `cwd`, streaming stdout and stderr (UTF-8) to `onChunk`.
- * Kills the process group after `timeoutMs` ms or when `signal` aborts. Never rejects for a failing
- * command; rejects only if the shell cannot be spawned.
+ * The shell leads a process group of its own (`detached`), whose id is its pid, passed to `onSpawn`
+ * once it started. Kills the whole group (SIGKILL; the shell's children too) after `timeoutMs` ms
+ * or when `signal` aborts. Never rejects for a failing command; rejects only if the shell cannot be
+ * spawned.
  */
 export function runCommand(
   command: string,
@@ -224,9 +232,11 @@ export function runCommand(
   timeoutMs: number,
   signal: AbortSignal,
   onChunk: (chunk: string) => void,
+  onSpawn?: (pid: number) => void,
 ): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('/bin/sh', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) onSpawn?.(child.pid);
     let output = '';
     let timedOut = false;
     let aborted = false;

@@ -125,7 +125,7 @@ describe('adversarial: restart attribution', () => {
     const s = await old.runtime.createSession('local');
     assert.ok(s.ok);
     assert.ok((await old.runtime.send(s.value.id, 'run tail -f x.txt')).ok); // allowlisted, runs until killed
-    await waitFor('the command output', async () => (await old.journal.read('listEvents', s.value.id)).some((e) => e.kind === 'invocation_output'));
+    await waitFor('the command output', async () => (await old.journal.read('listEvents', s.value.id)).some((e) => e.kind === 'invocation_output' && e.payload.chunk !== ''));
     const before = (await old.journal.read('listEvents', s.value.id)).length;
     old.runtime.dispose(); // the window reloads
     await sleep(500);

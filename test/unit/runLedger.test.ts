@@ -31,4 +31,20 @@ describe('run ledger batching', () => {
     assert.deepEqual(events.map((e) => e.kind), ['text', 'text', 'invocation_output', 'text']);
     await journal.close();
   });
+
+  it('keeps a command\'s process group when output is coalesced into its event', async () => {
+    const journal = await openJournal(path.join(tempDir(), 'journal.sqlite'));
+    await journal.write('createSession', { id: 's', title: 's', provider: 'local', createdAt: 1, updatedAt: 1 });
+    await journal.write('startTurn', { turn: { id: 't', sessionId: 's', prompt: 'p', origin: 'prompt', parentTurnId: null, createdAt: 2 }, run: { id: 'r', instanceId: 'i', provider: 'local' } });
+    await journal.write('startInvocation', { id: 'inv', runId: 'r', tool: 'run', input: '{}', summary: 'make', at: 3 });
+    const ledger = new RunLedger(journal, 'r', Date.now, () => undefined, (m) => assert.fail(m));
+    const group = { pid: 4242, startTime: '123', hostname: 'here' };
+    ledger.processGroup('inv', group);
+    ledger.output('inv', 'first line\n');
+    await ledger.flush();
+    const outputs = (await journal.read('listEvents', 's')).filter((e) => e.kind === 'invocation_output');
+    assert.deepEqual(outputs.map((e) => e.payload), [{ invocationId: 'inv', chunk: 'first line\n', processGroup: group }]);
+    assert.deepEqual(await journal.read('listProcessGroups', 'r'), [{ invocationId: 'inv', group }]);
+    await journal.close();
+  });
 });
