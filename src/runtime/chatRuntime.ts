@@ -428,7 +428,8 @@ export class ChatRuntime {
 
   private async finishDrive(active: ActiveRun, outcome: Awaited<ReturnType<Agent['runTurn']>>): Promise<void> {
     await active.ledger.flush();
-    const stopped = active.abort.signal.aborted;
+    // A refused write aborts the run too (`onRefused`): that run ends as journal_refused, not as a Stop.
+    const stopped = active.abort.signal.aborted && !active.refused;
     // Nothing the run left waiting stays pending or running after it ends.
     await this.closeWaiters(active, stopped ? 'run_stopped' : 'run_ended');
     const finish: RunEnd = stopped
@@ -562,7 +563,7 @@ export class ChatRuntime {
   /** A journal write of a run was refused: stop the run and remember why (shown on the turn). */
   private onRefused(active: ActiveRun, message: string): void {
     this.log(`[runtime] journal refused a write of run ${active.runId}: ${message}`);
-    active.refused ??= message;
+    if (!active.abort.signal.aborted) active.refused ??= message; // after a Stop, it stays a Stop
     active.abort.abort();
   }
 
