@@ -3,6 +3,8 @@
 #   deps      npm ci when node_modules is missing or package-lock.json changed (hash stamp)
 #   vscode    bash scripts/ensure-vscode.sh (chromium, Node 24, code-server into .vscode-test/)
 #   tsc       a clean `npx tsc -p .` into out/
+#   lint      npm run lint: ESLint (eslint.config.mjs: layer imports) and the per-layer TypeScript
+#             settings (tsconfig.core.json, tsconfig.webview.json: no DOM / no Node globals)
 #   build     node esbuild.mjs into dist/
 #   unit      node --test over out/test/unit/**/*.test.js
 #   suite     node out/test/runInCodeServer.js (mocha suite in code-server's real extension host)
@@ -110,6 +112,7 @@ unit_tests() {
 run_stage deps ensure_deps
 run_stage vscode bash scripts/ensure-vscode.sh
 run_stage tsc clean_tsc
+run_stage lint npm run lint
 run_stage build node esbuild.mjs
 test_stage unit unit_tests
 # Both runners have their own timeouts; `timeout` is the outer guard against a wedged browser

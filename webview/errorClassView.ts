@@ -1,14 +1,18 @@
 /**
- * The ONE place where a turn's error class becomes what the user sees: a title, a sentence, and
- * which action (Retry / Continue / none) the banner offers. Pure and DOM-free (unit-tested).
+ * The ONE place where error classes and closure reasons become what the user sees: for an error
+ * class, the banner of a failed turn (a title, a sentence, and which action, Retry / Continue /
+ * none, it offers), the short label under an invocation, and whether it was cut short by a restart;
+ * for a closure reason, the sentence on a settled boundary request's card. Each is an exhaustive
+ * `Record` over the vocabulary (`src/core/vocabulary.ts`), so a new error class or closure reason
+ * without words fails to compile. Pure and DOM-free (unit-tested).
  *
  * `body` is inline markdown: fixed words plus the request's subject in a code span; the renderer
  * turns it into sanitized HTML.
  */
 import type { TranscriptTurn } from '../src/core/transcript';
 import { restartClosedRequest } from '../src/core/transcript';
-import type { ErrorClass } from '../src/core/vocabulary';
-import { boundaryKindVerb, codeSpan, oneLine } from './labels';
+import type { BoundaryDecision, BoundaryStatus, ClosureReason, ErrorClass } from '../src/core/vocabulary';
+import { boundaryKindVerb, codeSpan, oneLine } from './words';
 
 /** What the banner of a failed turn shows. */
 export interface ErrorClassView {
@@ -32,49 +36,81 @@ export interface ErrorClassContext {
   readonly running?: boolean;
 }
 
-/** Words for each class when its banner is built; `action` is the action before context applies. */
-function baseView(errorClass: ErrorClass, turn: TranscriptTurn): Omit<ErrorClassView, 'note'> {
-  switch (errorClass) {
-    case 'sandbox_boundary_closed_by_restart': {
+/** The words of one error class. */
+interface ErrorClassWords {
+  /** The banner before context applies (`action` is the action the class offers). */
+  readonly view: (turn: TranscriptTurn) => Omit<ErrorClassView, 'note'>;
+  /** A few words for an invocation's status line ("Closed by a restart"). */
+  readonly short: string;
+  /** A restart cut the run short: its invocation shows "Interrupted", not "Failed". */
+  readonly restart: boolean;
+}
+
+const ERROR_CLASS_WORDS: Readonly<Record<ErrorClass, ErrorClassWords>> = {
+  sandbox_boundary_closed_by_restart: {
+    view: (turn) => {
       const request = restartClosedRequest(turn);
       const body = request
         ? `The VS Code window reloaded or restarted while the agent was waiting for your approval to ${boundaryKindVerb(request.kind)} ${codeSpan(oneLine(request.subject))}. ` +
           (request.kind === 'command' ? 'The request was denied so nothing ran.' : 'The request was denied so nothing was done.')
         : 'The VS Code window reloaded or restarted while the agent was waiting for your approval. The request was denied so nothing ran.';
       return { title: 'Approval closed by a window reload or restart', body, action: 'retry', tone: 'restart' };
-    }
-    case 'app_restarted':
-      return {
-        title: 'Reply interrupted by a window reload or restart',
-        // A run is recovered like this also when the window driving it closed while another lived on.
-        body: 'The VS Code window running this reply reloaded, restarted or closed, so the reply stopped partway. Nothing was waiting on you.',
-        action: 'continue',
-        tone: 'restart',
-      };
-    case 'agent_error':
-      return {
-        title: 'The agent failed',
-        body: 'The agent stopped with an error before it finished replying.',
-        action: 'retry',
-        tone: 'error',
-      };
-    case 'agent_unavailable':
-      return {
-        title: 'The agent could not be started',
-        body: 'The agent could not start: its program, server or model is missing or misconfigured (the message above says which). Fix that, then retry.',
-        action: 'retry',
-        tone: 'error',
-      };
-    case 'journal_refused':
-      return {
-        title: 'The chat could not be saved',
-        body: 'The chat journal refused a write (it may be read-only, the disk may be full, or a record was unreadable), so this reply may be incomplete.',
-        action: 'retry',
-        tone: 'error',
-      };
-    default:
-      return { title: 'The request failed', body: 'The request failed for an unknown reason.', action: 'retry', tone: 'error' };
-  }
+    },
+    short: 'Closed by a reload or restart',
+    restart: true,
+  },
+  app_restarted: {
+    view: () => ({
+      title: 'Reply interrupted by a window reload or restart',
+      // A run is recovered like this also when the window driving it closed while another lived on.
+      body: 'The VS Code window running this reply reloaded, restarted or closed, so the reply stopped partway. Nothing was waiting on you.',
+      action: 'continue',
+      tone: 'restart',
+    }),
+    short: 'Interrupted by a reload or restart',
+    restart: true,
+  },
+  agent_error: {
+    view: () => ({
+      title: 'The agent failed',
+      body: 'The agent stopped with an error before it finished replying.',
+      action: 'retry',
+      tone: 'error',
+    }),
+    short: 'Agent error',
+    restart: false,
+  },
+  agent_unavailable: {
+    view: () => ({
+      title: 'The agent could not be started',
+      body: 'The agent could not start: its program, server or model is missing or misconfigured (the message above says which). Fix that, then retry.',
+      action: 'retry',
+      tone: 'error',
+    }),
+    short: 'Agent unavailable',
+    restart: false,
+  },
+  journal_refused: {
+    view: () => ({
+      title: 'The chat could not be saved',
+      body: 'The chat journal refused a write (it may be read-only, the disk may be full, or a record was unreadable), so this reply may be incomplete.',
+      action: 'retry',
+      tone: 'error',
+    }),
+    short: 'Not saved',
+    restart: false,
+  },
+};
+
+/** Words of a class this build does not know (a row from a newer build reaching the view anyway). */
+const UNKNOWN_CLASS: ErrorClassWords = {
+  view: () => ({ title: 'The request failed', body: 'The request failed for an unknown reason.', action: 'retry', tone: 'error' }),
+  short: 'Failed',
+  restart: false,
+};
+
+function wordsOf(errorClass: ErrorClass): ErrorClassWords {
+  return ERROR_CLASS_WORDS[errorClass] ?? UNKNOWN_CLASS;
 }
 
 /**
@@ -82,7 +118,7 @@ function baseView(errorClass: ErrorClass, turn: TranscriptTurn): Omit<ErrorClass
  * already retried/continued (`context.followedUp`) or a run is live (`context.running`).
  */
 export function describeErrorClass(errorClass: ErrorClass, turn: TranscriptTurn, context: ErrorClassContext = {}): ErrorClassView {
-  const base = baseView(errorClass, turn);
+  const base = wordsOf(errorClass).view(turn);
   if (context.followedUp) {
     return { ...base, action: null, note: base.action === 'continue' ? 'Already continued below.' : 'Already retried below.' };
   }
@@ -97,18 +133,35 @@ export function actionLabel(action: 'retry' | 'continue'): string {
 
 /** A few words naming an error class, for an invocation's status line ("Closed by a restart"). */
 export function errorClassShortLabel(errorClass: ErrorClass): string {
-  switch (errorClass) {
-    case 'app_restarted':
-      return 'Interrupted by a reload or restart';
-    case 'sandbox_boundary_closed_by_restart':
-      return 'Closed by a reload or restart';
-    case 'agent_error':
-      return 'Agent error';
-    case 'agent_unavailable':
-      return 'Agent unavailable';
-    case 'journal_refused':
-      return 'Not saved';
-    default:
-      return 'Failed';
-  }
+  return wordsOf(errorClass).short;
+}
+
+/** True when the error class means a restart cut the run short (not a failure of the work itself). */
+export function isRestartErrorClass(errorClass: ErrorClass): boolean {
+  return wordsOf(errorClass).restart;
+}
+
+/**
+ * The sentence on a settled boundary request's card, by its closure reason. `status` and `decision`
+ * matter for the user's own decision (and an approval's kind) only; other reasons say it all.
+ */
+const CLOSURE_REASON_WORDS: Readonly<Record<ClosureReason, (status: Exclude<BoundaryStatus, 'pending'>, decision: BoundaryDecision | undefined) => string>> = {
+  user_decision: (status, decision) =>
+    status === 'denied' ? 'Denied by you' : decision === 'allow_session' ? 'Approved for this session' : 'Approved once',
+  session_grant: () => 'Approved by an earlier session grant',
+  host_restarted: () => 'Denied because the window reloaded or restarted while it was waiting',
+  run_stopped: () => 'Closed because the run was stopped',
+  run_ended: () => 'Closed because the run ended',
+};
+
+/**
+ * What a settled boundary request's card says: its closure reason in words. A row without a
+ * closure reason (or with one this build does not know) reads as the user's own decision.
+ */
+export function settledRequestText(
+  status: Exclude<BoundaryStatus, 'pending'>,
+  decision: BoundaryDecision | undefined,
+  closureReason: ClosureReason | undefined,
+): string {
+  return (CLOSURE_REASON_WORDS[closureReason ?? 'user_decision'] ?? CLOSURE_REASON_WORDS.user_decision)(status, decision);
 }

@@ -1,42 +1,19 @@
 /**
  * Words the chat view shows for the fixed vocabulary of boundary requests, invocations and turn
- * origins. Pure and DOM-free (unit-tested). Error classes are NOT here: their words live only in
- * `errorClassView.ts`.
+ * origins. Pure and DOM-free (unit-tested). Error classes and closure reasons are NOT here: their
+ * words live only in `errorClassView.ts`.
  */
 import type { TranscriptItem, TranscriptTurn } from '../src/core/transcript';
-import type { BoundaryKind, InvocationStatus } from '../src/core/vocabulary';
+import type { InvocationStatus } from '../src/core/vocabulary';
+import { isRestartErrorClass, settledRequestText } from './errorClassView';
+
+export { boundaryKindLabel, boundaryKindVerb, codeSpan, oneLine } from './words';
 
 /** A boundary item of the transcript. */
 export type BoundaryItem = Extract<TranscriptItem, { type: 'boundary' }>;
 
 /** A tool invocation item of the transcript. */
 export type InvocationItem = Extract<TranscriptItem, { type: 'invocation' }>;
-
-const KIND_WORDS: Readonly<Record<BoundaryKind, string>> = {
-  command: 'Run a command',
-  write_outside_workspace: 'Write outside the workspace',
-  read_outside_workspace: 'Read outside the workspace',
-  network: 'Reach the network',
-  file_change: 'Change files',
-};
-
-const KIND_VERBS: Readonly<Record<BoundaryKind, string>> = {
-  command: 'run',
-  write_outside_workspace: 'write',
-  read_outside_workspace: 'read',
-  network: 'reach',
-  file_change: 'change',
-};
-
-/** What a boundary request asks for, in human words ("Run a command"). */
-export function boundaryKindLabel(kind: BoundaryKind): string {
-  return KIND_WORDS[kind] ?? 'Cross the sandbox';
-}
-
-/** The verb for "approval to … <subject>" ("run", "write", …). */
-export function boundaryKindVerb(kind: BoundaryKind): string {
-  return KIND_VERBS[kind] ?? 'do';
-}
 
 /** Words shown on a pending request the user cannot decide from this window. */
 export const NOT_ACTIONABLE_TEXT = 'Waiting in another window or no longer answerable';
@@ -62,22 +39,7 @@ export function describeBoundary(item: BoundaryItem, actionableIds: ReadonlySet<
       ? { state: 'actionable', text: ACTIONABLE_TEXT }
       : { state: 'waiting', text: NOT_ACTIONABLE_TEXT };
   }
-  const reason = item.closureReason;
-  if (item.status === 'approved') {
-    if (reason === 'session_grant') return { state: 'approved', text: 'Approved by an earlier session grant' };
-    if (item.decision === 'allow_session') return { state: 'approved', text: 'Approved for this session' };
-    return { state: 'approved', text: 'Approved once' };
-  }
-  switch (reason) {
-    case 'host_restarted':
-      return { state: 'denied', text: 'Denied because the window reloaded or restarted while it was waiting' };
-    case 'run_stopped':
-      return { state: 'denied', text: 'Closed because the run was stopped' };
-    case 'run_ended':
-      return { state: 'denied', text: 'Closed because the run ended' };
-    default:
-      return { state: 'denied', text: 'Denied by you' };
-  }
+  return { state: item.status, text: settledRequestText(item.status, item.decision, item.closureReason) };
 }
 
 const INVOCATION_WORDS: Readonly<Record<InvocationStatus, string>> = {
@@ -100,16 +62,13 @@ export function elapsedLabel(ms: number): string {
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }
 
-/** Error classes of a run cut short by a restart: its invocation was interrupted, not failed. */
-const RESTART_CLASSES: ReadonlySet<string> = new Set(['app_restarted', 'sandbox_boundary_closed_by_restart']);
-
 /**
  * The status an invocation's badge shows: its journaled status, except that one failed by a restart
  * shows `interrupted` (a fresh user saw "Failed" next to a card saying the request was denied by the
  * restart, and read it as the command having run and failed).
  */
 export function invocationBadgeStatus(item: Pick<InvocationItem, 'status' | 'failureClass'>): InvocationStatus | 'interrupted' {
-  return item.status === 'failed' && item.failureClass && RESTART_CLASSES.has(item.failureClass) ? 'interrupted' : item.status;
+  return item.status === 'failed' && item.failureClass && isRestartErrorClass(item.failureClass) ? 'interrupted' : item.status;
 }
 
 /** The status badge text of an invocation ("Done", "Failed (exit 2)", "Interrupted", …). */
@@ -146,21 +105,6 @@ export function turnOriginLabel(turn: Pick<TranscriptTurn, 'origin'>): string | 
   if (turn.origin === 'retry') return 'Retry of an earlier request';
   if (turn.origin === 'continue') return 'Continued after restart';
   return null;
-}
-
-/** A markdown code span holding `text` verbatim (uses a longer fence when `text` has backticks). */
-export function codeSpan(text: string): string {
-  const runs = text.match(/`+/g) ?? [];
-  const longest = runs.reduce((max, r) => Math.max(max, r.length), 0);
-  const fence = '`'.repeat(longest + 1);
-  const pad = longest > 0 || text.startsWith('`') || text.endsWith('`') ? ' ' : '';
-  return `${fence}${pad}${text}${pad}${fence}`;
-}
-
-/** Shortens `text` to one line of at most `max` characters, ending in "…" when cut. */
-export function oneLine(text: string, max = 160): string {
-  const flat = text.replace(/\s*\n\s*/g, ' ⏎ ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 const PROVIDER_NAMES: Readonly<Record<string, string>> = {

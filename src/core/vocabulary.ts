@@ -3,7 +3,9 @@
  *
  * Every enumeration is an `as const` tuple with its union type derived from it, so the list and the
  * type never drift (the pattern of apache/maka `packages/core/src/sandbox-boundary.ts`). Other layers
- * (journal, runtime, webview) import these constants; nothing else spells the strings.
+ * (journal, runtime, webview) use these types: a literal elsewhere is checked against them, so a
+ * misspelt one fails to compile. SQL text is the exception (docs/ARCHITECTURE.md, Layers). The
+ * webview words error classes and closure reasons in `webview/errorClassView.ts` only.
  * Pure module: no I/O, no `vscode`.
  */
 

@@ -1,10 +1,11 @@
 /**
  * Extension entry point: wires the journal, the chat runtime and the chat tabs into VS Code.
  *
- * Order on activation: the serializer and commands are registered synchronously (VS Code restores
- * panels only through a serializer registered during `activate`); then the journal opens under
- * `globalStorageUri`, this extension host registers itself as an instance, and recovery settles the
- * runs orphaned by dead hosts — all before any restored panel receives its state.
+ * Order on activation: the journal starts opening under `globalStorageUri` (its worker thread starts),
+ * then, in the same synchronous call, the serializer and commands are registered (VS Code restores
+ * panels only through a serializer registered during `activate`); once the journal is open, this
+ * extension host registers itself as an instance and recovery settles the runs orphaned by dead
+ * hosts — all before any restored panel receives its chat.
  */
 import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';

@@ -13,28 +13,21 @@
  * on disk. A refused write resolves `{ ok: false, reason, message }` and changed nothing: `read_only`
  * (newer schema, or part of the log unreadable), `storage_failed` (full disk, I/O error, lock),
  * `not_found`, `row_unreadable` (that one chat has a row this build cannot read), `closed`.
- * Programming errors (an unknown operation, a constraint violation) reject.
+ * Programming errors (an unknown operation, an operation of the other kind, a constraint violation)
+ * reject. Which operations read and which write is `ops.ts`: `read` takes only reads, `write` only
+ * writes, and the worker refuses the other kind at run time too.
  *
  * `onExternalChange` reports sessions other processes (VS Code windows) changed, within the worker's
  * poll interval (default 50 ms).
  */
 import { Worker } from 'node:worker_threads';
 import { fail, ok, type Result } from '../core/result';
-import type { JournalCore } from './core';
 import { compileSqlJsWasm } from './wasmModule';
 import type { JournalRefusal } from './errors';
+import type { OpArgs, OpResult, ReadOp, WriteOp } from './ops';
 import type { FromWorker, ToWorker, WorkerOpenOptions, WorkerOpenReport } from './workerProtocol';
 
-/** Names of JournalCore methods. */
-export type JournalOp = {
-  [K in keyof JournalCore]: JournalCore[K] extends (...args: never[]) => unknown ? K : never;
-}[keyof JournalCore];
-
-type OpFn<K extends JournalOp> = JournalCore[K] extends (...args: infer A) => infer R ? (...args: A) => R : never;
-/** Arguments of operation K. */
-export type OpArgs<K extends JournalOp> = Parameters<OpFn<K>>;
-/** Result of operation K. */
-export type OpResult<K extends JournalOp> = ReturnType<OpFn<K>>;
+export type { JournalOp, OpArgs, OpResult, ReadOp, WriteOp } from './ops';
 
 /** Options of `Journal.open`. Sizes in bytes, times in ms. */
 export interface OpenJournalOptions {
@@ -164,15 +157,19 @@ export class Journal {
     return () => this.logListeners.delete(listener);
   }
 
-  /** Runs a read-only operation on the current journal state (other windows' commits included). */
-  async read<K extends JournalOp>(op: K, ...args: OpArgs<K>): Promise<OpResult<K>> {
+  /**
+   * Runs a read operation (`READ_OPS`) on the current journal state (other windows' commits
+   * included). Rejects when the worker refuses it (an operation that is not a read, cast past the
+   * compiler) or the operation throws.
+   */
+  async read<K extends ReadOp>(op: K, ...args: OpArgs<K>): Promise<OpResult<K>> {
     const m = await this.request({ kind: 'read', id: 0, op, args });
     if (m.kind === 'result') return m.value as OpResult<K>;
     throw new Error(m.kind === 'error' || m.kind === 'refused' ? m.message : `unexpected reply ${m.kind}`);
   }
 
-  /** Runs operation K as one durable transaction (see module docstring). */
-  async write<K extends JournalOp>(op: K, ...args: OpArgs<K>): Promise<Result<OpResult<K>, JournalRefusal>> {
+  /** Runs write operation K (`WRITE_OPS`) as one durable transaction (see module docstring). */
+  async write<K extends WriteOp>(op: K, ...args: OpArgs<K>): Promise<Result<OpResult<K>, JournalRefusal>> {
     if (this.closed) return fail('closed', 'The chat journal is closed.');
     if (this.failure) return fail('storage_failed', this.failure);
     const m = await this.request({ kind: 'write', id: 0, op, args }).catch((e: Error) => ({ kind: 'refused', reason: 'storage_failed', message: e.message }) as const);

@@ -36,7 +36,7 @@ import { LockFile, sleepSync } from './lockFile';
 import { readWithSlack } from './snapshotFile';
 import { StatementCache } from './statementCache';
 import {
-  FRAME_BYTES, LOG_FORMAT_VERSION, LOG_HEADER_BYTES, MAX_RECORD_BYTES, decodeFrame, decodeHeader, encodeHeader, encodeRecord,
+  FRAME_BYTES, LOG_FORMAT_VERSION, LOG_HEADER_BYTES, MAX_RECORD_BYTES, decodeFrame, decodeHeader, encodeHeader,
   encodePayload, type LogRecord, type LoggedStatement, type ReadOutcome,
 } from './logFormat';
 

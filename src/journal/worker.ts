@@ -24,17 +24,11 @@ import type { SqlJsStatic } from 'sql.js';
 import { JournalCore } from './core';
 import { JournalRefusedError } from './errors';
 import { CompactionStoppedError, LogStore, UnreadableSnapshotError, compact, listGenerations, logPath, type Outcome } from './logStore';
+import { refusalOf, runOperation } from './ops';
 import { readSnapshotWithSlack } from './snapshotFile';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { instantiateSqlJs, loadSqlJs } from './sqljs';
 import type { FromWorker, ToWorker, WorkerOpenOptions, WorkerOpenReport } from './workerProtocol';
-
-/** Operations that write: each runs as a logged transaction under the write lock (the rest only read). */
-const WRITE_OPS = new Set([
-  'createSession', 'renameSession', 'deleteSession', 'setProviderState', 'startTurn', 'finishRun', 'appendEvents', 'startInvocation',
-  'setInvocationStatus', 'finishInvocation', 'createBoundaryRequest', 'settleBoundaryRequest', 'recordTab', 'removeTab',
-  'registerInstance', 'removeInstance', 'requestStop',
-]);
 
 /** Most transactions committed as one group. */
 const MAX_GROUP = 64;
@@ -257,10 +251,6 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     }
   }, options.pollIntervalMs);
 
-  const operation = (op: string) => {
-    const fn = (core as unknown as Record<string, (...a: unknown[]) => unknown>)[op];
-    return typeof fn === 'function' && op !== 'constructor' ? fn : undefined;
-  };
   const reply = (id: number, error: unknown) => {
     if (error instanceof JournalRefusedError) post({ kind: 'refused', id, reason: error.reason, message: error.message });
     else post({ kind: 'error', id, message: (error as Error).stack ?? String(error) });
@@ -273,8 +263,9 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     const reasonBefore = readOnlyReason;
     checkVersion();
     const runnable = group.filter((m) => {
+      const refusal = refusalOf('write', m.op);
       if (readOnlyReason) post({ kind: 'refused', id: m.id, reason: 'read_only', message: readOnlyReason });
-      else if (!WRITE_OPS.has(m.op) || !operation(m.op)) post({ kind: 'error', id: m.id, message: `${m.op} is not a write operation` });
+      else if (refusal) post({ kind: 'error', id: m.id, message: refusal });
       else return true;
       return false;
     });
@@ -291,7 +282,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     try {
       // Answered as soon as the group is on disk (before the in-memory COMMIT), or after a refusal.
       const { outcomes, rotated, acknowledged } = store.writeGroup(
-        runnable.map((m) => () => operation(m.op)!.apply(core, m.args as unknown[])),
+        runnable.map((m) => () => runOperation(core, m.op, m.args)),
         () => core.takeTouched(),
         answer,
       );
@@ -330,16 +321,17 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
       return;
     }
     if (message.kind === 'wasm') return; // only ever the first message, taken by receiveWasm()
-    const fn = operation(message.op);
-    if (!fn) {
-      post({ kind: 'error', id: message.id, message: `unknown journal operation ${message.op}` });
+    // Only a read runs here: a write run as one would change this database without logging it.
+    const refusal = refusalOf('read', message.op);
+    if (refusal) {
+      post({ kind: 'error', id: message.id, message: refusal });
       return;
     }
     try {
       const touched = store.catchUp();
       const changed = checkVersion();
       if (touched.size > 0 || changed) post({ kind: 'external', sessionIds: [...touched], readOnlyReason });
-      post({ kind: 'result', id: message.id, value: operation(message.op)!.apply(core, message.args as unknown[]) });
+      post({ kind: 'result', id: message.id, value: runOperation(core, message.op, message.args) });
     } catch (error) {
       reply(message.id, error);
     }

@@ -3,6 +3,7 @@
  * Plain data only (structured clone).
  */
 import type { JournalRefusal } from './errors';
+import type { ReadOp, WriteOp } from './ops';
 
 /** Options the worker opens the journal with. Sizes in bytes, times in ms. */
 export interface WorkerOpenOptions {
@@ -25,10 +26,13 @@ export interface WorkerOpenOptions {
   readonly precompiledWasm?: boolean;
 }
 
-/** Extension host → worker. */
+/**
+ * Extension host → worker. `op` is typed for the sender; the worker still checks it (`refusalOf`),
+ * since nothing types a message once it crossed the thread boundary.
+ */
 export type ToWorker =
-  | { readonly kind: 'read'; readonly id: number; readonly op: string; readonly args: readonly unknown[] }
-  | { readonly kind: 'write'; readonly id: number; readonly op: string; readonly args: readonly unknown[] }
+  | { readonly kind: 'read'; readonly id: number; readonly op: ReadOp; readonly args: readonly unknown[] }
+  | { readonly kind: 'write'; readonly id: number; readonly op: WriteOp; readonly args: readonly unknown[] }
   | { readonly kind: 'close'; readonly id: number }
   | { readonly kind: 'compact'; readonly id: number }
   /** First message when `precompiledWasm`: the compiled module, or null if compiling failed. */

@@ -429,7 +429,8 @@ export class ChatRuntime {
 
   private async finishDrive(active: ActiveRun, outcome: Awaited<ReturnType<Agent['runTurn']>>): Promise<void> {
     await active.ledger.flush();
-    const stopped = active.abort.signal.aborted;
+    // A refused write aborts the run too (`onRefused`): that run ends as journal_refused, not as a Stop.
+    const stopped = active.abort.signal.aborted && !active.refused;
     // Nothing the run left waiting stays pending or running after it ends.
     await this.closeWaiters(active, stopped ? 'run_stopped' : 'run_ended');
     const finish: RunEnd = stopped
@@ -564,7 +565,7 @@ export class ChatRuntime {
   /** A journal write of a run was refused: stop the run and remember why (shown on the turn). */
   private onRefused(active: ActiveRun, message: string): void {
     this.log(`[runtime] journal refused a write of run ${active.runId}: ${message}`);
-    active.refused ??= message;
+    if (!active.abort.signal.aborted) active.refused ??= message; // after a Stop, it stays a Stop
     active.abort.abort();
   }
 
@@ -582,7 +583,7 @@ export class ChatRuntime {
     if (!active || !waiter) {
       const row = await journal.read('getBoundaryRequest', requestId);
       if (!row || row.sessionId !== sessionId) return fail('not_found', 'That request is not part of this chat.');
-      if (row.status !== 'pending') return fail('already_decided', describeSettled(row.status, row.closureReason));
+      if (row.status !== 'pending') return fail('already_decided', describeSettled(row.status));
       if (!(await this.liveState(sessionId)).actionableRequestIds.includes(requestId)) {
         return fail('not_actionable', 'No running agent is waiting for this request any more, so it cannot be answered.');
       }
@@ -593,7 +594,7 @@ export class ChatRuntime {
         id: requestId, status: approvedElsewhere ? 'approved' : 'denied', decision, closureReason: 'user_decision', at: this.now(),
       });
       if (!settledElsewhere.ok) return settledElsewhere;
-      if (!settledElsewhere.value.settled) return fail('already_decided', describeSettled(settledElsewhere.value.request.status, settledElsewhere.value.request.closureReason));
+      if (!settledElsewhere.value.settled) return fail('already_decided', describeSettled(settledElsewhere.value.request.status));
       this.publish(sessionId, settledElsewhere.value.events);
       this.emit({ type: 'live', sessionId });
       return ok({ approved: approvedElsewhere });
@@ -609,7 +610,7 @@ export class ChatRuntime {
       const row = settled.value.request;
       waiter.resolve({ approved: row.status === 'approved', decision: row.decision ?? 'deny', requestId });
       this.emit({ type: 'live', sessionId });
-      return fail('already_decided', describeSettled(row.status, row.closureReason));
+      return fail('already_decided', describeSettled(row.status));
     }
     active.waiters.delete(requestId);
     this.log(`[runtime] request ${requestId}: ${decision}`);
@@ -723,8 +724,7 @@ export function historyOf(transcript: Transcript): HistoryEntry[] {
   return history;
 }
 
-function describeSettled(status: string, closureReason: string | null): string {
-  if (closureReason === 'host_restarted') return 'This request was already closed: it was denied because the VS Code window reloaded or restarted while it waited.';
-  if (closureReason === 'run_stopped') return 'This request was already closed because the run was stopped.';
-  return `This request was already decided (${status}).`;
+/** The `already_decided` refusal; why it was settled is the closure reason its card words (webview/errorClassView.ts). */
+function describeSettled(status: string): string {
+  return `This request was already decided (${status}); its card says why.`;
 }

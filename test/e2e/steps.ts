@@ -9,7 +9,7 @@ export async function visible(l: Locator, what: string, timeout: number): Promis
   try {
     await l.waitFor({ state: 'visible', timeout });
   } catch (e) {
-    throw new Error(`not visible within ${timeout / 1000} s: ${what}${e instanceof Error ? ` (${e.message.split('\n')[0]})` : ''}`);
+    throw new Error(`not visible within ${timeout / 1000} s: ${what}${e instanceof Error ? ` (${e.message.split('\n')[0]})` : ''}`, { cause: e });
   }
   return l;
 }
@@ -35,7 +35,7 @@ export function stepper(log: (m: string) => void, shot: (name: string) => Promis
     try {
       await fn();
     } catch (e) {
-      throw new Error(`step "${name}": ${e instanceof Error ? e.message : String(e)}`);
+      throw new Error(`step "${name}": ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
     log(`✔ ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
     await shot(name);

@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { cardsAbout, stepper, visible } from './steps';
+import { cardsAbout, visible } from './steps';
 import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
 import { TIMEOUTS, type JourneyContext } from './restartJourney';
 import { STOP_ELSEWHERE_NOTICE } from '../../src/runtime/chatRuntime';
@@ -34,7 +34,7 @@ export async function twoWindowsJourney(ctx: TwoWindowsContext): Promise<void> {
     try {
       await fn();
     } catch (e) {
-      throw new Error(`step "${name}": ${e instanceof Error ? e.message : String(e)}`);
+      throw new Error(`step "${name}": ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
     ctx.log(`✔ ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
     await ctx.shotOf(page, name);

@@ -41,6 +41,7 @@ export interface RecordedRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: http.IncomingHttpHeaders;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read any field of the request's JSON
   readonly body: any;
   /** Chunks written before the response ended or the client hung up. */
   chunksSent: number;
