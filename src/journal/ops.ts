@@ -16,7 +16,7 @@ import type { JournalCore } from './core';
 export const READ_OPS = [
   'getFence', 'getProviderState', 'getSession', 'listSessions', 'getTurn', 'listTurns', 'getRun', 'listRunsInFlight',
   'stopRequested', 'listEvents', 'getInvocation', 'listOpenInvocations', 'getBoundaryRequest', 'listPendingBoundaryRequests',
-  'listSessionPendingBoundaryRequests', 'listRestartClosures', 'hasSessionGrant', 'listTabs', 'getInstance', 'listInstances',
+  'listSessionPendingBoundaryRequests', 'listRestartClosures', 'hasSessionGrant', 'listTabs', 'getInstance', 'listInstances', 'listProcessGroups',
 ] as const;
 
 /** Operations that write: each runs as a logged transaction under the write lock. */
