@@ -10,6 +10,7 @@
 #   suite     node out/test/runInCodeServer.js (mocha suite in code-server's real extension host)
 #   e2e       node out/test/e2e/run.js (restart and two-window journeys in Chromium; screenshots in test-artifacts/e2e)
 #   vsix      node scripts/check-vsix.mjs (package the VSIX: small, no agent CLI binaries, no sources)
+#   unit-exhaustive  the corrupted-log-tail corpus at every byte (NAC_EXHAUSTIVE=1; the unit stage samples it)
 # Output: each stage's log and timing, then one combined line `N passed, N failed` (a failed
 # build-type stage counts as 1 failed). Exit code 0 only if every stage passed.
 # Env: NAC_SKIP="e2e suite" skips the named stages (for local iteration; CI skips nothing);
@@ -99,14 +100,27 @@ unit_tests() {
     --test-reporter=tap --test-reporter-destination="$tap" "${files[@]}"
   rc=$?
   [ "$rc" -eq 124 ] && echo "unit tests did not finish within ${NAC_UNIT_TIMEOUT:-900} s (killed)"
+  tap_result "$tap" "$rc"
+}
+
+# tap_result TAP RC: prints `N passed, N failed` from node's TAP summary and returns RC.
+# A test file or test that timed out is reported as cancelled, not failed: it counts as failed.
+tap_result() {
   local p f c
-  p=$(grep -E '^# pass [0-9]+' "$tap" | tail -1 | awk '{print $3}')
-  f=$(grep -E '^# fail [0-9]+' "$tap" | tail -1 | awk '{print $3}')
-  # A test file or test that timed out is reported as cancelled, not failed: it counts as failed.
-  c=$(grep -E '^# cancelled [0-9]+' "$tap" | tail -1 | awk '{print $3}')
+  p=$(grep -E '^# pass [0-9]+' "$1" | tail -1 | awk '{print $3}')
+  f=$(grep -E '^# fail [0-9]+' "$1" | tail -1 | awk '{print $3}')
+  c=$(grep -E '^# cancelled [0-9]+' "$1" | tail -1 | awk '{print $3}')
   [ -n "$f" ] && f=$((f + ${c:-0}))
-  echo "${p:-0} passed, ${f:-$([ "$rc" -eq 0 ] && echo 0 || echo 1)} failed"
-  return "$rc"
+  echo "${p:-0} passed, ${f:-$([ "$2" -eq 0 ] && echo 0 || echo 1)} failed"
+  return "$2"
+}
+
+exhaustive_corpus() {
+  local tap="$LOGS/unit-exhaustive.tap"
+  NAC_EXHAUSTIVE=1 timeout --kill-after=10 600 node --no-concurrent-recompilation --test --test-timeout=480000 \
+    --test-name-pattern='corrupted log tails' --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="$tap" out/test/unit/journalEngine.test.js
+  tap_result "$tap" $?
 }
 
 run_stage deps ensure_deps
@@ -120,4 +134,7 @@ test_stage unit unit_tests
 test_stage suite timeout --foreground --kill-after=20 "${NAC_SUITE_STAGE_TIMEOUT:-600}" node out/test/runInCodeServer.js
 test_stage e2e timeout --foreground --kill-after=20 "${NAC_E2E_STAGE_TIMEOUT:-600}" node out/test/e2e/run.js
 test_stage vsix node scripts/check-vsix.mjs
+# The exhaustive corruption corpus (every byte of the last log records, ~3x the sampled default of
+# the unit stage), last so a regression elsewhere is reported first.
+test_stage unit-exhaustive exhaustive_corpus
 finish 0 "all stages passed"

@@ -40,18 +40,28 @@ export interface WriterRun {
 
 /**
  * Runs the journal writer tool with `args` (see its docstring) and extra environment `env`;
- * SIGKILLs it after `killAfterMs` ms if given. Resolves once it exited and its output closed.
+ * SIGKILLs it after `killAfterMs` ms if given, or `killAfterFirstAckMs` ms after its first
+ * acknowledged write (whichever comes first). Resolves once it exited and its output closed.
  */
-export function runWriter(args: readonly string[], options: { env?: Record<string, string>; killAfterMs?: number } = {}): Promise<WriterRun> {
+export function runWriter(args: readonly string[], options: { env?: Record<string, string>; killAfterMs?: number; killAfterFirstAckMs?: number } = {}): Promise<WriterRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, WRITER, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const timer = options.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
+    let afterAck: NodeJS.Timeout | undefined;
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      // Counted from the first acknowledged write, the kill lands among writes however slowly the
+      // writer started (on a loaded machine the first write took longer than a fixed delay).
+      if (options.killAfterFirstAckMs !== undefined && afterAck === undefined && /^ack /m.test(out)) {
+        afterAck = setTimeout(() => child.kill('SIGKILL'), options.killAfterFirstAckMs);
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('close', (code, signal) => {
-      if (timer) clearTimeout(timer);
+      clearTimeout(timer);
+      clearTimeout(afterAck);
       const acks = out.split('\n').filter((l) => l.startsWith('ack ')).map((l) => Number(l.slice(4)));
       resolve({ acks, code, signal, out, err });
     });
