@@ -35,8 +35,6 @@ export interface ChatPanelHost {
   pickSessionFor(panel: ChatPanel): Promise<void>;
   /** The panel was closed by the user or VS Code. */
   panelDisposed(panel: ChatPanel): void;
-  /** The panel became the active editor. */
-  panelActivated(panel: ChatPanel): void;
 }
 
 /** One chat tab (see module docstring). `sessionId` is undefined for an orphan panel. */
@@ -57,9 +55,6 @@ export class ChatPanel {
     this.disposables.push(
       panel.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
       panel.onDidDispose(() => this.dispose()),
-      panel.onDidChangeViewState((e) => {
-        if (e.webviewPanel.active) host.panelActivated(this);
-      }),
     );
   }
 
