@@ -71,7 +71,8 @@ export interface LogStoreOptions {
   /**
    * Tests only: while a file `<snapshot>.fault-enospc` exists, every log append fails with ENOSPC
    * (a full disk), so the refusal path is exercised for real; while `<snapshot>.fault-enospc-rotate`
-   * exists, starting a new log generation does.
+   * exists, starting a new log generation does; while `<snapshot>.fault-enospc-lock` exists, taking
+   * the write lock does.
    */
   readonly faultInjection?: boolean;
 }
@@ -549,7 +550,7 @@ export class LogStore {
     if (generations.length === 0) {
       let created: LogFile | undefined;
       try {
-        created = LogFile.create(this.options.file, firstGeneration, this.prealloc, this.options.now(), sqljsVersion(this.db), this.rotateFault());
+        created = LogFile.create(this.options.file, firstGeneration, this.prealloc, this.options.now(), sqljsVersion(this.db), this.fault('rotate'));
       } catch (error) {
         this.unreadable = noRoomForLogMessage(error); // history readable, writes refused (no log to append to)
         return { records, tornTailCut };
@@ -895,6 +896,7 @@ export class LogStore {
     if (this.unreadable) throw new JournalRefusedError('read_only', this.unreadable);
     let taken: boolean;
     try {
+      if (this.fault('lock')) throw Object.assign(new Error('ENOSPC: no space left on device, write (injected)'), { code: 'ENOSPC' });
       taken = this.takeLease();
     } catch (error) {
       throw new JournalRefusedError('storage_failed', lockFailedMessage(error));
@@ -1051,7 +1053,7 @@ export class LogStore {
   /** Starts the next log generation (called under the lock). */
   private rotate(): boolean {
     const next = this.log.generation + 1;
-    const created = LogFile.create(this.options.file, next, this.prealloc, this.options.now(), sqljsVersion(this.db), this.rotateFault());
+    const created = LogFile.create(this.options.file, next, this.prealloc, this.options.now(), sqljsVersion(this.db), this.fault('rotate'));
     if (!created) return false;
     this.log.close();
     this.log = created;
@@ -1059,9 +1061,9 @@ export class LogStore {
     return true;
   }
 
-  /** Tests: a new log generation cannot be created while `<file>.fault-enospc-rotate` exists. */
-  private rotateFault(): boolean {
-    return this.options.faultInjection === true && fs.existsSync(`${this.options.file}.fault-enospc-rotate`);
+  /** Tests: a new log generation (`rotate`) or the write lock (`lock`) fails while `<file>.fault-enospc-<kind>` exists. */
+  private fault(kind: 'rotate' | 'lock'): boolean {
+    return this.options.faultInjection === true && fs.existsSync(`${this.options.file}.fault-enospc-${kind}`);
   }
 
   /** Lets the lease go and closes the log file (the database is the caller's). */
