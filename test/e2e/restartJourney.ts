@@ -2,7 +2,8 @@
  * The restart journey, as a user in a real workbench (code-server + Chromium):
  * new chat → ask for a command that needs approval → boundary card → Reload Window → the same chat
  * tab comes back with its transcript and a restart banner naming the command → Retry → a new
- * pending boundary card → Allow once → the command's output appears (and its file exists).
+ * pending boundary card → Allow once → the command's output appears (and its file exists) →
+ * Delete Chat… from the palette: the modal names the chat, and Enter keeps it.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -128,5 +129,22 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
       if (Date.now() > deadline) throw new Error(`${proof} was not created by the approved command`);
       await new Promise((r) => setTimeout(r, 200));
     }
+  });
+
+  // Delete Chat… from the palette with the chat tab active: the modal names the chat, and Enter (the
+  // dialog's focused button) keeps it.
+  await step('delete-enter-keeps', async () => {
+    const frame = chatFrame(page);
+    await visible(frame.locator('#send'), 'the Send button (the agent finished)', TIMEOUTS.command);
+    await runCommand(page, 'Agent Chats: Delete Chat…', TIMEOUTS.ui);
+    const dialog = page.locator('.monaco-dialog-box');
+    await visible(dialog.filter({ hasText: title }), `a modal dialog naming "${title}"`, TIMEOUTS.ui);
+    const focused = (await page.evaluate(() => document.activeElement?.textContent ?? '')).trim();
+    if (focused !== 'Keep Chat') throw new Error(`the dialog's focused button (Enter) is "${focused}", expected "Keep Chat"`);
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'hidden', timeout: TIMEOUTS.ui });
+    await visible(frame.locator('.message.user', { hasText: JOURNEY_COMMAND }).first(), 'the chat, still there after Enter', TIMEOUTS.ui);
+    const now = await activeTabTitle(page);
+    if (now !== title) throw new Error(`after Enter the active tab is "${now}", expected the kept chat "${title}"`);
   });
 }
