@@ -76,3 +76,19 @@ export function migrateOrStay(migrateOne: () => number | undefined, versionNow: 
     }
   }
 }
+
+/** What a row of each table is, in the chat's own words. */
+const ROW_WORDS: Readonly<Record<string, string>> = { turns: 'a prompt', events: 'part of a reply', invocations: 'a tool call', boundary_requests: 'an approval request' };
+
+/**
+ * Why writes to a chat are refused when one of its rows cannot be decoded (its fence). `newer`: the
+ * row holds a value this build does not know but a newer build could write (an unknown status or
+ * kind); otherwise it is damaged (a NULL, text that is not JSON), which no update makes readable,
+ * so updating is advised only for `newer`.
+ */
+export function fenceMessage(table: string, newer: boolean): string {
+  const what = ROW_WORDS[table] ?? 'a record';
+  return newer
+    ? `This chat holds ${what} written by a newer version of Agent Chats, which this version leaves out; update the extension to change this chat. Other chats are not affected.`
+    : `This chat holds ${what} that could not be read (it is damaged), so it is left out and the chat cannot be changed. Other chats are not affected.`;
+}

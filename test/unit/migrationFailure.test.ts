@@ -74,6 +74,10 @@ describe('a migration that fails: read-only at the version found', () => {
       assert.deepEqual(good.map((e) => (e.payload as { text: string }).text), ['good 1', 'good 2']);
       const bad = await j.read('listEvents', 'bad');
       assert.deepEqual(bad.map((e) => (e.payload as { text: string }).text), ['bad 1'], 'the readable rows of the damaged chat');
+      // A NULL payload is damage, not a newer build's row: no advice to update.
+      const fence = (await j.read('getFence', 'bad'))!;
+      assert.match(fence, /part of a reply that could not be read \(it is damaged\)/);
+      assert.doesNotMatch(fence, /update|events row|r-bad#2/i, fence);
       const refused = await j.write('createSession', session('new'));
       assert.equal(refused.ok, false);
       assert.equal(!refused.ok && refused.reason, 'read_only');
