@@ -135,8 +135,10 @@ export class ChatPanel {
       : message.type === 'decide' ? await runtime.decide(sessionId, message.requestId, message.decision)
       : message.type === 'retry' ? await runtime.retry(sessionId, message.turnId)
       : await runtime.continueTurn(sessionId, message.turnId);
-    if (!result.ok) {
-      void this.post({ type: 'error', code: result.reason, message: result.message });
+    if (result.ok) {
+      void this.post({ type: 'succeeded', action: message.type });
+    } else {
+      void this.post({ type: 'error', code: result.reason, message: result.message, action: message.type });
       // A stale prompt (decided elsewhere) must stop looking actionable.
       void this.sendLive();
     }
