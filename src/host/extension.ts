@@ -115,7 +115,7 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
   })();
   ready.catch((error) => {
     log(`[journal] could not start: ${logText(error)}`);
-    void vscode.window.showErrorMessage(`Agent Chats could not open its chat journal (${noticeText(error)}). Agent Chats: Show Logs has the details; reload the window to try again.`);
+    void vscode.window.showErrorMessage(`Agent Chats: ${noticeText(error).replace(/\.$/, '')}. Agent Chats: Show Logs has the details; reload the window to try again.`);
   });
 
   panels = new ChatPanels(ready, context.extensionUri, log);
