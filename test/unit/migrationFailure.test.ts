@@ -114,6 +114,22 @@ describe('a migration that fails: read-only at the version found', () => {
     }
   });
 
+  it('a migration that ran, then no room for the compaction after it: opens writable at the new version', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    await schema1WithNullPayload(file);
+    await (await openJournal(file, { integrityCheckDelayMs: 60_000 })).close(); // leaves log generation 1
+    await repairNullPayload(file);
+    fs.writeFileSync(`${file}.fault-enospc-rotate`, ''); // the migration fits in generation 1; a new one does not
+    const j = await openJournal(file, { faultInjection: true, integrityCheckDelayMs: 60_000 });
+    try {
+      assert.equal(j.report.version, SCHEMA_VERSION);
+      assert.equal(j.readOnly, false);
+      assert.ok((await j.write('createSession', session('new'))).ok);
+    } finally {
+      await j.close();
+    }
+  });
+
   it('a disk with no room for a new log file: opens read-only, says the disk is full, leaves no temporary file', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'journal.sqlite');
