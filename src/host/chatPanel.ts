@@ -8,6 +8,7 @@
  * and nothing else happens.
  */
 import * as vscode from 'vscode';
+import { noticeText } from './notices';
 import { randomBytes } from 'node:crypto';
 import {
   decodeWebviewMessage, type HostMessage, type WebviewMessage,
@@ -116,7 +117,7 @@ export class ChatPanel {
       await this.handle(decoded.value);
     } catch (error) {
       this.host.log(`[panel] ${decoded.value.type} failed: ${(error as Error).stack ?? error}`);
-      void this.post({ type: 'error', code: 'internal', message: `Something went wrong: ${(error as Error).message}. See Agent Chats: Show Logs.` });
+      void this.post({ type: 'error', code: 'internal', message: `Something went wrong: ${noticeText(error).replace(/\.$/, '')}. See Agent Chats: Show Logs.` });
     }
   }
 
