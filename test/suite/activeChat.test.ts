@@ -1,7 +1,8 @@
 // Rename Chat…, Delete Chat… and Stop act only on a chat the user can see: with another kind of tab
 // active, Rename and Delete ask which chat (a picker), and Stop does nothing. The dialogs are
 // replaced for the test by recorders on `vscode.window` (this suite shares the extension's API
-// object), so what the command would have shown is asserted without a person to answer it.
+// object), so what the command would have shown is asserted without a person to answer it. And a
+// failing command's notification carries its message, not the stack trace.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { DELETE_CONFIRMATION } from '../../src/host/confirmDelete';
@@ -101,5 +102,25 @@ suite('commands act on the active chat tab only', () => {
     assert.equal(first?.title, DELETE_CONFIRMATION.keep);
     assert.ok(items.some((i) => i.title === DELETE_CONFIRMATION.delete));
     assert.ok(await runtime.getSession(sessionId), 'dismissed: the chat is still there');
+  });
+});
+
+suite('notifications', () => {
+  test('a command that fails in the journal worker shows its message without the stack trace', async () => {
+    const runtime = await (await api()).ready;
+    const original = runtime.getSession.bind(runtime);
+    // A programming error inside the journal worker: its reply carries the worker's stack.
+    runtime.getSession = () => runtime.journal.read('migrateOne', null as never) as never;
+    const error = record('showErrorMessage');
+    try {
+      await vscode.commands.executeCommand('nativeAgentChats.renameChat', { sessionId: 'any', title: 'x' });
+    } finally {
+      error.restore();
+      runtime.getSession = original;
+    }
+    assert.equal(error.calls.length, 1);
+    const text = String(error.calls[0]![0]);
+    assert.match(text, /^Agent Chats: Cannot read properties of null/);
+    assert.doesNotMatch(text, /\n|\s+at\s+\S+ \(.*:\d+:\d+\)/, `one line, no stack: ${text}`);
   });
 });
