@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';
 import { Journal } from '../journal/journal';
+import { SCHEMA_VERSION } from '../journal/schema';
 import { ChatRuntime, titleProblem } from '../runtime/chatRuntime';
 import { describeThisInstance } from '../runtime/instance';
 import { CHAT_VIEW_TYPE } from './chatPanel';
@@ -59,7 +60,8 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     context.subscriptions.push({ dispose: journal.onLog(log) });
     journalRef = journal;
     const r = journal.report;
-    log(`[journal] ${journalFile}: schema ${r.versionFound === r.version ? `${r.version} (current)` : `${r.versionFound} → ${r.version}`}${r.created ? ' (new)' : ''}${r.readOnlyReason ? ' READ-ONLY' : ''}`);
+    const schema = r.versionFound !== r.version ? `${r.versionFound} → ${r.version}` : r.version === SCHEMA_VERSION ? `${r.version} (current)` : `${r.version} (this version writes ${SCHEMA_VERSION})`;
+    log(`[journal] ${journalFile}: schema ${schema}${r.created ? ' (new)' : ''}${r.readOnlyReason ? ' READ-ONLY' : ''}`);
     if (r.quarantined) {
       log(`[journal] moved an unreadable journal aside to ${r.quarantined.path}: ${r.quarantined.reason}`);
       void vscode.window.showWarningMessage(
