@@ -43,12 +43,13 @@ export function noRoomForLogMessage(error: unknown): string {
 export function migrationFailedMessage(error: unknown, from: number, to: number, file: string): string {
   const storage = error instanceof JournalRefusedError && error.reason === 'storage_failed';
   const code = errnoCode(error);
-  const opening = `Agent Chats could not update its chat journal to this version's format (${from} → ${to})`;
-  if (storage && code === 'ENOSPC') return `${opening} because the disk is full. Nothing was lost and your chats can be read; free some space, then reload the window to change them again.`;
-  if (storage) return `${opening}: the disk refused the change${code ? ` (${code})` : ''}. Nothing was lost and your chats can be read; reload the window to try again.`;
+  // The essential first: a collapsed notification shows about 70 characters.
+  const opening = `Agent Chats can show your chats but not change them: its chat journal could not be updated to this version's format (${from} → ${to})`;
+  if (storage && code === 'ENOSPC') return `${opening} because the disk is full. Nothing was lost; free some space, then reload the window.`;
+  if (storage) return `${opening}: the disk refused the change${code ? ` (${code})` : ''}. Nothing was lost; reload the window to try again.`;
   return (
-    `${opening} because a stored row does not fit it. Nothing was lost and your chats can be read, but not changed; ` +
-    `to start a new journal, quit VS Code and move ${file} aside (Agent Chats: Show Logs has the details).`
+    `${opening} because a stored row does not fit it. Nothing was lost; to start a new journal, quit VS Code and ` +
+    `move ${file} aside (Agent Chats: Show Logs has the details).`
   );
 }
 

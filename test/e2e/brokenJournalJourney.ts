@@ -13,8 +13,8 @@ import { newChatFromPalette, runCommand, waitForWorkbench } from '../harness/cod
 import { TIMEOUTS, type JourneyContext } from './restartJourney';
 import { stepper, visible } from './steps';
 
-/** What the user is told (the start of `migrationFailedMessage`). */
-const TOLD = 'could not update its chat journal';
+/** What the user is told (the start of `migrationFailedMessage`, what a collapsed notification shows). */
+const TOLD = 'Agent Chats can show your chats but not change them';
 
 /**
  * Writes a schema-1 journal with two chats, one of whose events has a NULL payload, where the

@@ -65,7 +65,7 @@ describe('a migration that fails: read-only at the version found', () => {
       assert.equal(j.report.version, 1, 'the journal stays at the version it has');
       assert.equal(j.readOnly, true);
       const reason = j.readOnlyReason!;
-      assert.match(reason, /could not update its chat journal/);
+      assert.match(reason, /^Agent Chats can show your chats but not change them: its chat journal could not be updated/);
       assert.match(reason, /nothing was lost/i);
       assert.doesNotMatch(reason, /\n\s+at /, 'no stack trace in the reason');
       assert.doesNotMatch(reason, /events_v2|NOT NULL constraint/, 'no SQLite internals in the reason');
