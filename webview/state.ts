@@ -4,7 +4,7 @@
  */
 import type { SessionRecord } from '../src/core/events';
 import { applyUpdate, EMPTY_TRANSCRIPT, type Transcript } from '../src/core/transcript';
-import type { HostMessage, LiveState } from '../src/protocol/messages';
+import type { ChatAction, HostMessage, LiveState } from '../src/protocol/messages';
 import { BUSY_ASKING_REASON, BUSY_CODE, BUSY_REASON, busyReason } from './input';
 
 /** Live facts before the host sent any: nothing running, nothing actionable, writable. */
@@ -17,8 +17,11 @@ export interface ViewState {
   readonly session: SessionRecord | null;
   readonly transcript: Transcript;
   readonly live: LiveState;
-  /** The latest error the host reported, until dismissed. */
-  readonly error: { readonly code: string; readonly message: string } | null;
+  /**
+   * The latest error the host reported, until dismissed or, when it refused an action (`action`),
+   * until an action of the same kind succeeds (a Send after a full disk, once there is room).
+   */
+  readonly error: { readonly code: string; readonly message: string; readonly action?: ChatAction } | null;
   /**
    * Keys of buttons the user clicked whose answer has not arrived (`request:<id>` for a decision,
    * `turn:<id>` for Retry/Continue). Their buttons stay disabled until the next host message.
@@ -63,7 +66,9 @@ export function reduceHostMessage(state: ViewState, message: HostMessage): ViewS
     case 'orphan':
       return { ...state, mode: 'orphan', session: null, transcript: EMPTY_TRANSCRIPT, live: IDLE_LIVE, busy: NOTHING_BUSY };
     case 'error':
-      return { ...state, error: { code: message.code, message: message.message }, busy: NOTHING_BUSY };
+      return { ...state, error: { code: message.code, message: message.message, ...(message.action ? { action: message.action } : {}) }, busy: NOTHING_BUSY };
+    case 'succeeded':
+      return state.error?.action === message.action ? { ...state, error: null } : state;
     default:
       return state;
   }

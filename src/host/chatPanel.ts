@@ -8,6 +8,7 @@
  * and nothing else happens.
  */
 import * as vscode from 'vscode';
+import { noticeText } from './notices';
 import { randomBytes } from 'node:crypto';
 import {
   decodeWebviewMessage, type HostMessage, type WebviewMessage,
@@ -36,8 +37,6 @@ export interface ChatPanelHost {
   pickSessionFor(panel: ChatPanel): Promise<void>;
   /** The panel was closed by the user or VS Code. */
   panelDisposed(panel: ChatPanel): void;
-  /** The panel became the active editor. */
-  panelActivated(panel: ChatPanel): void;
 }
 
 /** One chat tab (see module docstring). `sessionId` is undefined for an orphan panel. */
@@ -58,9 +57,6 @@ export class ChatPanel {
     this.disposables.push(
       panel.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
       panel.onDidDispose(() => this.dispose()),
-      panel.onDidChangeViewState((e) => {
-        if (e.webviewPanel.active) host.panelActivated(this);
-      }),
     );
   }
 
@@ -122,7 +118,7 @@ export class ChatPanel {
       await this.handle(decoded.value);
     } catch (error) {
       this.host.log(`[panel] ${decoded.value.type} failed: ${(error as Error).stack ?? error}`);
-      void this.post({ type: 'error', code: 'internal', message: `Something went wrong: ${(error as Error).message}. See Agent Chats: Show Logs.` });
+      void this.post({ type: 'error', code: 'internal', message: `Something went wrong: ${noticeText(error).replace(/\.$/, '')}. See Agent Chats: Show Logs.` });
     }
   }
 
@@ -153,8 +149,10 @@ export class ChatPanel {
       : message.type === 'decide' ? await runtime.decide(sessionId, message.requestId, message.decision)
       : message.type === 'retry' ? await runtime.retry(sessionId, message.turnId)
       : await runtime.continueTurn(sessionId, message.turnId);
-    if (!result.ok) {
-      void this.post({ type: 'error', code: result.reason, message: result.message });
+    if (result.ok) {
+      void this.post({ type: 'succeeded', action: message.type });
+    } else {
+      void this.post({ type: 'error', code: result.reason, message: result.message, action: message.type });
       // A stale prompt (decided elsewhere) must stop looking actionable.
       void this.sendLive();
     }

@@ -18,7 +18,6 @@ import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, renderHtml, type ChatPan
 /** The open chat tabs of this window (see module docstring). */
 export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer, vscode.Disposable {
   private readonly panels = new Set<ChatPanel>();
-  private lastActive: ChatPanel | undefined;
   private shuttingDown = false;
 
   /**
@@ -51,10 +50,12 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     return [...this.panels].map((p) => p.sessionId).filter((id): id is string => id !== undefined);
   }
 
-  /** The chat of the active (or last active) chat tab. */
+  /**
+   * The chat of the active chat tab, or undefined when the active tab is not a chat (a text editor,
+   * say): commands then ask, never act on a chat the user cannot see.
+   */
   activeSessionId(): string | undefined {
-    const active = [...this.panels].find((p) => p.panel.active) ?? this.lastActive;
-    return active?.sessionId;
+    return [...this.panels].find((p) => p.panel.active)?.sessionId;
   }
 
   /** Opens a chat in a tab, or reveals its tab if it is open. */
@@ -118,12 +119,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
 
   panelDisposed(chat: ChatPanel): void {
     this.panels.delete(chat);
-    if (this.lastActive === chat) this.lastActive = undefined;
     if (!this.shuttingDown && chat.sessionId) void this.runtimeValue?.removeTab(chat.sessionId);
-  }
-
-  panelActivated(chat: ChatPanel): void {
-    this.lastActive = chat;
   }
 
   /** The window is going away: panels vanish without the user closing them, so keep tab records. */
@@ -134,7 +130,6 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   private adopt(panel: vscode.WebviewPanel, sessionId: string | undefined): ChatPanel {
     const chat = new ChatPanel(panel, sessionId, this);
     this.panels.add(chat);
-    if (panel.active) this.lastActive = chat;
     return chat;
   }
 

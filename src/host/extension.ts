@@ -10,9 +10,12 @@
 import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';
 import { Journal } from '../journal/journal';
+import { SCHEMA_VERSION } from '../journal/schema';
 import { ChatRuntime, titleProblem } from '../runtime/chatRuntime';
 import { describeThisInstance } from '../runtime/instance';
 import { CHAT_VIEW_TYPE } from './chatPanel';
+import { confirmDelete } from './confirmDelete';
+import { logText, noticeText } from './notices';
 import { ChatPanels, pickSession } from './chatPanels';
 import { createClaudeAgent } from '../runtime/agents/claude/claudeAgent';
 import { createCodexAgent } from '../runtime/agents/codex/codexAgent';
@@ -58,7 +61,8 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     context.subscriptions.push({ dispose: journal.onLog(log) });
     journalRef = journal;
     const r = journal.report;
-    log(`[journal] ${journalFile}: schema ${r.versionFound === r.version ? `${r.version} (current)` : `${r.versionFound} → ${r.version}`}${r.created ? ' (new)' : ''}${r.readOnlyReason ? ' READ-ONLY' : ''}`);
+    const schema = r.versionFound !== r.version ? `${r.versionFound} → ${r.version}` : r.version === SCHEMA_VERSION ? `${r.version} (current)` : `${r.version} (this version writes ${SCHEMA_VERSION})`;
+    log(`[journal] ${journalFile}: schema ${schema}${r.created ? ' (new)' : ''}${r.readOnlyReason ? ' READ-ONLY' : ''}`);
     if (r.quarantined) {
       log(`[journal] moved an unreadable journal aside to ${r.quarantined.path}: ${r.quarantined.reason}`);
       void vscode.window.showWarningMessage(
@@ -113,8 +117,8 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     return runtime;
   })();
   ready.catch((error) => {
-    log(`[journal] could not start: ${(error as Error).stack ?? error}`);
-    void vscode.window.showErrorMessage(`Agent Chats could not open its chat journal: ${(error as Error).message}`);
+    log(`[journal] could not start: ${logText(error)}`);
+    void vscode.window.showErrorMessage(`Agent Chats: ${noticeText(error).replace(/\.$/, '')}. Agent Chats: Show Logs has the details; reload the window to try again.`);
   });
 
   panels = new ChatPanels(ready, context.extensionUri, log);
@@ -126,8 +130,8 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
         try {
           return await run(await ready, args);
         } catch (error) {
-          log(`[command] ${id} failed: ${(error as Error).stack ?? error}`);
-          void vscode.window.showErrorMessage(`Agent Chats: ${(error as Error).message}`);
+          log(`[command] ${id} failed: ${logText(error)}`);
+          void vscode.window.showErrorMessage(`Agent Chats: ${noticeText(error)}`);
           return undefined;
         }
       }),
@@ -156,7 +160,8 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
   });
   /**
    * The chat a command acts on: `given.sessionId` (tests, keybindings), else the active chat tab's,
-   * else one the user picks. Undefined when there is none or the pick was dismissed.
+   * else (another kind of tab is active) one the user picks: never a chat whose tab is out of sight.
+   * Undefined when there is none or the pick was dismissed.
    * @throws Error when that chat is no longer in the journal.
    */
   const chatFor = async (runtime: ChatRuntime, given: { sessionId?: unknown } | undefined, placeHolder: string): Promise<SessionRecord | undefined> => {
@@ -193,14 +198,7 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
       void vscode.window.showWarningMessage(`The agent is still working on “${session.title}”. Stop it first, then delete the chat.`);
       return false;
     }
-    if (given?.confirmed !== true) {
-      const answer = await vscode.window.showWarningMessage(
-        `Delete the chat “${session.title}”?`,
-        { modal: true, detail: 'Its messages, tool output and approvals are removed from the chat journal. This cannot be undone.' },
-        'Delete',
-      );
-      if (answer !== 'Delete') return false;
-    }
+    if (given?.confirmed !== true && !(await confirmDelete(session))) return false;
     const deleted = await runtime.deleteSession(session.id);
     if (!deleted.ok) {
       void vscode.window.showErrorMessage(deleted.message);
@@ -209,9 +207,10 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     return true;
   });
   command('nativeAgentChats.stop', async (runtime) => {
+    // Only the active chat tab's agent: Stop from the palette never reaches a chat out of sight.
     const sessionId = panels.activeSessionId();
     if (!sessionId) {
-      void vscode.window.showInformationMessage('Open a chat tab to stop its agent.');
+      void vscode.window.showInformationMessage('Stop acts on the active chat tab: select the chat whose agent you want to stop, then run Stop again.');
       return false;
     }
     const stopped = await runtime.stop(sessionId);

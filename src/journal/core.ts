@@ -14,6 +14,7 @@ import {
   type BoundaryDecision, type BoundaryKind, type BoundaryStatus, type ClosureReason, type ErrorClass, type InvocationStatus,
   type RunStatus, type TurnStatus,
 } from '../core/vocabulary';
+import { fenceMessage } from './plainErrors';
 import { JournalRefusedError } from './errors';
 import { StatementCache } from './statementCache';
 import type { BoundaryRequestRecord, InstanceRecord, InvocationRecord, RunRecord, TabRecord } from './records';
@@ -74,13 +75,22 @@ export type StatementRecorder = (sql: string, params: readonly (string | number 
 
 /**
  * A row this build cannot decode (unknown status, malformed JSON…). Reads skip it and fence its
- * chat; writes to a fenced chat are refused, every other chat keeps working.
+ * chat; writes to a fenced chat are refused, every other chat keeps working. `newer`: the row holds
+ * an unknown name where a newer build could have written one (see `unknownValue`); else it is damaged.
  */
 export class UnreadableRowError extends Error {
-  constructor(readonly sessionId: string, readonly table: string, readonly rowId: string, detail: string) {
+  constructor(readonly sessionId: string, readonly table: string, readonly rowId: string, detail: string, readonly newer = false) {
     super(`A ${table} row (${rowId}) of this chat cannot be read by this version: ${detail}`);
     this.name = 'UnreadableRowError';
   }
+}
+
+/**
+ * The detail for an unknown value of a named column, and whether a newer build could have written it:
+ * a lower-case name (`hibernating`, `tool_progress`) could be; NULL, a number or other bytes are damage.
+ */
+function unknownValue(what: string, value: unknown): [detail: string, newer: boolean] {
+  return [`unknown ${what} "${String(value)}"`, typeof value === 'string' && /^[a-z][a-z0-9_]*$/.test(value)];
 }
 
 /** Synchronous journal operations over one sql.js database (see module docstring). */
@@ -122,7 +132,7 @@ export class JournalCore {
         out.push(decode(row));
       } catch (error) {
         if (!(error instanceof UnreadableRowError)) throw error;
-        this.fences.set(error.sessionId, `${error.message}. Update the extension to change this chat; other chats are not affected.`);
+        this.fences.set(error.sessionId, fenceMessage(error.table, error.newer));
       }
     }
     return out;
@@ -617,10 +627,10 @@ function toSession(r: Row): SessionRecord {
 }
 
 function toTurn(r: Row): TurnRecord {
-  const bad = (detail: string) => new UnreadableRowError(r.session_id as string, 'turns', r.id as string, detail);
-  if (!isOneOf(TURN_STATUSES, r.status)) throw bad(`unknown status "${String(r.status)}"`);
-  if (!isOneOf(['prompt', 'retry', 'continue'] as const, r.origin)) throw bad(`unknown origin "${String(r.origin)}"`);
-  if (r.error_class !== null && !isOneOf(ERROR_CLASSES, r.error_class)) throw bad(`unknown error class "${String(r.error_class)}"`);
+  const bad = ([detail, newer]: [string, boolean]) => new UnreadableRowError(r.session_id as string, 'turns', r.id as string, detail, newer);
+  if (!isOneOf(TURN_STATUSES, r.status)) throw bad(unknownValue('status', r.status));
+  if (!isOneOf(['prompt', 'retry', 'continue'] as const, r.origin)) throw bad(unknownValue('origin', r.origin));
+  if (r.error_class !== null && !isOneOf(ERROR_CLASSES, r.error_class)) throw bad(unknownValue('error class', r.error_class));
   return {
     id: r.id as string,
     sessionId: r.session_id as string,
@@ -707,8 +717,8 @@ function parseProcessGroup(text: SqlValue | undefined): ProcessGroupRecord | und
 }
 
 function toEvent(r: Row): LedgerEvent {
-  const bad = (detail: string) => new UnreadableRowError(r.session_id as string, 'events', `${String(r.run_id)}#${String(r.seq)}`, detail);
-  if (!isOneOf(EVENT_KINDS, r.kind)) throw bad(`unknown event kind "${String(r.kind)}"`);
+  const bad = (detail: string, newer = false) => new UnreadableRowError(r.session_id as string, 'events', `${String(r.run_id)}#${String(r.seq)}`, detail, newer);
+  if (!isOneOf(EVENT_KINDS, r.kind)) throw bad(...unknownValue('event kind', r.kind));
   let payload: unknown;
   try {
     payload = JSON.parse(r.payload as string);

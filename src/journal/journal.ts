@@ -63,6 +63,17 @@ type Pending = { resolve: (m: FromWorker) => void; reject: (e: Error) => void };
 /** How long `close` lets the worker exit by itself before terminating it (ms). */
 const CLOSE_GRACE_MS = 3000;
 
+/**
+ * `Journal.open` failed: `message` is the worker's error message (one line, for a notification);
+ * `detail` is its stack in the worker thread (for the log only).
+ */
+export class JournalOpenError extends Error {
+  constructor(message: string, readonly detail: string) {
+    super(message);
+    this.name = 'JournalOpenError';
+  }
+}
+
 /** The journal (see module docstring). */
 export class Journal {
   private nextId = 1;
@@ -83,8 +94,10 @@ export class Journal {
   }
 
   /**
-   * Starts the worker and opens the journal. Rejects when the worker cannot start or open it
-   * (sql.js missing, folder not writable); an unreadable file is quarantined, not a rejection.
+   * Starts the worker and opens the journal. Rejects (`JournalOpenError` when the worker reported
+   * it) when the worker cannot start or open it (sql.js missing, folder not writable); an unreadable
+   * file is quarantined, and a migration that cannot run or a disk with no room for a log file opens
+   * it read-only (`readOnlyReason`), not a rejection.
    */
   static open(options: OpenJournalOptions): Promise<Journal> {
     const calledAt = performance.timeOrigin + performance.now();
@@ -126,7 +139,7 @@ export class Journal {
           resolve(journal);
         } else if (m.kind === 'openFailed') {
           void worker.terminate();
-          reject(new Error(`The chat journal could not be opened: ${m.message}`));
+          reject(new JournalOpenError(`The chat journal could not be opened: ${m.message}`, m.detail));
         }
       };
       const onError = (e: Error) => reject(new Error(`The chat journal's worker failed to start: ${e.message}`));

@@ -31,6 +31,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { JournalRefusedError } from './errors';
+import { lockFailedMessage, noRoomForLogMessage } from './plainErrors';
 
 import { LockFile, sleepSync } from './lockFile';
 import { readWithSlack } from './snapshotFile';
@@ -70,7 +71,8 @@ export interface LogStoreOptions {
   /**
    * Tests only: while a file `<snapshot>.fault-enospc` exists, every log append fails with ENOSPC
    * (a full disk), so the refusal path is exercised for real; while `<snapshot>.fault-enospc-rotate`
-   * exists, starting a new log generation does.
+   * exists, starting a new log generation does; while `<snapshot>.fault-enospc-lock` exists, taking
+   * the write lock does.
    */
   readonly faultInjection?: boolean;
 }
@@ -218,20 +220,26 @@ class LogFile {
   /**
    * Creates generation `g` atomically: header + a preallocated zero chunk written to a temporary file,
    * fsynced, renamed into place, folder fsynced. Returns undefined if another process created it first.
+   * A failed write (full disk) removes the temporary file. `injectEnospc` (tests): fail as a full disk
+   * does, after the header.
    */
-  static create(file: string, generation: number, preallocBytes: number, now: number, sqljs: string): LogFile | undefined {
+  static create(file: string, generation: number, preallocBytes: number, now: number, sqljs: string, injectEnospc = false): LogFile | undefined {
     const final = logPath(file, generation);
     const tmp = `${final}.tmp-${process.pid}`;
     const fd = fs.openSync(tmp, 'w');
     try {
       const header = encodeHeader({ format: LOG_FORMAT_VERSION, generation, createdAt: now, sqljs, id: randomUUID() });
       writeFully(fd, header, 0);
+      if (injectEnospc) throw Object.assign(new Error('ENOSPC: no space left on device (injected)'), { code: 'ENOSPC' });
       const zeros = Buffer.alloc(preallocBytes);
       writeFully(fd, zeros, LOG_HEADER_BYTES);
       fs.fsyncSync(fd);
-    } finally {
+    } catch (error) {
       fs.closeSync(fd);
+      fs.rmSync(tmp, { force: true });
+      throw error;
     }
+    fs.closeSync(fd);
     try {
       fs.linkSync(tmp, final); // fails with EEXIST instead of replacing another process's generation
     } catch (error) {
@@ -540,7 +548,13 @@ export class LogStore {
     let records = 0;
     let tornTailCut = false;
     if (generations.length === 0) {
-      const created = LogFile.create(this.options.file, firstGeneration, this.prealloc, this.options.now(), sqljsVersion(this.db));
+      let created: LogFile | undefined;
+      try {
+        created = LogFile.create(this.options.file, firstGeneration, this.prealloc, this.options.now(), sqljsVersion(this.db), this.fault('rotate'));
+      } catch (error) {
+        this.unreadable = noRoomForLogMessage(error); // history readable, writes refused (no log to append to)
+        return { records, tornTailCut };
+      }
       const log = created ?? LogFile.open(this.options.file, firstGeneration);
       if (!log) return 'snapshot-moved';
       this.log = log;
@@ -882,9 +896,10 @@ export class LogStore {
     if (this.unreadable) throw new JournalRefusedError('read_only', this.unreadable);
     let taken: boolean;
     try {
+      if (this.fault('lock')) throw Object.assign(new Error('ENOSPC: no space left on device, write (injected)'), { code: 'ENOSPC' });
       taken = this.takeLease();
     } catch (error) {
-      throw new JournalRefusedError('storage_failed', `The chat journal could not be locked: ${(error as Error).message}`);
+      throw new JournalRefusedError('storage_failed', lockFailedMessage(error));
     }
     let failed = true;
     try {
@@ -1037,16 +1052,18 @@ export class LogStore {
 
   /** Starts the next log generation (called under the lock). */
   private rotate(): boolean {
-    if (this.options.faultInjection && fs.existsSync(`${this.options.file}.fault-enospc-rotate`)) {
-      throw Object.assign(new Error('ENOSPC: no space left on device (injected)'), { code: 'ENOSPC' });
-    }
     const next = this.log.generation + 1;
-    const created = LogFile.create(this.options.file, next, this.prealloc, this.options.now(), sqljsVersion(this.db));
+    const created = LogFile.create(this.options.file, next, this.prealloc, this.options.now(), sqljsVersion(this.db), this.fault('rotate'));
     if (!created) return false;
     this.log.close();
     this.log = created;
     this.offset = LOG_HEADER_BYTES;
     return true;
+  }
+
+  /** Tests: a new log generation (`rotate`) or the write lock (`lock`) fails while `<file>.fault-enospc-<kind>` exists. */
+  private fault(kind: 'rotate' | 'lock'): boolean {
+    return this.options.faultInjection === true && fs.existsSync(`${this.options.file}.fault-enospc-${kind}`);
   }
 
   /** Lets the lease go and closes the log file (the database is the caller's). */

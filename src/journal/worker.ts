@@ -25,6 +25,7 @@ import { JournalCore } from './core';
 import { JournalRefusedError } from './errors';
 import { CompactionStoppedError, LogStore, UnreadableSnapshotError, compact, listGenerations, logPath, type Outcome } from './logStore';
 import { refusalOf, runOperation } from './ops';
+import { migrateOrStay } from './plainErrors';
 import { readSnapshotWithSlack } from './snapshotFile';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { instantiateSqlJs, loadSqlJs } from './sqljs';
@@ -145,13 +146,23 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
   const versionFound = core.userVersion();
   readOnlyReason = report.unreadable;
   if (!readOnlyReason && versionFound > SCHEMA_VERSION) readOnlyReason = newerSchemaMessage(versionFound);
+  // Said on the log once the opener listens (a failed migration's error, a failed compaction).
+  const openNotes: string[] = [];
   if (!readOnlyReason) {
     // Each migration is its own logged transaction; a process that migrated first leaves nothing to
-    // do. A journal already at this version needs no lock to know it (versions only go up).
-    if (versionFound < SCHEMA_VERSION) {
-      while (store.write(() => core.migrateOne(MIGRATIONS), () => []).value !== undefined) { /* next migration */ }
+    // do. A journal already at this version needs no lock to know it (versions only go up). One that
+    // cannot run leaves the journal read-only at the version it has (plainErrors.ts).
+    const migrated = versionFound < SCHEMA_VERSION
+      ? migrateOrStay(() => store.write(() => core.migrateOne(MIGRATIONS), () => []).value, () => core.userVersion(), SCHEMA_VERSION, options.file)
+      : undefined;
+    readOnlyReason = migrated?.readOnlyReason ?? null;
+    if (migrated?.detail) openNotes.push(migrated.detail);
+    try {
+      if (!readOnlyReason && (versionFound < SCHEMA_VERSION || !report.snapshotFound)) compactSoon(true);
+    } catch (error) {
+      // The journal is open and its log takes writes; the next rotation compacts again.
+      openNotes.push(`compacting after opening failed: ${(error as Error).message}`);
     }
-    if (versionFound < SCHEMA_VERSION || !report.snapshotFound) compactSoon(true);
   }
   const version = core.userVersion();
   const phases = {
@@ -168,6 +179,7 @@ async function runJournal(options: WorkerOpenOptions): Promise<void> {
     kind: 'opened',
     report: { created, versionFound, version, readOnlyReason, quarantined, recordsReplayed: report.recordsReplayed, tornTailCut: report.tornTailCut, openMs: performance.now() - started, phases },
   });
+  for (const note of openNotes) post({ kind: 'log', line: `[journal] ${note}` });
 
   /** The helper thread, started on first use; it answers each job with `compacted` or `checked`. */
   function helperThread(): Worker {
@@ -485,5 +497,5 @@ function checkIntegrity(sql: SqlJsStatic, file: string): string | null {
 if (!isMainThread && parentPort) {
   const data = workerData as ({ role: 'journal' } & WorkerOpenOptions) | { role: 'helper'; wasmPath: string; wasm: WebAssembly.Module | null };
   const run = data.role === 'helper' ? runHelper(data) : runJournal(data);
-  run.catch((error: unknown) => post({ kind: 'openFailed', message: (error as Error).stack ?? String(error) }));
+  run.catch((error: unknown) => post({ kind: 'openFailed', message: (error as Error).message ?? String(error), detail: (error as Error).stack ?? String(error) }));
 }

@@ -79,7 +79,8 @@ export interface OpenPhases {
 /** Worker → extension host. */
 export type FromWorker =
   | { readonly kind: 'opened'; readonly report: WorkerOpenReport }
-  | { readonly kind: 'openFailed'; readonly message: string }
+  /** `message`: the error's own message; `detail`: its stack, for the log only. */
+  | { readonly kind: 'openFailed'; readonly message: string; readonly detail: string }
   | { readonly kind: 'result'; readonly id: number; readonly value: unknown }
   | { readonly kind: 'refused'; readonly id: number; readonly reason: JournalRefusal; readonly message: string }
   | { readonly kind: 'error'; readonly id: number; readonly message: string }

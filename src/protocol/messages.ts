@@ -56,6 +56,9 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
 /** A message from the webview, after validation. */
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 
+/** The user's actions on a chat that can fail with a refusal (the webview messages that carry them). */
+export type ChatAction = Extract<WebviewMessage['type'], 'send' | 'stop' | 'decide' | 'retry' | 'continue'>;
+
 /** Live facts the journal alone cannot tell (owned by this host's runtime). */
 export interface LiveState {
   /** A run of this session is in flight in some live host. */
@@ -77,8 +80,10 @@ export type HostMessage =
   | { readonly type: 'live'; readonly live: LiveState; readonly hostNow?: number }
   /** The panel has no session (orphan after a restore with no state and no unclaimed tab). */
   | { readonly type: 'orphan' }
-  /** A request was refused or invalid; `code` is stable, `message` is for people. */
-  | { readonly type: 'error'; readonly code: string; readonly message: string };
+  /** A request was refused or invalid; `code` is stable, `message` is for people; `action`: the user's action it refused. */
+  | { readonly type: 'error'; readonly code: string; readonly message: string; readonly action?: ChatAction }
+  /** The user's action of this kind succeeded (a refusal of the same kind shown before is over). */
+  | { readonly type: 'succeeded'; readonly action: ChatAction };
 
 /**
  * State the webview persists with `setState`: VS Code keeps it while the tab is hidden (its view is

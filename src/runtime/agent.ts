@@ -35,10 +35,17 @@ export interface AgentTurnRequest {
 }
 
 /** A tool call this product executes: `run` a shell command, `read` or `write` a file. */
-export type ToolCall =
+export type ToolCall = (
   | { readonly name: 'run'; readonly input: { readonly command: string } }
   | { readonly name: 'read'; readonly input: { readonly path: string } }
-  | { readonly name: 'write'; readonly input: { readonly path: string; readonly content: string } };
+  | { readonly name: 'write'; readonly input: { readonly path: string; readonly content: string } }
+) & {
+  /**
+   * The call repeats one a restart interrupted (Continue): if the policy asks for it, it asks again
+   * even when "Allow for this session" covers it, since it may already have run, in part.
+   */
+  readonly rerun?: boolean;
+};
 
 /** What a tool call produced. `denied`: the user (or a restart, or Stop) refused the boundary request. */
 export type ToolResult =
@@ -87,6 +94,8 @@ export interface AgentTurnContext {
     readonly detail?: string;
     /** What "Allow for this session" would also approve, in words (shown on the card). */
     readonly grants?: string;
+    /** Ask even when a session grant covers `scopeKey` (a re-run after a restart). */
+    readonly ignoreSessionGrant?: boolean;
   }): Promise<BoundaryOutcome>;
   /** Stores provider state (e.g. a session or thread id) so a later run can resume. */
   setProviderState(state: string): Promise<void>;

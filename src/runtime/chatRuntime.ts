@@ -531,7 +531,7 @@ export class ChatRuntime {
         const requestId = randomUUID();
         const denied: BoundaryOutcome = { approved: false, decision: 'deny', requestId };
         if (active.abort.signal.aborted || active.refused) return denied;
-        const granted = await journal.read('hasSessionGrant', active.sessionId, request.scopeKey);
+        const granted = !request.ignoreSessionGrant && (await journal.read('hasSessionGrant', active.sessionId, request.scopeKey));
         const created = await journal.write('createBoundaryRequest', {
           id: requestId, runId: active.runId, invocationId: request.invocationId ?? null, kind: request.kind,
           subject: request.subject, why: request.why, detail: request.detail ?? null, scopeKey: request.scopeKey,

@@ -65,6 +65,7 @@ export class SandboxedToolRunner implements ToolRunner {
         scopeKey: verdict.scopeKey,
         grants: verdict.grants,
         ...(call.name === 'write' ? { detail: diff ?? call.input.content.slice(0, 4000) } : {}),
+        ...(call.rerun ? { ignoreSessionGrant: true } : {}),
       });
       if (!outcome.approved && this.ctx.signal.aborted) {
         // Stop closed the request: the invocation was stopped, not denied (a fresh user saw a card

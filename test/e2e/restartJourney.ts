@@ -3,8 +3,9 @@
  * new chat → ask for a command that needs approval → boundary card → Reload Window → the same chat
  * tab comes back with its transcript and a restart banner naming the command → Retry → a new
  * pending boundary card → Allow once → the command's output appears (and its file exists) → read a
- * file → a card that cannot be drawn (isolationStep.ts) → the chat in the four built-in theme kinds,
- * its code and headers readable in each.
+ * file → Delete Chat… from the palette: the modal names the chat, and Enter keeps it → a card that
+ * cannot be drawn (isolationStep.ts) → the chat in the four built-in theme kinds, its code and
+ * headers readable in each.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -144,6 +145,23 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
     await input.fill('read src/greet.js');
     await frame.locator('#send').click();
     await visible(frame.locator('.invocation .summary', { hasText: 'src/greet.js' }).first(), 'the read header naming src/greet.js', TIMEOUTS.ui);
+  });
+
+  // Delete Chat… from the palette with the chat tab active: the modal names the chat, and Enter (the
+  // dialog's focused button) keeps it.
+  await step('delete-enter-keeps', async () => {
+    const frame = chatFrame(page);
+    await visible(frame.locator('#send'), 'the Send button (the agent finished)', TIMEOUTS.command);
+    await runCommand(page, 'Agent Chats: Delete Chat…', TIMEOUTS.ui);
+    const dialog = page.locator('.monaco-dialog-box');
+    await visible(dialog.filter({ hasText: title }), `a modal dialog naming "${title}"`, TIMEOUTS.ui);
+    const focused = (await page.evaluate(() => document.activeElement?.textContent ?? '')).trim();
+    if (focused !== 'Keep Chat') throw new Error(`the dialog's focused button (Enter) is "${focused}", expected "Keep Chat"`);
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'hidden', timeout: TIMEOUTS.ui });
+    await visible(frame.locator('.message.user', { hasText: JOURNEY_COMMAND }).first(), 'the chat, still there after Enter', TIMEOUTS.ui);
+    const now = await activeTabTitle(page);
+    if (now !== title) throw new Error(`after Enter the active tab is "${now}", expected the kept chat "${title}"`);
   });
 
   // A card that cannot be drawn leaves the rest of the chat working, and the log says why.

@@ -1,12 +1,13 @@
 /**
- * End-to-end runner: the journeys (test/e2e/restartJourney.ts, test/e2e/twoWindowsJourney.ts) in Chromium against
+ * End-to-end runner: the journeys (test/e2e/restartJourney.ts, test/e2e/twoWindowsJourney.ts,
+ * test/e2e/brokenJournalJourney.ts, …) in Chromium against
  * code-server with the extension installed normally (copied into a fresh extensions dir) and a
  * temp copy of test/fixtures/workspace.
  *
  * Usage: node out/test/e2e/run.js      (after `npx tsc -p .` and `node esbuild.mjs`)
  * Env: NAC_E2E_TIMEOUT_MS (whole journey, default 300000), NAC_HEADED=1 (visible browser, needs a
  *      display), NAC_EXTENSION_PATH (extension folder to install, default the repo), NAC_KEEP_TMP=1.
- * Env NAC_E2E_ONLY=<restart|two-windows> runs one journey.
+ * Env NAC_E2E_ONLY=<restart|two-windows|broken-journal|…> runs one journey.
  * Artifacts: test-artifacts/e2e/<journey>/NN-<step>.png, console.log (browser console), on failure
  *      NN-failure.png, failure-webview.html and code-server.log.
  * Output: `N passed, N failed` (one per journey), then the wall time. Exit code 0 when all pass.
@@ -17,6 +18,7 @@ import type { Browser, Page } from 'playwright-core';
 import {
   copyDir, ensureInstalled, installExtension, launchBrowser, repoRoot, startCodeServer, tempDir, withTimeout, type CodeServer,
 } from '../harness/codeServer';
+import { brokenJournalJourney, seedSchema1Journal } from './brokenJournalJourney';
 import { restartJourney } from './restartJourney';
 import { twoWindowsJourney, type TwoWindowsContext } from './twoWindowsJourney';
 import { agentRestartJourney, claudeRestartJourney, lmContinueJourney, prepareClaudeJourney } from './claudeRestartJourney';
@@ -24,12 +26,20 @@ import { agentRestartJourney, claudeRestartJourney, lmContinueJourney, prepareCl
 type Journey = (ctx: TwoWindowsContext) => Promise<void>;
 
 /** Per-journey setup before code-server starts (a mock model server, settings and env for it). */
-type Prepare = () => Promise<{ settings: Record<string, unknown>; env: Record<string, string>; install?: string[]; dispose(): Promise<void> }>;
+type Prepare = () => Promise<{
+  settings: Record<string, unknown>;
+  env: Record<string, string>;
+  install?: string[];
+  /** Writes files into the user data folder before code-server starts (e.g. an old journal). */
+  seed?(userDataDir: string): Promise<void>;
+  dispose(): Promise<void>;
+}>;
 
 /** The journeys, in order; each gets its own code-server, user data and workspace copy. */
 const JOURNEYS: readonly [string, Journey, Prepare?][] = [
   ['restart', restartJourney],
   ['two-windows', twoWindowsJourney],
+  ['broken-journal', brokenJournalJourney, async () => ({ settings: {}, env: {}, seed: seedSchema1Journal, dispose: async () => undefined })],
   ['claude-restart', claudeRestartJourney, async () => {
     const setup = await prepareClaudeJourney();
     return { settings: setup.settings, env: setup.env, dispose: () => setup.mock.close() };
@@ -113,6 +123,7 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
   try {
     prepared = await prepare?.();
     for (const extra of prepared?.install ?? []) installExtension(extra, path.join(tmp, 'extensions'));
+    await prepared?.seed?.(path.join(tmp, 'user-data'));
     server = await startCodeServer({
       workspace,
       userDataDir: path.join(tmp, 'user-data'),

@@ -91,6 +91,26 @@ describe('journal: open and migrations', () => {
     await reopened.close();
   });
 
+  it('a full disk at the write lock says the disk is full and nothing was lost, and works again once there is room', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const journal = await openJournal(file, { faultInjection: true, leaseMs: 0 });
+    try {
+      await journal.write('createSession', session('kept', 1));
+      fs.writeFileSync(`${file}.fault-enospc-lock`, '');
+      const refused = await journal.write('createSession', session('lost', 2));
+      assert.equal(!refused.ok && refused.reason, 'storage_failed');
+      const message = !refused.ok ? refused.message : '';
+      assert.match(message, /disk is full/);
+      assert.match(message, /Nothing was lost/);
+      assert.doesNotMatch(message, /ENOSPC|could not be locked/, message);
+      fs.rmSync(`${file}.fault-enospc-lock`);
+      assert.equal((await journal.write('createSession', session('later', 3))).ok, true);
+      assert.deepEqual((await journal.read('listSessions')).map((s) => s.id).sort(), ['kept', 'later']);
+    } finally {
+      await journal.close();
+    }
+  });
+
   it('sees what another process wrote before it acts', async () => {
     const file = path.join(tempDir(), 'journal.sqlite');
     const a = await openJournal(file);

@@ -239,7 +239,11 @@ describe('journal engine: unreadable rows', () => {
     await editJournalFile(file, (db) => db.run("UPDATE turns SET status = 'hibernating' WHERE id = 'bad-t'"));
     const k = await openJournal(file);
     assert.deepEqual(await k.read('listTurns', 'bad'), []);
-    assert.match((await k.read('getFence', 'bad'))!, /cannot be read by this version/);
+    // An unknown status name is what a newer build writes: the fence says so, and to update.
+    const fence = (await k.read('getFence', 'bad'))!;
+    assert.match(fence, /a prompt written by a newer version of Agent Chats/);
+    assert.match(fence, /update the extension/);
+    assert.doesNotMatch(fence, /turns row|bad-t/, 'no table names or row ids');
     const refused = await k.write('appendEvents', 'bad-r', [{ kind: 'text', payload: { text: 'x' } }], 3);
     assert.equal(!refused.ok && refused.reason, 'row_unreadable');
     assert.equal((await k.read('listTurns', 'good')).length, 1);

@@ -371,6 +371,31 @@ describe('chat runtime across a host restart', () => {
     await b.journal.close();
   });
 
+  it('Continue says it starts over and asks again before re-running a command allowed for the session', async () => {
+    const workspace = tempDir('nac-ws-');
+    const a = await harness(undefined, workspace, 'host-a');
+    const s = await a.runtime.createSession('local');
+    assert.ok(s.ok);
+    await a.runtime.send(s.value.id, 'run sleep 5');
+    await a.runtime.decide(s.value.id, await pendingRequest(a, s.value.id), 'allow_session');
+    a.runtime.dispose();
+    await a.journal.close();
+
+    const b = await harness(a.file, workspace, 'host-b', ['host-a']);
+    const failed = (await b.runtime.transcript(s.value.id)).turns[0]!;
+    assert.equal(failed.errorClass, 'app_restarted');
+    assert.ok((await b.runtime.continueTurn(s.value.id, failed.id)).ok);
+    // The session grant covers `sleep`, but the command may have run already: it asks again.
+    const requestId = await pendingRequest(b, s.value.id);
+    await b.runtime.decide(s.value.id, requestId, 'deny');
+    await b.runtime.whenIdle(s.value.id);
+    const said = items(await b.runtime.transcript(s.value.id), 1).filter((i) => i.type === 'text').map((i) => (i as { text: string }).text).join('');
+    assert.match(said, /starting it over/);
+    assert.match(said, /I'll run `sleep 5` again\. It may have run already: if it needs your approval, I'll ask again first\./);
+    assert.doesNotMatch(said, /Picking up where/);
+    await b.journal.close();
+  });
+
   it('Continue is refused for a turn closed by a boundary restart (Retry is the way)', async () => {
     const workspace = tempDir('nac-ws-');
     const a = await harness(undefined, workspace, 'host-a');

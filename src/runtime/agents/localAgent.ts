@@ -69,7 +69,9 @@ export class LocalAgent implements Agent {
 
   async runTurn(request: AgentTurnRequest, ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
     const say = (text: string) => this.stream(text, ctx);
-    if (request.origin === 'continue') await say('Picking up where I was interrupted by the restart.\n\n');
+    // This agent keeps no progress of its own: Continue runs the prompt again from its start.
+    const rerun = request.origin === 'continue';
+    if (rerun) await say("The restart interrupted this reply and I can't tell how far it got, so I'm starting it over.\n\n");
     if (request.origin === 'retry') await say('Trying that again.\n\n');
     const intent = parseLocalPrompt(request.prompt);
     switch (intent.type) {
@@ -77,8 +79,10 @@ export class LocalAgent implements Agent {
         await say(LOCAL_AGENT_HELP);
         break;
       case 'run': {
-        await say(`I'll run ${inlineCode(intent.command)}.\n\n`);
-        const result = await ctx.tools.run({ name: 'run', input: { command: intent.command } });
+        await say(rerun
+          ? `I'll run ${inlineCode(intent.command)} again. It may have run already: if it needs your approval, I'll ask again first.\n\n`
+          : `I'll run ${inlineCode(intent.command)}.\n\n`);
+        const result = await ctx.tools.run({ name: 'run', input: { command: intent.command }, rerun });
         await say(describeResult(result, 'The command', 'The command was not run'));
         break;
       }
@@ -89,8 +93,8 @@ export class LocalAgent implements Agent {
         break;
       }
       case 'write': {
-        await say(`Writing ${inlineCode(intent.path)}.\n\n`);
-        const result = await ctx.tools.run({ name: 'write', input: { path: intent.path, content: intent.content } });
+        await say(`Writing ${inlineCode(intent.path)}${rerun ? ' again' : ''}.\n\n`);
+        const result = await ctx.tools.run({ name: 'write', input: { path: intent.path, content: intent.content }, rerun });
         await say(result.status === 'completed' ? 'Done.' : describeResult(result, 'Writing', 'Nothing was written'));
         break;
       }
