@@ -4,7 +4,8 @@
  * Order on activation: the serializer and commands are registered synchronously (VS Code restores
  * panels only through a serializer registered during `activate`); then the journal opens under
  * `globalStorageUri`, this extension host registers itself as an instance, and recovery settles the
- * runs orphaned by dead hosts — all before any restored panel receives its state.
+ * runs orphaned by dead hosts — all before any restored panel receives its state. Then `TabRepair`
+ * reopens journaled tabs VS Code did not restore and replaces tabs left by a dead extension host.
  */
 import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';
@@ -13,6 +14,7 @@ import { ChatRuntime, titleProblem } from '../runtime/chatRuntime';
 import { describeThisInstance } from '../runtime/instance';
 import { CHAT_VIEW_TYPE } from './chatPanel';
 import { ChatPanels, pickSession } from './chatPanels';
+import { TabRepair } from './tabRepair';
 import { createClaudeAgent } from '../runtime/agents/claude/claudeAgent';
 import { createCodexAgent } from '../runtime/agents/codex/codexAgent';
 import { OPENAI_COMPATIBLE_DEFAULT_BASE_URL, createOpenAICompatibleAgent } from '../runtime/agents/openaiCompatible/openaiCompatibleAgent';
@@ -109,6 +111,10 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     log(`[recovery] startup: ${recovered.length} interrupted run(s) recovered; this host is instance ${runtime.instanceId}`);
     const timer = setInterval(() => void runtime.recoverOrphans().catch((e) => log(`[recovery] ${(e as Error).message}`)), ORPHAN_CHECK_INTERVAL_MS);
     context.subscriptions.push({ dispose: () => clearInterval(timer) });
+    // After recovery, so tabs it reopens or replaces show the recovered state.
+    const repair = new TabRepair(panels, runtime, log);
+    context.subscriptions.push(repair);
+    void repair.start();
     return runtime;
   })();
   ready.catch((error) => {

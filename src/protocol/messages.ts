@@ -37,6 +37,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('continue'), turnId: id }),
   /** An orphan panel asks to pick which chat to show. */
   z.strictObject({ type: z.literal('pickSession') }),
+  /** Heartbeat: the view asks whether the extension host still answers (see `HEARTBEAT`). */
+  z.strictObject({ type: z.literal('ping') }),
 ]);
 
 /** A message from the webview, after validation. */
@@ -64,7 +66,17 @@ export type HostMessage =
   /** The panel has no session (orphan after a restore with no state and no unclaimed tab). */
   | { readonly type: 'orphan' }
   /** A request was refused or invalid; `code` is stable, `message` is for people. */
-  | { readonly type: 'error'; readonly code: string; readonly message: string };
+  | { readonly type: 'error'; readonly code: string; readonly message: string }
+  /** The answer to a `ping`: the extension host is alive. */
+  | { readonly type: 'pong' };
+
+/**
+ * The view's heartbeat (ms): it pings the host every `intervalMs` while it is shown and takes the
+ * host for lost when a ping has gone unanswered for `lostAfterMs`. The host answers at once, outside
+ * the queue of journal-backed messages, so a busy journal never reads as a dead host; an extension
+ * host blocked for seconds by another extension can (the view then says so until it answers again).
+ */
+export const HEARTBEAT = { intervalMs: 2000, lostAfterMs: 6000 } as const;
 
 /**
  * State the webview persists with `setState`: VS Code keeps it while the tab is hidden (its view is

@@ -12,6 +12,7 @@ describe('webview protocol decoding', () => {
       { type: 'retry', turnId: 't1' },
       { type: 'continue', turnId: 't1' },
       { type: 'pickSession' },
+      { type: 'ping' },
     ]) {
       const d = decodeWebviewMessage(m);
       assert.ok(d.ok, JSON.stringify(m));
@@ -29,6 +30,8 @@ describe('webview protocol decoding', () => {
       [{ type: 'decide', requestId: 'r', decision: 'allow_forever' }, /at "decision"/],
       [{ type: 'stop', extra: true }, /Malformed message/],
       [{ type: 'retry', turnId: '' }, /at "turnId"/],
+      [{ type: 'ping', at: 1 }, /Malformed message/],
+      [{ type: 'pong' }, /at "type"/],
     ];
     for (const [raw, pattern] of cases) {
       const d = decodeWebviewMessage(raw);
