@@ -98,8 +98,18 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'chat.svg');
     panel.webview.html = renderHtml(panel.webview, this.extensionUri, sessionIdFromState(state));
     this.restoring.add(panel);
-    const runtime = await this.ready;
-    const sessionId = await this.restoredSessionId(runtime, state).finally(() => this.restoring.delete(panel));
+    // The host is alive while the journal opens: say so to the view's heartbeat until the panel is adopted.
+    const pongs = panel.webview.onDidReceiveMessage((raw: unknown) => {
+      if ((raw as { type?: unknown } | null)?.type === 'ping') void panel.webview.postMessage({ type: 'pong' }).then(undefined, () => undefined);
+    });
+    const runtime = await this.ready.catch((error: unknown) => {
+      pongs.dispose();
+      throw error;
+    });
+    const sessionId = await this.restoredSessionId(runtime, state).finally(() => {
+      this.restoring.delete(panel);
+      pongs.dispose();
+    });
     const chat = this.adopt(panel, sessionId);
     this.log(`[restore] chat tab restored: ${sessionId ?? '(no chat: offering a picker)'}`);
     if (sessionId) {
