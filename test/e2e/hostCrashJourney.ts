@@ -10,7 +10,8 @@
 import * as fs from 'node:fs';
 import type { Page } from 'playwright-core';
 import { cardsAbout, stepper, visible } from './steps';
-import { chatFrame, newChatFromPalette, waitForWorkbench } from '../harness/codeServer';
+import { chatFrame, waitForWorkbench } from '../harness/codeServer';
+import { newLocalChat } from './tabsAfterRestartJourney';
 import { TIMEOUTS } from './restartJourney';
 import type { TwoWindowsContext } from './twoWindowsJourney';
 
@@ -100,14 +101,14 @@ export async function hostCrashJourney(ctx: HostCrashContext): Promise<void> {
   });
 
   await step('chat-a-waiting', async () => {
-    await newChatFromPalette(page, 'Local agent', TIMEOUTS.ui);
+    await newLocalChat(page);
     await send(page, `run ${WAITING_COMMAND}`);
     await visible(cardsAbout(chatFrame(page), WAITING_COMMAND).last().locator('[data-decision="allow_once"]'), 'chat A\'s pending card', TIMEOUTS.ui);
     titleA = (await tabLabels(page)).active;
   });
 
   await step('chat-b-running', async () => {
-    await newChatFromPalette(page, 'Local agent', TIMEOUTS.ui);
+    await newLocalChat(page);
     await send(page, `run ${RUNNING_COMMAND}`);
     const frame = chatFrame(page);
     await (await visible(cardsAbout(frame, RUNNING_COMMAND).last().locator('[data-decision="allow_once"]'), 'chat B\'s card', TIMEOUTS.ui)).click();

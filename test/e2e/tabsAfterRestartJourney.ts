@@ -20,19 +20,26 @@ async function tabLabels(page: Page): Promise<string[]> {
   return (await page.locator('.part.editor .tabs-container .tab .label-name').allInnerTexts()).map((l) => l.trim());
 }
 
-/** New chat from the palette, one prompt, waits for its answer and the tab title it gives. */
-async function chatWith(page: Page, n: number): Promise<void> {
-  // The agent picker sometimes closes as it opens on a loaded machine (focus moving back to the
-  // last chat's view): nothing was created then, so ask again.
+/**
+ * "Agent Chats: New Chat" with the local agent, asked again when the agent picker closed as it
+ * opened (seen on a loaded machine with another chat's view focused: nothing was created then).
+ * @throws Error after three tries.
+ */
+export async function newLocalChat(page: Page): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await newChatFromPalette(page, 'Local agent', 15_000);
-      break;
+      return;
     } catch (e) {
       if (attempt === 3) throw e;
       await page.keyboard.press('Escape');
     }
   }
+}
+
+/** New chat from the palette, one prompt, waits for its answer and the tab title it gives. */
+async function chatWith(page: Page, n: number): Promise<void> {
+  await newLocalChat(page);
   const frame = chatFrame(page);
   const input = frame.locator('#composer textarea');
   await visible(input, '#composer textarea', TIMEOUTS.webview);
