@@ -18,9 +18,11 @@ import { bannerToReveal } from './reveal';
 import { ScrollPin } from './scroll';
 import { settingToOpen } from './settingLinks';
 import {
-  dismissError, INITIAL_VIEW_STATE, isHostMessage, markBusy, reduceHostMessage, requestBusyKey, turnBusyKey, type ViewState,
+  dismissError, INITIAL_VIEW_STATE, isHostMessage, markBusy, markHostLost, reduceHostMessage, requestBusyKey, turnBusyKey, viewOf, type ViewState,
 } from './state';
 import { viewErrorReporter } from './viewErrors';
+import { Heartbeat } from './heartbeat';
+import { HEARTBEAT } from '../src/protocol/messages';
 import { connectHost } from './vscodeApi';
 
 provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeTextArea(), vsCodeBadge(), vsCodeProgressRing(), vsCodeDivider());
@@ -49,6 +51,7 @@ sk.transcript.addEventListener('scroll', () => {
 
 let state: ViewState = INITIAL_VIEW_STATE;
 let frame = 0;
+const heartbeat = new Heartbeat();
 
 /** Re-renders on the next animation frame (many messages in one frame cost one render). */
 function schedule(): void {
@@ -56,7 +59,7 @@ function schedule(): void {
   frame = requestAnimationFrame(() => {
     frame = 0;
     try {
-      renderer.render(state);
+      renderer.render(viewOf(state));
     } finally {
       // Scrolling and the elapsed times go on even if something escaped the renderer.
       scroll.restore();
@@ -94,7 +97,10 @@ function setState(next: ViewState): void {
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const message = event.data;
   if (!isHostMessage(message)) return;
+  heartbeat.answered();
   const previous = state;
+  // Back from silence: what happened meanwhile is in the journal, not in the messages missed.
+  if (previous.hostLost) host.post({ type: 'ready' });
   setState(reduceHostMessage(state, message));
   if (message.type === 'snapshot') {
     if (memory.showSession(message.session.id)) sk.composer.value = '';
@@ -109,11 +115,12 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
 
 /** Sends the composer's text if it may be sent, then clears it. */
 function send(): void {
+  const view = viewOf(state);
   const decision = decideSend(
     sk.composer.value ?? '',
-    state.mode === 'chat' ? state.live.readOnlyReason : 'The chat is not loaded yet.',
-    state.mode === 'chat' && state.live.running,
-    state.mode === 'chat' && state.live.actionableRequestIds.length > 0,
+    view.hostLost ? view.error?.message ?? null : view.mode === 'chat' ? view.live.readOnlyReason : 'The chat is not loaded yet.',
+    view.mode === 'chat' && view.live.running,
+    view.mode === 'chat' && view.live.actionableRequestIds.length > 0,
   );
   if (decision.kind === 'ignore') return;
   if (decision.kind === 'refuse') {
@@ -197,6 +204,11 @@ app.addEventListener('click', (event) => {
 
 renderer.render(state);
 host.post({ type: 'ready' });
+window.setInterval(() => {
+  const beat = heartbeat.tick(Date.now());
+  if (beat.lost) setState(markHostLost(state));
+  if (beat.ping) host.post({ type: 'ping' });
+}, HEARTBEAT.intervalMs);
 // The composer takes the focus when the view has it (the user opened or activated the tab), not
 // merely because the view loaded: a tab restored in the background after a reload took the focus
 // from what the user was doing there (an open quick pick closed).

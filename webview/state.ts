@@ -29,7 +29,14 @@ export interface ViewState {
   readonly busy: ReadonlySet<string>;
   /** The host's clock minus this view's (ms), from the last message that carried `hostNow`. */
   readonly hostClockOffsetMs: number;
+  /** The extension host stopped answering the heartbeat (`heartbeat.ts`); any host message clears it. */
+  readonly hostLost: boolean;
 }
+
+/** Error code of the notice shown while the extension host does not answer. */
+export const HOST_LOST_CODE = 'host_lost';
+/** The sentence of that notice. */
+export const HOST_LOST_MESSAGE = "Lost connection to VS Code's extension host — waiting for it to come back.";
 
 /** The state before the host said anything. */
 export const INITIAL_VIEW_STATE: ViewState = {
@@ -40,6 +47,7 @@ export const INITIAL_VIEW_STATE: ViewState = {
   error: null,
   busy: new Set(),
   hostClockOffsetMs: 0,
+  hostLost: false,
 };
 
 const NOTHING_BUSY: ReadonlySet<string> = new Set();
@@ -54,8 +62,15 @@ export function turnBusyKey(turnId: string): string {
   return `turn:${turnId}`;
 }
 
-/** Applies one host message. Unknown message types leave the state as it was. */
+/**
+ * Applies one host message. Unknown message types leave the state as it was. Any message proves
+ * the host alive again: the lost-host notice goes.
+ */
 export function reduceHostMessage(state: ViewState, message: HostMessage): ViewState {
+  return reduceMessage(state.hostLost ? hostFound(state) : state, message);
+}
+
+function reduceMessage(state: ViewState, message: HostMessage): ViewState {
   switch (message.type) {
     case 'snapshot':
       return { ...state, mode: 'chat', session: message.session, transcript: message.transcript, live: message.live, busy: NOTHING_BUSY, error: errorAfter(state.error, message.live), hostClockOffsetMs: offsetFrom(state, message.hostNow) };
@@ -100,6 +115,27 @@ export function markBusy(state: ViewState, key: string): ViewState {
   const busy = new Set(state.busy);
   busy.add(key);
   return { ...state, busy };
+}
+
+/**
+ * The extension host stopped answering: say so, and stop offering what only a live host can do
+ * (Stop, decisions) — the view shows what it last knew, with no live run.
+ */
+export function markHostLost(state: ViewState): ViewState {
+  if (state.hostLost) return state;
+  return { ...state, hostLost: true, error: { code: HOST_LOST_CODE, message: HOST_LOST_MESSAGE } };
+}
+
+function hostFound(state: ViewState): ViewState {
+  return { ...state, hostLost: false, error: state.error?.code === HOST_LOST_CODE ? null : state.error };
+}
+
+/**
+ * The state to render: while the host is lost, no run looks live and no request actionable
+ * (clicks would go nowhere); what the host last said stays in `state` for when it answers again.
+ */
+export function viewOf(state: ViewState): ViewState {
+  return state.hostLost && state.mode === 'chat' ? { ...state, live: { ...IDLE_LIVE, readOnlyReason: state.live.readOnlyReason } } : state;
 }
 
 /** Hides the error bar. */

@@ -124,6 +124,11 @@ export class ChatPanel {
 
   private async handle(message: WebviewMessage): Promise<void> {
     const runtime = this.host.runtime;
+    // Answered at once, not behind journal-backed messages: it says the host lives, nothing more.
+    if (message.type === 'ping') {
+      if (!this.disposed) void this.panel.webview.postMessage({ type: 'pong' } satisfies HostMessage).then(undefined, () => undefined);
+      return;
+    }
     if (message.type === 'ready') return this.sendSnapshot();
     if (message.type === 'pickSession') return this.host.pickSessionFor(this);
     if (message.type === 'viewError') {

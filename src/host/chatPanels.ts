@@ -18,6 +18,8 @@ import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, renderHtml, type ChatPan
 /** The open chat tabs of this window (see module docstring). */
 export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer, vscode.Disposable {
   private readonly panels = new Set<ChatPanel>();
+  /** Panels VS Code handed to the serializer that are not adopted yet (they wait for the journal). */
+  private readonly restoring = new Set<vscode.WebviewPanel>();
   private shuttingDown = false;
 
   /**
@@ -58,18 +60,34 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     return [...this.panels].find((p) => p.panel.active)?.sessionId;
   }
 
-  /** Opens a chat in a tab, or reveals its tab if it is open. */
-  async open(session: SessionRecord): Promise<ChatPanel> {
+  /** Every webview panel of this window's chat tabs, adopted or still being restored (for `TabRepair`). */
+  webviewPanels(): vscode.WebviewPanel[] {
+    return [...[...this.panels].map((p) => p.panel), ...this.restoring];
+  }
+
+  /**
+   * Opens a chat in a tab, or reveals its tab if it is open.
+   * @param show where: default the active editor group, taking the focus.
+   */
+  async open(session: SessionRecord, show: { viewColumn: vscode.ViewColumn; preserveFocus?: boolean } = { viewColumn: vscode.ViewColumn.Active }): Promise<ChatPanel> {
     const existing = [...this.panels].find((p) => p.sessionId === session.id);
     if (existing) {
       existing.reveal();
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, session.title, vscode.ViewColumn.Active, {
+    const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, session.title, show, {
       ...chatWebviewOptions(this.extensionUri),
     });
     const chat = this.adopt(panel, session.id);
     await this.runtime.recordTab(session.id);
+    return chat;
+  }
+
+  /** Opens a tab with no chat, offering the picker (a tab whose chat could not be told). */
+  openOrphan(show: { viewColumn: vscode.ViewColumn; preserveFocus?: boolean }): ChatPanel {
+    const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, 'Agent chat', show, chatWebviewOptions(this.extensionUri));
+    const chat = this.adopt(panel, undefined);
+    void chat.post({ type: 'orphan' });
     return chat;
   }
 
@@ -80,15 +98,19 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     panel.webview.options = chatWebviewOptions(this.extensionUri);
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'chat.svg');
     panel.webview.html = renderHtml(panel.webview, this.extensionUri, sessionIdFromState(state));
-    const runtime = await this.ready;
-    const claimed = new Set(this.openSessionIds());
-    let sessionId = sessionIdFromState(state);
-    if (sessionId && (claimed.has(sessionId) || !(await runtime.getSession(sessionId)))) sessionId = undefined;
-    if (!sessionId) {
-      const unclaimed = (await runtime.listTabs()).find((t) => !claimed.has(t.sessionId));
-      sessionId = unclaimed?.sessionId;
-      this.log(`[restore] panel had ${state === undefined ? 'no state' : 'unusable state'}; ${sessionId ? `matched journaled tab ${sessionId}` : 'no unclaimed tab, offering a picker'}`);
-    }
+    this.restoring.add(panel);
+    // The host is alive while the journal opens: say so to the view's heartbeat until the panel is adopted.
+    const pongs = panel.webview.onDidReceiveMessage((raw: unknown) => {
+      if ((raw as { type?: unknown } | null)?.type === 'ping') void panel.webview.postMessage({ type: 'pong' }).then(undefined, () => undefined);
+    });
+    const runtime = await this.ready.catch((error: unknown) => {
+      pongs.dispose();
+      throw error;
+    });
+    const sessionId = await this.restoredSessionId(runtime, state).finally(() => {
+      this.restoring.delete(panel);
+      pongs.dispose();
+    });
     const chat = this.adopt(panel, sessionId);
     this.log(`[restore] chat tab restored: ${sessionId ?? '(no chat: offering a picker)'}`);
     if (sessionId) {
@@ -101,6 +123,19 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     } else {
       void chat.post({ type: 'orphan' });
     }
+  }
+
+  /** The chat a restored panel shows: the one its state names, else the oldest unclaimed journaled tab. */
+  private async restoredSessionId(runtime: ChatRuntime, state: unknown): Promise<string | undefined> {
+    const claimed = new Set(this.openSessionIds());
+    let sessionId = sessionIdFromState(state);
+    if (sessionId && (claimed.has(sessionId) || !(await runtime.getSession(sessionId)))) sessionId = undefined;
+    if (!sessionId) {
+      const unclaimed = (await runtime.listTabs()).find((t) => !claimed.has(t.sessionId));
+      sessionId = unclaimed?.sessionId;
+      this.log(`[restore] panel had ${state === undefined ? 'no state' : 'unusable state'}; ${sessionId ? `matched journaled tab ${sessionId}` : 'no unclaimed tab, offering a picker'}`);
+    }
+    return sessionId;
   }
 
   /** Lets the user choose the chat an orphan panel shows. */

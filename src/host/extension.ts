@@ -6,6 +6,8 @@
  * panels only through a serializer registered during `activate`); once the journal is open, this
  * extension host registers itself as an instance and recovery settles the runs orphaned by dead
  * hosts — all before any restored panel receives its chat.
+ * Then `TabRepair` reopens journaled tabs VS Code did not restore and replaces tabs left by a dead
+ * extension host.
  */
 import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';
@@ -17,6 +19,7 @@ import { CHAT_VIEW_TYPE } from './chatPanel';
 import { confirmDelete } from './confirmDelete';
 import { logText, noticeText } from './notices';
 import { ChatPanels, pickSession } from './chatPanels';
+import { TabRepair } from './tabRepair';
 import { createClaudeAgent } from '../runtime/agents/claude/claudeAgent';
 import { createCodexAgent } from '../runtime/agents/codex/codexAgent';
 import { OPENAI_COMPATIBLE_DEFAULT_BASE_URL, createOpenAICompatibleAgent } from '../runtime/agents/openaiCompatible/openaiCompatibleAgent';
@@ -114,6 +117,10 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     log(`[recovery] startup: ${recovered.length} interrupted run(s) recovered; this host is instance ${runtime.instanceId}`);
     const timer = setInterval(() => void runtime.recoverOrphans().catch((e) => log(`[recovery] ${(e as Error).message}`)), ORPHAN_CHECK_INTERVAL_MS);
     context.subscriptions.push({ dispose: () => clearInterval(timer) });
+    // After recovery, so tabs it reopens or replaces show the recovered state.
+    const repair = new TabRepair(panels, runtime, log);
+    context.subscriptions.push(repair);
+    void repair.start();
     return runtime;
   })();
   ready.catch((error) => {

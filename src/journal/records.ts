@@ -69,4 +69,6 @@ export interface InstanceRecord {
 export interface TabRecord {
   readonly sessionId: string;
   readonly openedAt: number;
+  /** The workspace folder (path) of the window that last showed the tab; null: unknown (recorded before schema 3) or no folder. */
+  readonly workspace: string | null;
 }

@@ -145,6 +145,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_by_session ON events(session_id);
     `,
   },
+  {
+    version: 3,
+    description: 'tabs record the workspace folder of the window that showed them',
+    // A window reopens only the journaled tabs of its own folder (src/host/tabRepair.ts). NULL: a
+    // tab recorded before this version, of any folder.
+    sql: `
+      ALTER TABLE tabs ADD COLUMN workspace TEXT;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

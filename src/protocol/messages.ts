@@ -51,6 +51,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
    * checked here; the host also checks that this extension contributes the setting.
    */
   z.strictObject({ type: z.literal('openSetting'), id: z.string().max(200).regex(SETTING_ID_SHAPE) }),
+  /** Heartbeat: the view asks whether the extension host still answers (see `HEARTBEAT`). */
+  z.strictObject({ type: z.literal('ping') }),
 ]);
 
 /** A message from the webview, after validation. */
@@ -83,7 +85,17 @@ export type HostMessage =
   /** A request was refused or invalid; `code` is stable, `message` is for people; `action`: the user's action it refused. */
   | { readonly type: 'error'; readonly code: string; readonly message: string; readonly action?: ChatAction }
   /** The user's action of this kind succeeded (a refusal of the same kind shown before is over). */
-  | { readonly type: 'succeeded'; readonly action: ChatAction };
+  | { readonly type: 'succeeded'; readonly action: ChatAction }
+  /** The answer to a `ping`: the extension host is alive. */
+  | { readonly type: 'pong' };
+
+/**
+ * The view's heartbeat (ms): it pings the host every `intervalMs` while it is shown and takes the
+ * host for lost when a ping has gone unanswered for `lostAfterMs`. The host answers at once, outside
+ * the queue of journal-backed messages, so a busy journal never reads as a dead host; an extension
+ * host blocked for seconds by another extension can (the view then says so until it answers again).
+ */
+export const HEARTBEAT = { intervalMs: 2000, lostAfterMs: 6000 } as const;
 
 /**
  * State the webview persists with `setState`: VS Code keeps it while the tab is hidden (its view is

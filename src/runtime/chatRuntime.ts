@@ -16,7 +16,7 @@ import { buildTranscript, isFollowedUp, type Transcript, type TranscriptUpdate }
 import type { BoundaryDecision, ErrorClass, ProviderId } from '../core/vocabulary';
 import type { JournalRefusal } from '../journal/errors';
 import type { Journal } from '../journal/journal';
-import type { InstanceRecord, RunRecord } from '../journal/records';
+import type { InstanceRecord, RunRecord, TabRecord } from '../journal/records';
 import type { LiveState } from '../protocol/messages';
 import type { Agent, AgentTurnContext, BoundaryOutcome, HistoryEntry, InvocationHandle } from './agent';
 import { isInstanceAlive } from './instance';
@@ -301,14 +301,25 @@ export class ChatRuntime {
     return live;
   }
 
-  /** Journaled open tabs. */
-  listTabs(): Promise<{ sessionId: string; openedAt: number }[]> {
+  /** How many other extension hosts (windows) are alive now, by the journal's `instances` table. */
+  async otherLiveInstances(): Promise<number> {
+    const alive = this.options.isAlive ?? isInstanceAlive;
+    return (await this.options.journal.read('listInstances')).filter((i) => i.id !== this.options.instance.id && alive(i)).length;
+  }
+
+  /** Journaled open tabs (of every workspace folder). */
+  listTabs(): Promise<TabRecord[]> {
     return this.options.journal.read('listTabs');
   }
 
-  /** Records that a chat has an open tab. */
+  /** The workspace folder tab records of this window carry (`workspaceRoot`), null without one. */
+  get workspaceKey(): string | null {
+    return this.options.workspaceRoot() ?? null;
+  }
+
+  /** Records that a chat has an open tab in this window's workspace folder. */
   async recordTab(sessionId: string): Promise<void> {
-    const r = await this.options.journal.write('recordTab', sessionId, this.now());
+    const r = await this.options.journal.write('recordTab', sessionId, this.now(), this.workspaceKey);
     if (!r.ok) this.log(`[tabs] could not record tab of ${sessionId}: ${r.message}`);
   }
 

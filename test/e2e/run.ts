@@ -1,13 +1,13 @@
 /**
- * End-to-end runner: the journeys (test/e2e/restartJourney.ts, test/e2e/twoWindowsJourney.ts,
- * test/e2e/brokenJournalJourney.ts, …) in Chromium against
+ * End-to-end runner: the journeys (test/e2e/restartJourney.ts, twoWindowsJourney.ts, brokenJournalJourney.ts,
+ * hostCrashJourney.ts, …) in Chromium against
  * code-server with the extension installed normally (copied into a fresh extensions dir) and a
  * temp copy of test/fixtures/workspace.
  *
  * Usage: node out/test/e2e/run.js      (after `npx tsc -p .` and `node esbuild.mjs`)
  * Env: NAC_E2E_TIMEOUT_MS (whole journey, default 300000), NAC_HEADED=1 (visible browser, needs a
  *      display), NAC_EXTENSION_PATH (extension folder to install, default the repo), NAC_KEEP_TMP=1.
- * Env NAC_E2E_ONLY=<restart|two-windows|broken-journal|…> runs one journey.
+ * Env NAC_E2E_ONLY=<name> runs one journey (names in JOURNEYS below: restart, two-windows, host-crash, tabs-after-restart, …).
  * Artifacts: test-artifacts/e2e/<journey>/NN-<step>.png, console.log (browser console), on failure
  *      NN-failure.png, failure-webview.html and code-server.log.
  * Output: `N passed, N failed` (one per journey), then the wall time. Exit code 0 when all pass.
@@ -16,14 +16,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import {
-  copyDir, ensureInstalled, installExtension, launchBrowser, repoRoot, startCodeServer, tempDir, withTimeout, type CodeServer,
+  copyDir, ensureInstalled, freePort, installExtension, launchBrowser, repoRoot, startCodeServer, tempDir, withTimeout, type CodeServer,
 } from '../harness/codeServer';
 import { brokenJournalJourney, seedSchema1Journal } from './brokenJournalJourney';
 import { restartJourney } from './restartJourney';
-import { twoWindowsJourney, type TwoWindowsContext } from './twoWindowsJourney';
+import { twoWindowsJourney } from './twoWindowsJourney';
+import { tabsAfterRestartJourney } from './tabsAfterRestartJourney';
+import { HOST_CRASH_SETTINGS, hostCrashJourney, type HostCrashContext } from './hostCrashJourney';
 import { agentRestartJourney, claudeRestartJourney, lmContinueJourney, prepareClaudeJourney } from './claudeRestartJourney';
 
-type Journey = (ctx: TwoWindowsContext) => Promise<void>;
+type Journey = (ctx: HostCrashContext) => Promise<void>;
 
 /** Per-journey setup before code-server starts (a mock model server, settings and env for it). */
 type Prepare = () => Promise<{
@@ -40,6 +42,8 @@ const JOURNEYS: readonly [string, Journey, Prepare?][] = [
   ['restart', restartJourney],
   ['two-windows', twoWindowsJourney],
   ['broken-journal', brokenJournalJourney, async () => ({ settings: {}, env: {}, seed: seedSchema1Journal, dispose: async () => undefined })],
+  ['host-crash', hostCrashJourney, async () => ({ settings: { ...HOST_CRASH_SETTINGS }, env: {}, dispose: async () => undefined })],
+  ['tabs-after-restart', tabsAfterRestartJourney],
   ['claude-restart', claudeRestartJourney, async () => {
     const setup = await prepareClaudeJourney();
     return { settings: setup.settings, env: setup.env, dispose: () => setup.mock.close() };
@@ -124,16 +128,26 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
     prepared = await prepare?.();
     for (const extra of prepared?.install ?? []) installExtension(extra, path.join(tmp, 'extensions'));
     await prepared?.seed?.(path.join(tmp, 'user-data'));
-    server = await startCodeServer({
+    const serverOptions = {
       workspace,
       userDataDir: path.join(tmp, 'user-data'),
       extensionsDir: path.join(tmp, 'extensions'),
       home: path.join(tmp, 'home'),
       logFile: path.join(tmp, 'code-server.log'),
-      installExtensionFrom: extensionPath,
       settings: { 'chat.disableAIFeatures': true, 'window.confirmBeforeClose': 'never', ...(prepared?.settings ?? {}) },
       ...(prepared ? { env: prepared.env } : {}),
-    });
+    };
+    server = await startCodeServer({ ...serverOptions, installExtensionFrom: extensionPath });
+    // Like Ctrl+C and `npm start` again: same user data, same port (the browser keeps its layout per origin).
+    const restartServer = async () => {
+      const port = server!.port;
+      await server!.stop();
+      // Its processes may hold the port a moment after the server exited.
+      for (const deadline = Date.now() + 20_000; (await freePort(port)) !== port && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 250));
+      server = await startCodeServer({ ...serverOptions, port });
+      if (server.port !== port) throw new Error(`code-server came back on port ${server.port}, not ${port}: the browser would not restore its layout`);
+      return server.pid;
+    };
     log(`code-server on ${server.url}`);
     browser = await launchBrowser();
     // One context for the whole journey: webview/editor restore state lives in its IndexedDB.
@@ -159,6 +173,10 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
         shot: (step) => shotOf(p, step),
         shotOf,
         newPage: async () => watch(await context.newPage(), 'b'),
+        // Another browser profile: none of the first one's saved layout or webview state.
+        newBrowserPage: async () => watch(await (await browser!.newContext({ viewport: { width: 1400, height: 900 } })).newPage(), 'c'),
+        serverPid: server.pid,
+        restartServer,
       }),
       Number(process.env.NAC_E2E_TIMEOUT_MS ?? 300_000),
       `the ${name} journey did not finish`,

@@ -110,7 +110,7 @@ suite('notifications', () => {
     const runtime = await (await api()).ready;
     const original = runtime.getSession.bind(runtime);
     // A programming error inside the journal worker: its reply carries the worker's stack.
-    runtime.getSession = () => runtime.journal.read('migrateOne', null as never) as never;
+    runtime.getSession = () => runtime.journal.write('createSession', null as never) as never;
     const error = record('showErrorMessage');
     try {
       await vscode.commands.executeCommand('nativeAgentChats.renameChat', { sessionId: 'any', title: 'x' });

@@ -33,7 +33,7 @@ describe('notification texts', () => {
     let error: unknown;
     try {
       // A wrong argument (a programming error): a TypeError thrown inside the worker.
-      await j.read('migrateOne', null as never);
+      await j.write('createSession', null as never);
     } catch (e) {
       error = e;
     } finally {

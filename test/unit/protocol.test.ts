@@ -14,6 +14,7 @@ describe('webview protocol decoding', () => {
       { type: 'pickSession' },
       { type: 'viewError', message: 'turn t1: TypeError: x is undefined' },
       { type: 'openSetting', id: 'nativeAgentChats.claude.executablePath' },
+      { type: 'ping' },
     ]) {
       const d = decodeWebviewMessage(m);
       assert.ok(d.ok, JSON.stringify(m));
@@ -41,6 +42,8 @@ describe('webview protocol decoding', () => {
       [{ type: 'openSetting', id: 'nativeAgentChats.claude.' }, /at "id"/],
       [{ type: 'openSetting', id: 'nativeAgentChats.x; rm -rf' }, /at "id"/],
       [{ type: 'openSetting', id: `nativeAgentChats.${'a'.repeat(300)}` }, /at "id"/],
+      [{ type: 'ping', at: 1 }, /Malformed message/],
+      [{ type: 'pong' }, /at "type"/],
     ];
     for (const [raw, pattern] of cases) {
       const d = decodeWebviewMessage(raw);

@@ -1,0 +1,45 @@
+/**
+ * Tab records carry the workspace folder of the window that showed them (schema 3), so a window
+ * reopens only its own folder's tabs after a restart (src/host/tabRepair.ts).
+ */
+import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { SCHEMA_VERSION } from '../../src/journal/schema';
+import { editJournalFile, openJournal, tempDir } from './helpers';
+
+const session = (id: string) => ({ id, title: `Chat ${id}`, provider: 'local', createdAt: 1, updatedAt: 1 });
+
+describe('journal: tab records', () => {
+  it('record the folder of the window that showed the tab last; a tab of a deleted chat is not recorded', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const journal = await openJournal(file);
+    await journal.write('createSession', session('s1'));
+    await journal.write('createSession', session('s2'));
+    await journal.write('recordTab', 's1', 10, '/work/a');
+    await journal.write('recordTab', 's2', 11, null);
+    await journal.write('recordTab', 'gone', 12, '/work/a');
+    assert.deepEqual(await journal.read('listTabs'), [
+      { sessionId: 's1', openedAt: 10, workspace: '/work/a' },
+      { sessionId: 's2', openedAt: 11, workspace: null },
+    ]);
+    // Opened in a window on another folder: the record moves there, and keeps when it was opened.
+    await journal.write('recordTab', 's1', 20, '/work/b');
+    assert.deepEqual((await journal.read('listTabs'))[0], { sessionId: 's1', openedAt: 10, workspace: '/work/b' });
+    await journal.close();
+  });
+
+  it('a schema-2 journal keeps its tab records, of no known folder, when upgraded', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const journal = await openJournal(file);
+    await journal.write('createSession', session('s1'));
+    await journal.write('recordTab', 's1', 10, '/work/a');
+    await journal.close();
+    await editJournalFile(file, (db) => db.run('ALTER TABLE tabs DROP COLUMN workspace; PRAGMA user_version = 2;'));
+    const upgraded = await openJournal(file);
+    assert.equal(upgraded.report.versionFound, 2);
+    assert.equal(upgraded.report.version, SCHEMA_VERSION);
+    assert.deepEqual(await upgraded.read('listTabs'), [{ sessionId: 's1', openedAt: 10, workspace: null }]);
+    await upgraded.close();
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * The chat view's heartbeat (webview/heartbeat.ts) and what the view shows while its extension host
+ * does not answer (webview/state.ts `markHostLost`, `viewOf`), rendered on a DOM in plain Node.
+ * A tab left open across an extension-host crash kept a live-looking Stop and clickable approval
+ * buttons forever, its clicks going nowhere.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Window } from 'happy-dom';
+import type { SessionRecord } from '../../src/core/events';
+import { EMPTY_TRANSCRIPT } from '../../src/core/transcript';
+import { Heartbeat } from '../../webview/heartbeat';
+import {
+  HOST_LOST_CODE, HOST_LOST_MESSAGE, IDLE_LIVE, INITIAL_VIEW_STATE, markHostLost, reduceHostMessage, viewOf, type ViewState,
+} from '../../webview/state';
+
+const window = new Window();
+const globals = globalThis as unknown as Record<string, unknown>;
+before(() => {
+  globals.window = window;
+  globals.document = window.document;
+  globals.Node = window.Node;
+  globals.HTMLElement = window.HTMLElement;
+});
+after(async () => {
+  for (const k of ['window', 'document', 'Node', 'HTMLElement']) delete globals[k];
+  await window.happyDOM.close();
+});
+
+const session: SessionRecord = { id: 's1', title: 'A chat', provider: 'local', createdAt: 1, updatedAt: 1 };
+const waiting: ViewState = {
+  ...INITIAL_VIEW_STATE,
+  mode: 'chat',
+  session,
+  transcript: EMPTY_TRANSCRIPT,
+  live: { running: true, actionableRequestIds: ['b1'], readOnlyReason: null },
+};
+
+describe('the heartbeat', () => {
+  test('pings every tick and calls the host lost once a ping went unanswered for lostAfterMs', () => {
+    const beat = new Heartbeat({ intervalMs: 2000, lostAfterMs: 6000 });
+    assert.deepEqual(beat.tick(10_000), { ping: true, lost: false });
+    beat.answered();
+    assert.deepEqual(beat.tick(12_000), { ping: true, lost: false });
+    assert.deepEqual(beat.tick(14_000), { ping: true, lost: false });
+    assert.deepEqual(beat.tick(17_999), { ping: true, lost: false }, '5.999 s unanswered');
+    assert.deepEqual(beat.tick(18_000), { ping: true, lost: true }, 'the ping of 12 000 is 6 s old');
+    beat.answered();
+    assert.deepEqual(beat.tick(20_000), { ping: true, lost: false }, 'an answer clears it');
+  });
+
+  test('a view that did not ask (throttled timers) does not call the host lost', () => {
+    const beat = new Heartbeat({ intervalMs: 2000, lostAfterMs: 6000 });
+    beat.tick(0);
+    beat.answered();
+    // The next tick comes a minute later (a background browser tab): nothing was unanswered.
+    assert.deepEqual(beat.tick(60_000), { ping: true, lost: false });
+  });
+});
+
+describe('a view whose host is lost', () => {
+  test('says so, and offers neither Stop nor decisions while it lasts', async () => {
+    const { buildSkeleton } = await import('../../webview/layout');
+    const { ChatRenderer } = await import('../../webview/render');
+    const sk = buildSkeleton(window.document.createElement('div') as unknown as HTMLElement);
+    const renderer = new ChatRenderer(sk);
+
+    const lost = markHostLost(waiting);
+    assert.equal(lost.hostLost, true);
+    assert.deepEqual(lost.error, { code: HOST_LOST_CODE, message: HOST_LOST_MESSAGE });
+    assert.equal(lost.live, waiting.live, 'what the host last said is kept');
+    assert.deepEqual(viewOf(lost).live, IDLE_LIVE, 'nothing looks live or actionable');
+    renderer.render(viewOf(lost));
+    assert.equal(sk.stop.hasAttribute('hidden'), true, 'no live-looking Stop');
+    assert.equal(sk.errorBar.hasAttribute('hidden'), false);
+    assert.equal(sk.errorMessage.textContent, "Lost connection to VS Code's extension host — waiting for it to come back.");
+  });
+
+  test('any message from the host ends it and brings back the live state', () => {
+    const lost = markHostLost(waiting);
+    const back = reduceHostMessage(lost, { type: 'pong' });
+    assert.equal(back.hostLost, false);
+    assert.equal(back.error, null, 'the lost-host notice goes');
+    assert.deepEqual(viewOf(back).live, waiting.live);
+    // Another error shown meanwhile stays.
+    const other = reduceHostMessage({ ...lost, hostLost: true }, { type: 'error', code: 'internal', message: 'x' });
+    assert.deepEqual(other.error, { code: 'internal', message: 'x' });
+  });
+
+  test('a view that is not showing a chat is left as it is', () => {
+    assert.equal(viewOf(markHostLost(INITIAL_VIEW_STATE)).mode, 'loading');
+  });
+});
