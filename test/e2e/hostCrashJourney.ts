@@ -32,6 +32,19 @@ const WAITING_COMMAND = 'touch crash-a.txt && echo chat-a';
 const RUNNING_COMMAND = 'sleep 300';
 const LOST = "Lost connection to VS Code's extension host";
 
+/** Pids of processes whose command line is `command` split at spaces, or a shell running it (`sh -c command`). Linux /proc only. */
+function commandPids(command: string): number[] {
+  const want = command.split(' ');
+  return fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e)).map(Number).filter((pid) => {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      return argv.join(' ') === want.join(' ') || argv.at(-1) === command && /(^|\/)(ba|da)?sh$/.test(argv[0] ?? '');
+    } catch {
+      return false;
+    }
+  });
+}
+
 /**
  * Pids of the extension hosts below `root` (code-server forks them with `--type=extensionHost`).
  * Linux /proc only.
@@ -145,6 +158,10 @@ export async function hostCrashJourney(ctx: HostCrashContext): Promise<void> {
     const frame = chatFrame(page);
     await visible(frame.locator('[data-action="continue"]'), 'Continue in chat B (interrupted by the restart)', TIMEOUTS.webview);
     if (await frame.locator('#stop').isVisible()) throw new Error('chat B still offers Stop after the restart');
+    // Recovery stopped the command the dead host left running, and the chat says so.
+    await visible(frame.locator('.invocation-message', { hasText: 'it was stopped' }), 'the line saying the command was stopped', TIMEOUTS.ui);
+    const left = commandPids(RUNNING_COMMAND);
+    if (left.length > 0) throw new Error(`"${RUNNING_COMMAND}" still runs after recovery (pids ${left.join(', ')})`);
     const { labels, active } = await tabLabels(page);
     if (JSON.stringify(labels) !== JSON.stringify([titleA, titleB])) throw new Error(`tabs are ${JSON.stringify(labels)}, expected ${JSON.stringify([titleA, titleB])}`);
     if (active !== titleB) throw new Error(`the active tab is "${active}", expected "${titleB}"`);

@@ -84,6 +84,18 @@ describe('a turn ended by a window reload or restart', () => {
     assert.ok(el.querySelector('.restart-banner [data-action="retry"]'), 'the banner offers Retry');
   });
 
+  test('a command that recovery found still running and stopped says so under the banner', async () => {
+    // The line under the invocation is left to the banner, which does not tell that a process was stopped.
+    const { renderTurn } = await import('../../webview/render/turn');
+    const { PROCESS_GROUP_STOPPED_TEXT } = await import('../../webview/labels');
+    const el = renderTurn({
+      id: 't1', prompt: 'run sleep 300', origin: 'prompt', parentTurnId: null, status: 'failed', errorClass: 'app_restarted',
+      items: [{ type: 'invocation', id: 'i1', tool: 'run', summary: 'sleep 300', status: 'failed', failureClass: 'app_restarted', processGroupStopped: true, output: '' }],
+    } as never, turnCtx);
+    assert.ok(el.querySelector('.restart-banner'), 'precondition: the turn has its restart banner');
+    assert.equal(el.querySelector('.invocation-message')?.textContent, PROCESS_GROUP_STOPPED_TEXT);
+  });
+
   test('a card closed by a restart in a turn without a restart banner still says why', async () => {
     const { renderBoundary } = await import('../../webview/render/items');
     const card = renderBoundary({ type: 'boundary', id: 'r1', kind: 'command', subject: 's', why: 'w', status: 'denied', closureReason: 'host_restarted' } as never, { actionableIds: new Set(), busyRequestIds: new Set() });

@@ -5,7 +5,7 @@
 import type { TranscriptItem } from '../../src/core/transcript';
 import { errorClassShortLabel } from '../errorClassView';
 import { h } from '../dom';
-import { boundaryKindLabel, describeBoundary, elapsedLabel, invocationBadgeStatus, invocationDetail, invocationStatusLabel, type BoundaryItem, type InvocationItem } from '../labels';
+import { boundaryKindLabel, describeBoundary, elapsedLabel, invocationBadgeStatus, invocationDetail, invocationStatusLabel, PROCESS_GROUP_STOPPED_TEXT, type BoundaryItem, type InvocationItem } from '../labels';
 import { markdownFragment } from '../markdown';
 import { linkSettings } from '../settingLinks';
 import { renderDiff } from './diff';
@@ -85,7 +85,10 @@ export function renderInvocation(item: InvocationItem, requests: readonly Bounda
       // Filled and advanced every second by the entry point (`tickElapsed`), by the host's clock.
       item.status === 'running' && item.runningSince !== undefined ? h('span', { class: 'elapsed', 'data-running-since': String(item.runningSince) }) : null,
     ),
-    detail && !quiet ? withSettingLinks(h('div', { class: 'invocation-message' }, detail)) : null,
+    // Under a restart banner the line would repeat it, but that recovery stopped a command still
+    // running is news the banner does not tell.
+    detail && !quiet ? withSettingLinks(h('div', { class: 'invocation-message' }, detail))
+    : quiet && item.processGroupStopped ? h('div', { class: 'invocation-message' }, PROCESS_GROUP_STOPPED_TEXT) : null,
     item.diff ? renderDiff(item.diff) : null,
     ...requests.map((r) => safely(() => renderBoundary(r, ctx, { subject: r.subject !== item.summary, diff: r.diff !== item.diff }), `boundary card ${r.id}`, ctx.onError)),
     item.output ? copyable(h('pre', { class: 'output' }, item.output)) : null,
