@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { noticeText } from './notices';
 import { randomBytes } from 'node:crypto';
 import {
-  decodeWebviewMessage, type HostMessage, type WebviewMessage,
+  decodeWebviewMessage, type HostMessage, type LiveState, type WebviewMessage,
 } from '../protocol/messages';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 import { openOwnSetting } from './openSetting';
@@ -87,12 +87,17 @@ export class ChatPanel {
   }
 
   private outbox: Promise<void> = Promise.resolve();
+  /** Counts live states received and snapshots begun, to tell which of two is newer. */
+  private clock = 0;
+  /** `clock` when the latest snapshot began reading the journal. */
+  private snapshotReadAt = 0;
 
   /** Sends the full state: session, transcript rebuilt from the journal, live facts. */
   sendSnapshot(): Promise<void> {
     return this.post(async () => {
       const runtime = this.host.runtime;
       if (!this.session) return { type: 'orphan' };
+      this.snapshotReadAt = ++this.clock;
       const session = await runtime.getSession(this.session);
       if (!session) return { type: 'error', code: 'not_found', message: 'This chat is no longer in the journal.' };
       this.panel.title = session.title;
@@ -100,10 +105,18 @@ export class ChatPanel {
     });
   }
 
-  /** Sends the chat's live state (in order with the other messages). */
-  sendLive(): Promise<void> {
+  /**
+   * Sends the chat's live state as the runtime's `live` notification carries it (in order with the
+   * other messages), or, without one, as the runtime reads it now.
+   */
+  sendLive(live?: LiveState): Promise<void> {
     const sessionId = this.session;
     if (!sessionId) return Promise.resolve();
+    if (live) {
+      const receivedAt = ++this.clock;
+      // A snapshot that began reading after this state was received carries a newer one: keep it.
+      return this.post(async () => (this.snapshotReadAt > receivedAt ? undefined : { type: 'live', live, hostNow: Date.now() }));
+    }
     return this.post(async () => ({ type: 'live', live: await this.host.runtime.liveState(sessionId), hostNow: Date.now() }));
   }
 

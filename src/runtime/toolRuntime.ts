@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { classifyAction, type SandboxAction } from '../core/sandboxPolicy';
 import { unifiedDiff } from '../core/unifiedDiff';
 import { processStartTime } from '../journal/processInfo';
-import type { AgentTurnContext, ToolCall, ToolResult, ToolRunner } from './agent';
+import type { AgentTurnContext, InvocationHandle, ToolCall, ToolResult, ToolRunner } from './agent';
 
 /** Options of the tool runtime. */
 export interface ToolRuntimeOptions {
@@ -47,6 +47,27 @@ export class SandboxedToolRunner implements ToolRunner {
       await handle.finish({ status: 'failed', message });
       return { status: 'failed', output: '', message };
     }
+    const refused = await this.askIfCrossing(call, root, handle, diff);
+    if (refused) return refused;
+    if (this.ctx.signal.aborted) {
+      await handle.finish({ status: 'stopped', message: 'Stopped before it ran.' });
+      return { status: 'failed', output: '', message: 'Stopped' };
+    }
+    try {
+      return await this.execute(call, root, handle);
+    } catch (error) {
+      const message = (error as Error).message;
+      await handle.finish({ status: 'failed', message });
+      return { status: 'failed', output: '', message };
+    }
+  }
+
+  /**
+   * When the policy says the call crosses the sandbox, raises a boundary request and waits for its
+   * decision. The result of a call that may not run (denied, or stopped meanwhile; its invocation
+   * finished), or undefined when it may run.
+   */
+  private async askIfCrossing(call: ToolCall, root: string, handle: InvocationHandle, diff: string | undefined): Promise<ToolResult | undefined> {
     const action: SandboxAction =
       call.name === 'run' ? { type: 'command', command: call.input.command } : { type: call.name, path: call.input.path };
     // Paths are judged where they really lead: a symlink inside the workspace that points outside
@@ -56,76 +77,74 @@ export class SandboxedToolRunner implements ToolRunner {
       action.type === 'command'
         ? classifyAction(action, rootReal, (word) => realTarget(root, word))
         : classifyAction({ ...action, path: realTarget(root, action.path) }, rootReal);
-    if (verdict.type === 'boundary') {
-      const outcome = await this.ctx.requestBoundary({
-        invocationId: handle.id,
-        kind: verdict.kind,
-        subject: verdict.subject,
-        why: verdict.why,
-        scopeKey: verdict.scopeKey,
-        grants: verdict.grants,
-        ...(call.name === 'write' ? { detail: diff ?? call.input.content.slice(0, 4000) } : {}),
-        ...(call.rerun ? { ignoreSessionGrant: true } : {}),
-      });
-      if (!outcome.approved && this.ctx.signal.aborted) {
-        // Stop closed the request: the invocation was stopped, not denied (a fresh user saw a card
-        // "Closed because the run was stopped" under a "Denied" badge).
-        await handle.finish({ status: 'stopped', message: 'Stopped before it ran.' });
-        return { status: 'failed', output: '', message: 'Stopped' };
-      }
-      if (!outcome.approved) {
-        const message = 'The request was denied, so it did not run.';
-        await handle.finish({ status: 'denied', message });
-        return { status: 'denied', message };
-      }
-    }
-    if (this.ctx.signal.aborted) {
+    if (verdict.type !== 'boundary') return undefined;
+    const outcome = await this.ctx.requestBoundary({
+      invocationId: handle.id,
+      kind: verdict.kind,
+      subject: verdict.subject,
+      why: verdict.why,
+      scopeKey: verdict.scopeKey,
+      grants: verdict.grants,
+      ...(call.name === 'write' ? { detail: diff ?? call.input.content.slice(0, 4000) } : {}),
+      ...(call.rerun ? { ignoreSessionGrant: true } : {}),
+    });
+    if (!outcome.approved && this.ctx.signal.aborted) {
+      // Stop closed the request: the invocation was stopped, not denied (a fresh user saw a card
+      // "Closed because the run was stopped" under a "Denied" badge).
       await handle.finish({ status: 'stopped', message: 'Stopped before it ran.' });
       return { status: 'failed', output: '', message: 'Stopped' };
     }
-    try {
-      switch (call.name) {
-        case 'run': {
-          const result = await runCommand(call.input.command, root, this.options.commandTimeoutMs, this.ctx.signal, (chunk) => handle.output(chunk), (pid) => {
-            // Journaled so that recovery can end the command if this host dies while it runs.
-            const startTime = processStartTime(pid);
-            if (startTime !== null) handle.processStarted?.({ pid, startTime, hostname: os.hostname() });
-          });
-          const output = result.output.slice(-(this.options.maxOutputChars ?? 16_000));
-          const ok = result.exitCode === 0;
-          const message = result.timedOut
-            ? `Timed out after ${this.options.commandTimeoutMs} ms`
-            : result.aborted
-              ? 'Stopped'
-              : ok ? undefined : `Exited with code ${result.exitCode}`;
-          await handle.finish({ status: ok ? 'completed' : result.aborted ? 'stopped' : 'failed', exitCode: result.exitCode, ...(message ? { message } : {}) });
-          return ok ? { status: 'completed', output, exitCode: 0 } : { status: 'failed', output, message: message ?? 'failed', exitCode: result.exitCode };
-        }
-        case 'read': {
-          const file = path.resolve(root, call.input.path);
-          const max = this.options.maxReadBytes ?? 256 * 1024;
-          const stat = await fs.promises.stat(file);
-          if (stat.size > max) throw new Error(`${call.input.path} is ${stat.size} bytes; the limit is ${max} bytes`);
-          const text = await fs.promises.readFile(file, 'utf8');
-          handle.output(text);
-          await handle.finish({ status: 'completed' });
-          return { status: 'completed', output: text };
-        }
-        case 'write': {
-          const file = path.resolve(root, call.input.path);
-          await fs.promises.mkdir(path.dirname(file), { recursive: true });
-          await fs.promises.writeFile(file, call.input.content, 'utf8');
-          const note = `Wrote ${Buffer.byteLength(call.input.content)} bytes to ${file}`;
-          handle.output(note);
-          await handle.finish({ status: 'completed' });
-          return { status: 'completed', output: note };
-        }
-      }
-    } catch (error) {
-      const message = (error as Error).message;
-      await handle.finish({ status: 'failed', message });
-      return { status: 'failed', output: '', message };
+    if (!outcome.approved) {
+      const message = 'The request was denied, so it did not run.';
+      await handle.finish({ status: 'denied', message });
+      return { status: 'denied', message };
     }
+    return undefined;
+  }
+
+  /** Executes a call the policy lets run and finishes its invocation; throws on a failed read or write. */
+  private async execute(call: ToolCall, root: string, handle: InvocationHandle): Promise<ToolResult> {
+    switch (call.name) {
+      case 'run':
+        return this.runInWorkspace(call.input.command, root, handle);
+      case 'read': {
+        const file = path.resolve(root, call.input.path);
+        const max = this.options.maxReadBytes ?? 256 * 1024;
+        const stat = await fs.promises.stat(file);
+        if (stat.size > max) throw new Error(`${call.input.path} is ${stat.size} bytes; the limit is ${max} bytes`);
+        const text = await fs.promises.readFile(file, 'utf8');
+        handle.output(text);
+        await handle.finish({ status: 'completed' });
+        return { status: 'completed', output: text };
+      }
+      case 'write': {
+        const file = path.resolve(root, call.input.path);
+        await fs.promises.mkdir(path.dirname(file), { recursive: true });
+        await fs.promises.writeFile(file, call.input.content, 'utf8');
+        const note = `Wrote ${Buffer.byteLength(call.input.content)} bytes to ${file}`;
+        handle.output(note);
+        await handle.finish({ status: 'completed' });
+        return { status: 'completed', output: note };
+      }
+    }
+  }
+
+  /** Runs a `run` command in the workspace, streaming its output into the invocation. */
+  private async runInWorkspace(command: string, root: string, handle: InvocationHandle): Promise<ToolResult> {
+    const result = await runCommand(command, root, this.options.commandTimeoutMs, this.ctx.signal, (chunk) => handle.output(chunk), (pid) => {
+      // Journaled so that recovery can end the command if this host dies while it runs.
+      const startTime = processStartTime(pid);
+      if (startTime !== null) handle.processStarted?.({ pid, startTime, hostname: os.hostname() });
+    });
+    const output = result.output.slice(-(this.options.maxOutputChars ?? 16_000));
+    const ok = result.exitCode === 0;
+    const message = result.timedOut
+      ? `Timed out after ${this.options.commandTimeoutMs} ms`
+      : result.aborted
+        ? 'Stopped'
+        : ok ? undefined : `Exited with code ${result.exitCode}`;
+    await handle.finish({ status: ok ? 'completed' : result.aborted ? 'stopped' : 'failed', exitCode: result.exitCode, ...(message ? { message } : {}) });
+    return ok ? { status: 'completed', output, exitCode: 0 } : { status: 'failed', output, message: message ?? 'failed', exitCode: result.exitCode };
   }
 }
 

@@ -1,0 +1,6 @@
+/** Stable codes of refused runtime actions, as the host and the view get them. */
+import type { JournalRefusal } from '../journal/errors';
+
+/** Stable codes of refused runtime actions (besides journal refusals). */
+export type RuntimeRefusal =
+  | JournalRefusal | 'busy' | 'already_decided' | 'not_actionable' | 'not_retryable' | 'no_agent' | 'invalid';
