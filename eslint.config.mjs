@@ -46,6 +46,8 @@ export default tseslint.config(
             { regex: '(^|/)src/(?!core/|protocol/)', message: WEBVIEW_ONLY },
             { regex: '^(\\.\\./)+(test|bench|scripts)(/|$)', message: WEBVIEW_ONLY },
             { regex: '^node:', message: WEBVIEW_ONLY },
+            { regex: '(^|/)src/protocol/decode$', message: 'src/protocol/decode.ts is the host\'s decoder (zod): the view checks host messages with src/protocol/checkHostMessage.ts.' },
+            { regex: '^zod($|/)', message: 'The view bundles no validator library: see src/protocol/checkHostMessage.ts.' },
           ],
         },
       ],

@@ -1,13 +1,10 @@
 /**
  * Composer rules, pure and DOM-free (unit-tested): which key press sends, and what text is sent.
  */
+import { MAX_PROMPT_CHARS } from '../src/protocol/messages';
 
-/**
- * Longest prompt the host accepts. Mirrors `MAX_PROMPT_CHARS` of `src/protocol/messages.ts`, which
- * cannot be imported here without bundling zod (~450 KB) into the webview; a unit test keeps the
- * two equal.
- */
-export const MAX_PROMPT_CHARS = 100_000;
+/** Longest prompt the host accepts (the protocol's limit, re-exported for the view's modules). */
+export { MAX_PROMPT_CHARS };
 
 /** The parts of a keyboard event the composer looks at. */
 export interface KeyLike {

@@ -18,9 +18,11 @@ import { bannerToReveal } from './reveal';
 import { ScrollPin } from './scroll';
 import { settingToOpen } from './settingLinks';
 import {
-  dismissError, INITIAL_VIEW_STATE, isHostMessage, markBusy, markHostLost, reduceHostMessage, requestBusyKey, turnBusyKey, viewOf, type ViewState,
+  dismissError, INITIAL_VIEW_STATE, markBusy, markHostLost, reduceHostMessage, requestBusyKey, turnBusyKey, viewOf, type ViewState,
 } from './state';
 import { viewErrorReporter } from './viewErrors';
+import { hostMessageProblem } from '../src/protocol/checkHostMessage';
+import type { HostMessage } from '../src/protocol/messages';
 import { Heartbeat } from './heartbeat';
 import { HEARTBEAT } from '../src/protocol/messages';
 import { connectHost } from './vscodeApi';
@@ -95,8 +97,14 @@ function setState(next: ViewState): void {
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  const message = event.data;
-  if (!isHostMessage(message)) return;
+  const problem = hostMessageProblem(event.data);
+  const message = event.data as HostMessage;
+  if (problem !== null) {
+    // Only the host posts to this view, so it is alive; what it sent is not applied, and its log says why.
+    if (typeof (event.data as { type?: unknown } | null)?.type === 'string') heartbeat.answered();
+    reportError(new Error(`a malformed message from the extension host was ignored: ${problem}`), 'host message');
+    return;
+  }
   heartbeat.answered();
   const previous = state;
   // Back from silence: what happened meanwhile is in the journal, not in the messages missed.

@@ -2,13 +2,10 @@
  * Reports the view's own errors to the host's log (`viewError` messages): parts that failed to
  * render and uncaught errors or rejections. Pure apart from the `post` it is given (unit-tested).
  */
+import { MAX_VIEW_ERROR_CHARS } from '../src/protocol/messages';
 import { errorText } from './render/failed';
 
-/**
- * Longest report the host accepts. Mirrors `MAX_VIEW_ERROR_CHARS` of `src/protocol/messages.ts`
- * (not imported: that would bundle zod into the webview); a unit test keeps the two equal.
- */
-export const MAX_VIEW_ERROR_CHARS = 2_000;
+export { MAX_VIEW_ERROR_CHARS };
 
 /** Reports a view lets through before it stops reporting (a throw on every frame would flood the log). */
 export const MAX_VIEW_ERROR_REPORTS = 20;

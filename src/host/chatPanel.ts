@@ -10,9 +10,8 @@
 import * as vscode from 'vscode';
 import { noticeText } from './notices';
 import { randomBytes } from 'node:crypto';
-import {
-  decodeWebviewMessage, type HostMessage, type LiveState, type WebviewMessage,
-} from '../protocol/messages';
+import { decodeWebviewMessage } from '../protocol/decode';
+import type { HostMessage, LiveState, WebviewMessage } from '../protocol/messages';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 import { openOwnSetting } from './openSetting';
 

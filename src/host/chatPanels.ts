@@ -10,7 +10,7 @@
  */
 import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';
-import { sessionIdFromState } from '../protocol/messages';
+import { sessionIdFromState } from '../protocol/decode';
 import { ALL_SESSIONS, type ChatRuntime, type RuntimeNotification } from '../runtime/chatRuntime';
 import { PROVIDERS } from './providers';
 import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, renderHtml, type ChatPanelHost } from './chatPanel';

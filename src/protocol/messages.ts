@@ -1,17 +1,14 @@
 /**
- * The one typed protocol between a chat webview and the extension host. Both sides import this
- * module; every message is a member of a discriminated union on `type`.
+ * The one typed protocol between a chat webview and the extension host: the message types, their
+ * constants and the error codes. Both sides import this module, so it carries no validator library:
+ * the host decodes webview messages with `decode.ts` (zod, host-only), the webview checks host
+ * messages with `hostMessageProblem` (`checkHostMessage.ts`, no dependency).
  *
- * Webview → host messages are untrusted input: the host decodes each with `decodeWebviewMessage`,
- * which rejects unknown types, missing or mistyped fields and unexpected keys (zod `strictObject`),
- * and answers a rejected one with an `error` message instead of acting on it.
- * Idea from microsoft/vscode-pull-request-github `webviews/common/message.ts`, typed and validated.
+ * Every message is a member of a discriminated union on `type`.
  */
-import { z } from 'zod';
 import type { SessionRecord } from '../core/events';
 import type { Transcript, TranscriptUpdate } from '../core/transcript';
-import { SETTING_ID_SHAPE } from '../core/settingIds';
-import { BOUNDARY_DECISIONS } from '../core/vocabulary';
+import type { BoundaryDecision } from '../core/vocabulary';
 
 /** Longest prompt the host accepts, in characters. */
 export const MAX_PROMPT_CHARS = 100_000;
@@ -22,44 +19,53 @@ export const MAX_PROMPT_CHARS = 100_000;
  */
 export const MAX_VIEW_ERROR_CHARS = 2_000;
 
-// No generated code: keeps zod from probing `new Function` (and `navigator`, which VS Code's
-// extension host reports as an error) — a strict-CSP-friendly validator.
-z.config({ jitless: true });
+/** Longest id (session, turn, request) a message may carry, in characters. */
+export const MAX_ID_CHARS = 200;
 
-const id = z.string().min(1).max(200);
-
-/** Schemas of the messages a webview may send. */
-export const webviewMessageSchema = z.discriminatedUnion('type', [
+/** A message the webview sends (what `decodeWebviewMessage` lets through). */
+export type WebviewMessage =
   /** The webview's script loaded and wants a snapshot. */
-  z.strictObject({ type: z.literal('ready') }),
-  /** The user sent a prompt. */
-  z.strictObject({ type: z.literal('send'), text: z.string().trim().min(1).max(MAX_PROMPT_CHARS) }),
+  | { readonly type: 'ready' }
+  /** The user sent a prompt (trimmed, 1..MAX_PROMPT_CHARS characters). */
+  | { readonly type: 'send'; readonly text: string }
   /** The user pressed Stop. */
-  z.strictObject({ type: z.literal('stop') }),
+  | { readonly type: 'stop' }
   /** The user decided a boundary request. */
-  z.strictObject({ type: z.literal('decide'), requestId: id, decision: z.enum(BOUNDARY_DECISIONS) }),
+  | { readonly type: 'decide'; readonly requestId: string; readonly decision: BoundaryDecision }
   /** Retry a turn closed by a restart (or failed): a new turn with the same prompt. */
-  z.strictObject({ type: z.literal('retry'), turnId: id }),
+  | { readonly type: 'retry'; readonly turnId: string }
   /** Continue a turn interrupted by a plain restart. */
-  z.strictObject({ type: z.literal('continue'), turnId: id }),
+  | { readonly type: 'continue'; readonly turnId: string }
   /** An orphan panel asks to pick which chat to show. */
-  z.strictObject({ type: z.literal('pickSession') }),
+  | { readonly type: 'pickSession' }
   /** Something in the view failed (an item that could not be rendered, an uncaught error): for the host's log. */
-  z.strictObject({ type: z.literal('viewError'), message: z.string().min(1).max(MAX_VIEW_ERROR_CHARS) }),
-  /**
-   * The user clicked a setting's name in a message: open the Settings editor at it. The shape is
-   * checked here; the host also checks that this extension contributes the setting.
-   */
-  z.strictObject({ type: z.literal('openSetting'), id: z.string().max(200).regex(SETTING_ID_SHAPE) }),
+  | { readonly type: 'viewError'; readonly message: string }
+  /** The user clicked a setting's name in a message: open the Settings editor at it (this extension's settings only). */
+  | { readonly type: 'openSetting'; readonly id: string }
   /** Heartbeat: the view asks whether the extension host still answers (see `HEARTBEAT`). */
-  z.strictObject({ type: z.literal('ping') }),
-]);
-
-/** A message from the webview, after validation. */
-export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
+  | { readonly type: 'ping' };
 
 /** The user's actions on a chat that can fail with a refusal (the webview messages that carry them). */
 export type ChatAction = Extract<WebviewMessage['type'], 'send' | 'stop' | 'decide' | 'retry' | 'continue'>;
+
+/** Every `ChatAction`, for checks at run time. */
+export const CHAT_ACTIONS = ['send', 'stop', 'decide', 'retry', 'continue'] as const satisfies readonly ChatAction[];
+
+/**
+ * Stable codes of `error` messages: the journal's refusals, the runtime's, and the panel's own.
+ * The host's code that sends an error names one of these (checked by the compiler).
+ */
+export const ERROR_CODES = [
+  // the journal refused (src/journal/errors.ts)
+  'read_only', 'storage_failed', 'not_found', 'row_unreadable', 'closed',
+  // the runtime refused
+  'busy', 'already_decided', 'not_actionable', 'not_retryable', 'no_agent', 'invalid',
+  // the panel
+  'malformed_message', 'internal', 'orphan', 'unknown_setting',
+] as const;
+
+/** A stable error code (see `ERROR_CODES`). */
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Live facts the journal alone cannot tell (owned by this host's runtime). */
 export interface LiveState {
@@ -83,7 +89,7 @@ export type HostMessage =
   /** The panel has no session (orphan after a restore with no state and no unclaimed tab). */
   | { readonly type: 'orphan' }
   /** A request was refused or invalid; `code` is stable, `message` is for people; `action`: the user's action it refused. */
-  | { readonly type: 'error'; readonly code: string; readonly message: string; readonly action?: ChatAction }
+  | { readonly type: 'error'; readonly code: ErrorCode; readonly message: string; readonly action?: ChatAction }
   /** The user's action of this kind succeeded (a refusal of the same kind shown before is over). */
   | { readonly type: 'succeeded'; readonly action: ChatAction }
   /** The answer to a `ping`: the extension host is alive. */
@@ -110,19 +116,4 @@ export interface WebviewPersistedState {
   readonly draft?: string;
   readonly scrollTop?: number;
   readonly bannerShown?: string;
-}
-
-/** Decodes an untrusted message. Returns the message or a sentence naming what was wrong. */
-export function decodeWebviewMessage(raw: unknown): { ok: true; value: WebviewMessage } | { ok: false; message: string } {
-  const parsed = webviewMessageSchema.safeParse(raw);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const issue = parsed.error.issues[0];
-  const where = issue && issue.path.length ? ` at "${issue.path.join('.')}"` : '';
-  return { ok: false, message: `Malformed message from the chat view${where}: ${issue?.message ?? 'invalid'}` };
-}
-
-/** Reads a session id out of a webview's persisted state, or undefined if absent or malformed. */
-export function sessionIdFromState(state: unknown): string | undefined {
-  const parsed = z.object({ sessionId: id }).safeParse(state);
-  return parsed.success ? parsed.data.sessionId : undefined;
 }

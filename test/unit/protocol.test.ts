@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { decodeWebviewMessage, MAX_VIEW_ERROR_CHARS, sessionIdFromState } from '../../src/protocol/messages';
+import { decodeWebviewMessage, sessionIdFromState } from '../../src/protocol/decode';
+import { MAX_VIEW_ERROR_CHARS } from '../../src/protocol/messages';
 
 describe('webview protocol decoding', () => {
   it('accepts each well-formed message', () => {

@@ -119,7 +119,7 @@ describe('reports of the view\'s errors', () => {
     report(new Error('x'.repeat(5000)), 'turn t1');
     assert.equal(posted.length, 1, 'the same error on every frame is reported once');
     assert.equal(posted[0]!.length, MAX_VIEW_ERROR_CHARS);
-    assert.ok(protocol.decodeWebviewMessage({ type: 'viewError', message: posted[0] }).ok, 'the host accepts the report');
+    assert.ok((await import('../../src/protocol/decode')).decodeWebviewMessage({ type: 'viewError', message: posted[0] }).ok, 'the host accepts the report');
     for (let i = 0; i < 50; i++) report(new Error(`e${i}`), 'item');
     assert.equal(posted.length, MAX_VIEW_ERROR_REPORTS);
   });

@@ -124,8 +124,8 @@ describe('view state', () => {
     assert.deepEqual(s.transcript.turns[0]!.items, [{ type: 'text', text: 'hello' }]);
     s = reduceHostMessage(s, { type: 'live', live: { running: false, actionableRequestIds: [], readOnlyReason: 'ro' } });
     assert.equal(s.live.readOnlyReason, 'ro');
-    s = reduceHostMessage(s, { type: 'error', code: 'bad', message: 'Bad thing' });
-    assert.deepEqual(s.error, { code: 'bad', message: 'Bad thing' });
+    s = reduceHostMessage(s, { type: 'error', code: 'invalid', message: 'Bad thing' });
+    assert.deepEqual(s.error, { code: 'invalid', message: 'Bad thing' });
     assert.equal(dismissError(s).error, null);
     s = reduceHostMessage(s, { type: 'orphan' });
     assert.equal(s.mode, 'orphan');

@@ -1,0 +1,81 @@
+/**
+ * The webview's check of host messages on arrival, without a validator library (the view bundles
+ * no zod): `hostMessageProblem(raw)` answers null for a well-formed `HostMessage`, else a sentence
+ * naming the first problem. As strict as the host's decoder is with the view's messages: an unknown
+ * `type`, a missing or mistyped field, or an unexpected key at the message's level, in a session,
+ * live state, turn record or ledger event is a problem. A transcript's items are checked by shape
+ * only (an array of objects with a string `type`); a malformed item is drawn by the view's per-item
+ * isolation as one that could not be shown.
+ */
+import { ERROR_CLASSES, EVENT_KINDS, TURN_STATUSES } from '../core/vocabulary';
+import { CHAT_ACTIONS, ERROR_CODES, MAX_ID_CHARS } from './messages';
+
+type Check = (value: unknown, where: string) => string | null;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str: Check = (v, w) => (typeof v === 'string' ? null : `${w} is not a string`);
+const id: Check = (v, w) => (typeof v === 'string' && v.length > 0 && v.length <= MAX_ID_CHARS ? null : `${w} is not an id`);
+const num: Check = (v, w) => (typeof v === 'number' && Number.isFinite(v) ? null : `${w} is not a number`);
+const bool: Check = (v, w) => (typeof v === 'boolean' ? null : `${w} is not a boolean`);
+const oneOf = (values: readonly string[]): Check => (v, w) => (typeof v === 'string' && values.includes(v) ? null : `${w} is not one of ${values.join(', ')}`);
+const nullable = (check: Check): Check => (v, w) => (v === null ? null : check(v, w));
+const optional = (check: Check): Check & { optional: true } => Object.assign((v: unknown, w: string) => (v === undefined ? null : check(v, w)), { optional: true as const });
+const arrayOf = (check: Check): Check => (v, w) => {
+  if (!Array.isArray(v)) return `${w} is not a list`;
+  for (let i = 0; i < v.length; i++) {
+    const problem = check(v[i], `${w}[${i}]`);
+    if (problem) return problem;
+  }
+  return null;
+};
+const anyObject: Check = (v, w) => (isObject(v) ? null : `${w} is not an object`);
+
+/** An object with exactly these keys (those whose check is `optional` may be absent), each checked. */
+function strict(fields: Record<string, Check>): Check {
+  return (v, w) => {
+    if (!isObject(v)) return `${w} is not an object`;
+    for (const key of Object.keys(v)) if (!(key in fields)) return `${w} has an unexpected key "${key}"`;
+    for (const [key, check] of Object.entries(fields)) {
+      if (!(key in v) && !('optional' in check)) return `${w}.${key} is missing`;
+      const problem = check(v[key], `${w}.${key}`);
+      if (problem) return problem;
+    }
+    return null;
+  };
+}
+
+const session = strict({ id, title: str, provider: str, createdAt: num, updatedAt: num });
+const live = strict({ running: bool, actionableRequestIds: arrayOf(id), readOnlyReason: nullable(str) });
+const turnFields = {
+  id, sessionId: id, prompt: str, origin: oneOf(['prompt', 'retry', 'continue']), parentTurnId: nullable(id),
+  status: oneOf(TURN_STATUSES), errorClass: nullable(oneOf(ERROR_CLASSES)), createdAt: num,
+};
+const turn = strict(turnFields);
+const item: Check = (v, w) => (isObject(v) && typeof v.type === 'string' ? null : `${w} is not a transcript item`);
+const transcriptTurn = strict({ ...turnFields, items: arrayOf(item), applied: anyObject });
+const event = strict({ runId: id, seq: num, sessionId: id, turnId: id, kind: oneOf(EVENT_KINDS), payload: anyObject, at: num });
+const update: Check = (v, w) => {
+  if (!isObject(v)) return `${w} is not an object`;
+  if (v.type === 'turn') return strict({ type: str, turn })(v, w);
+  if (v.type === 'event') return strict({ type: str, event })(v, w);
+  return `${w}.type is not turn or event`;
+};
+
+/** The fields of each host message type (besides `type`). */
+const MESSAGES: Record<string, Record<string, Check>> = {
+  snapshot: { session, transcript: strict({ turns: arrayOf(transcriptTurn) }), live, hostNow: optional(num) },
+  update: { update },
+  live: { live, hostNow: optional(num) },
+  orphan: {},
+  error: { code: oneOf(ERROR_CODES), message: str, action: optional(oneOf(CHAT_ACTIONS)) },
+  succeeded: { action: oneOf(CHAT_ACTIONS) },
+  pong: {},
+};
+
+/** Null when `raw` is a well-formed `HostMessage`; else a sentence naming the first problem. */
+export function hostMessageProblem(raw: unknown): string | null {
+  if (!isObject(raw) || typeof raw.type !== 'string') return 'a message without a type';
+  const fields = Object.hasOwn(MESSAGES, raw.type) ? MESSAGES[raw.type] : undefined;
+  if (!fields) return `an unknown message type "${raw.type.slice(0, 40)}"`;
+  return strict({ type: str, ...fields })(raw, raw.type);
+}

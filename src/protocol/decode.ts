@@ -1,0 +1,53 @@
+/**
+ * The host's decoder of webview messages (zod; host-only: the webview never bundles it).
+ *
+ * Webview → host messages are untrusted input: the host decodes each with `decodeWebviewMessage`,
+ * which rejects unknown types, missing or mistyped fields and unexpected keys (zod `strictObject`),
+ * and answers a rejected one with an `error` message instead of acting on it. The schema's inferred
+ * type must equal `WebviewMessage` of `messages.ts` (checked by the compiler below).
+ */
+import { z } from 'zod';
+import { SETTING_ID_SHAPE } from '../core/settingIds';
+import { BOUNDARY_DECISIONS } from '../core/vocabulary';
+import { MAX_ID_CHARS, MAX_PROMPT_CHARS, MAX_VIEW_ERROR_CHARS, type WebviewMessage } from './messages';
+
+// No generated code: keeps zod from probing `new Function` (and `navigator`, which VS Code's
+// extension host reports as an error) — a strict-CSP-friendly validator.
+z.config({ jitless: true });
+
+const id = z.string().min(1).max(MAX_ID_CHARS);
+
+/** Schemas of the messages a webview may send (see `WebviewMessage` for what each means). */
+export const webviewMessageSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('ready') }),
+  z.strictObject({ type: z.literal('send'), text: z.string().trim().min(1).max(MAX_PROMPT_CHARS) }),
+  z.strictObject({ type: z.literal('stop') }),
+  z.strictObject({ type: z.literal('decide'), requestId: id, decision: z.enum(BOUNDARY_DECISIONS) }),
+  z.strictObject({ type: z.literal('retry'), turnId: id }),
+  z.strictObject({ type: z.literal('continue'), turnId: id }),
+  z.strictObject({ type: z.literal('pickSession') }),
+  z.strictObject({ type: z.literal('viewError'), message: z.string().min(1).max(MAX_VIEW_ERROR_CHARS) }),
+  // The shape is checked here; the host also checks that this extension contributes the setting.
+  z.strictObject({ type: z.literal('openSetting'), id: z.string().max(MAX_ID_CHARS).regex(SETTING_ID_SHAPE) }),
+  z.strictObject({ type: z.literal('ping') }),
+]);
+
+type Decoded = z.infer<typeof webviewMessageSchema>;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Compile-time check: the schema lets through exactly the `WebviewMessage` union. */
+export const SCHEMA_MATCHES_TYPES: Same<Decoded, WebviewMessage> = true;
+
+/** Decodes an untrusted message. Returns the message or a sentence naming what was wrong. */
+export function decodeWebviewMessage(raw: unknown): { ok: true; value: WebviewMessage } | { ok: false; message: string } {
+  const parsed = webviewMessageSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length ? ` at "${issue.path.join('.')}"` : '';
+  return { ok: false, message: `Malformed message from the chat view${where}: ${issue?.message ?? 'invalid'}` };
+}
+
+/** Reads a session id out of a webview's persisted state, or undefined if absent or malformed. */
+export function sessionIdFromState(state: unknown): string | undefined {
+  const parsed = z.object({ sessionId: id }).safeParse(state);
+  return parsed.success ? parsed.data.sessionId : undefined;
+}

@@ -1,0 +1,76 @@
+/**
+ * The webview's check of host messages (`hostMessageProblem`): everything a real runtime sends
+ * passes, and malformed messages are named — as strictly as the host decodes the view's messages.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { hostMessageProblem } from '../../src/protocol/checkHostMessage';
+import type { HostMessage } from '../../src/protocol/messages';
+import { LocalAgent } from '../../src/runtime/agents/localAgent';
+import { ChatRuntime, type RuntimeNotification } from '../../src/runtime/chatRuntime';
+import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
+
+describe('host messages checked in the view', () => {
+  it('lets through every message a real chat produces: snapshots, updates, live states, errors', async () => {
+    const workspace = tempDir('nac-ws-');
+    fs.writeFileSync(path.join(workspace, 'hello.txt'), 'hi\n');
+    const journal = await openJournal(path.join(tempDir(), 'journal.sqlite'));
+    const runtime = new ChatRuntime({
+      journal, instance: fakeInstance('host-a', process.pid), agentFor: () => new LocalAgent(),
+      workspaceRoot: () => workspace, isAlive: () => true, flushIntervalMs: 5,
+    });
+    await runtime.start();
+    const sent: HostMessage[] = [];
+    runtime.onNotification((n: RuntimeNotification) => {
+      if (n.type === 'update') sent.push({ type: 'update', update: n.update });
+    });
+    try {
+      const s = await runtime.createSession('local');
+      assert.ok(s.ok);
+      for (const prompt of ['help', 'run ls', 'read hello.txt', 'write out.md\n```md\n# x\n```']) {
+        assert.ok((await runtime.send(s.value.id, prompt)).ok);
+        await runtime.whenIdle(s.value.id);
+      }
+      assert.ok((await runtime.send(s.value.id, 'run touch x && echo y')).ok);
+      const requestId = await waitFor('a pending request', async () => (await runtime.liveState(s.value.id)).actionableRequestIds[0]);
+      sent.push({ type: 'live', live: await runtime.liveState(s.value.id), hostNow: Date.now() });
+      assert.ok((await runtime.decide(s.value.id, requestId, 'allow_once')).ok);
+      await runtime.whenIdle(s.value.id);
+      const refused = await runtime.decide(s.value.id, requestId, 'deny');
+      assert.ok(!refused.ok);
+      sent.push({ type: 'error', code: refused.reason, message: refused.message, action: 'decide' }, { type: 'succeeded', action: 'send' });
+      const session = (await runtime.getSession(s.value.id))!;
+      sent.push({ type: 'snapshot', session, transcript: await runtime.transcript(s.value.id), live: await runtime.liveState(s.value.id), hostNow: Date.now() });
+      sent.push({ type: 'orphan' }, { type: 'pong' });
+      assert.ok(sent.filter((m) => m.type === 'update').length > 10, 'precondition: the chat streamed updates');
+      for (const message of sent) assert.equal(hostMessageProblem(message), null, `${message.type}: ${JSON.stringify(message).slice(0, 300)}`);
+    } finally {
+      await journal.close();
+    }
+  });
+
+  it('names what is wrong with a malformed message', () => {
+    const live = { running: false, actionableRequestIds: [], readOnlyReason: null };
+    const cases: [unknown, RegExp][] = [
+      [null, /without a type/],
+      ['snapshot', /without a type/],
+      [{ type: 'explode' }, /unknown message type "explode"/],
+      [{ type: 'toString' }, /unknown message type/],
+      [{ type: 'pong', extra: 1 }, /unexpected key "extra"/],
+      [{ type: 'live' }, /live\.live is missing/],
+      [{ type: 'live', live: { ...live, running: 'yes' } }, /live\.live\.running is not a boolean/],
+      [{ type: 'live', live: { ...live, actionableRequestIds: [''] } }, /actionableRequestIds\[0\] is not an id/],
+      [{ type: 'live', live, hostNow: 'now' }, /hostNow is not a number/],
+      [{ type: 'error', code: 'whatever', message: 'm' }, /code is not one of/],
+      [{ type: 'error', code: 'busy', message: 'm', action: 'explode' }, /action is not one of/],
+      [{ type: 'succeeded' }, /action is missing/],
+      [{ type: 'update', update: { type: 'other' } }, /update\.type is not turn or event/],
+      [{ type: 'update', update: { type: 'event', event: { runId: 'r', seq: 1, sessionId: 's', turnId: 't', kind: 'nope', payload: {}, at: 1 } } }, /kind is not one of/],
+      [{ type: 'snapshot', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, transcript: { turns: [{}] }, live }, /turns\[0\]\.id is missing/],
+    ];
+    for (const [raw, problem] of cases) assert.match(hostMessageProblem(raw) ?? 'accepted', problem, JSON.stringify(raw));
+    assert.equal(hostMessageProblem({ type: 'live', live }), null, 'hostNow may be absent');
+  });
+});
