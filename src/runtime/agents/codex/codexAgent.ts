@@ -34,15 +34,20 @@
  * server, app-server that cannot start) or `agent_error` (the process died mid-turn, the model
  * failed); `runTurn` never throws and never hangs on a dead process.
  *
- * Sources: the measured protocol notes in shared/notes/real-agents-here.md, and the typed bindings of
- * codex 0.171.0 (`codex app-server generate-ts`).
+ * Sources: the app-server protocol as measured with codex 0.171.0, and its typed bindings
+ * (`codex app-server generate-ts`).
  */
 import * as path from 'node:path';
-import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, HistoryEntry, InvocationHandle } from '../../agent';
+import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, InvocationHandle } from '../../agent';
 import { splitCommandLine } from '../../../core/sandboxPolicy';
+import { programOf } from '../commandLine';
 import { findExecutable } from '../executables';
+import { promptWithHistory, type HistoryFraming } from '../historyPrompt';
+import { providerStateField } from '../providerState';
 import { AppServerClient, lastLines, type ServerRequest } from './appServerClient';
 import { CODEX_API_KEY_ENV, OPENAI_BASE_URL, writeCodexHome } from './codexConfig';
+
+export { programOf };
 
 /** Setting names the messages point at (the host contributes them). */
 export const CODEX_SETTINGS = {
@@ -276,11 +281,11 @@ class CodexRun {
         // The thread is gone (e.g. Codex's storage was cleared): start a new one that carries the
         // chat's earlier exchanges in its first message.
         this.log(`[codex] thread/resume ${previous.threadId} failed (${(error as Error).message}); starting a new thread with the chat history`);
-        text = withHistory(this.request.history, text);
+        text = promptWithHistory(this.request.history, text, CODEX_HISTORY_FRAMING);
       }
     } else if (this.request.history.length > 0) {
       // A chat whose earlier turns never reached Codex (e.g. they failed before a thread existed).
-      text = withHistory(this.request.history, text);
+      text = promptWithHistory(this.request.history, text, CODEX_HISTORY_FRAMING);
     }
     try {
       if (!this.threadId) {
@@ -576,7 +581,7 @@ class CodexRun {
             kind: 'command' as const,
             subject: command,
             why: params.reason ?? 'Codex asks to run this command outside its sandbox.',
-            scopeKey: `codex:command:${programOf(command)}`,
+            scopeKey: `codex:command:${programOf(command, 'command')}`,
           }),
     });
     if (this.stopped || this.ctx.signal.aborted) return 'cancel';
@@ -629,21 +634,12 @@ function unavailable(message: string): AgentTurnOutcome {
 
 /** Reads `{threadId}` from the journaled provider state, or undefined. */
 export function parseProviderState(state: string | null): CodexProviderState | undefined {
-  if (!state) return undefined;
-  try {
-    const parsed = JSON.parse(state) as Partial<CodexProviderState>;
-    return typeof parsed.threadId === 'string' && parsed.threadId ? { threadId: parsed.threadId } : undefined;
-  } catch {
-    return undefined;
-  }
+  const threadId = providerStateField(state, 'threadId');
+  return threadId ? { threadId } : undefined;
 }
 
-/** Prefixes `prompt` with the chat's earlier exchanges (for a thread that has none of them). */
-export function withHistory(history: readonly HistoryEntry[], prompt: string): string {
-  if (history.length === 0) return prompt;
-  const lines = history.map((h) => `${h.role === 'user' ? 'User' : 'Assistant'}: ${h.text}`);
-  return ['Earlier in this conversation:', '', ...lines, '', 'Now:', prompt].join('\n');
-}
+/** How the chat's earlier exchanges are introduced to a thread that has none of them. */
+const CODEX_HISTORY_FRAMING: HistoryFraming = { before: 'Earlier in this conversation:', after: 'Now:' };
 
 /**
  * The command as the user typed it, without Codex's shell wrapper: `/bin/bash -lc 'touch a'` →
@@ -653,13 +649,6 @@ export function displayCommand(command: string): string {
   const words = splitCommandLine(command);
   if (words && words.length === 3 && /^(ba|z|da)?sh$/.test(path.basename(words[0]!)) && /^-l?c$/.test(words[1]!)) return words[2]!;
   return command;
-}
-
-/** The program a command starts (basename of its first word, after `VAR=value` assignments). */
-export function programOf(command: string): string {
-  const words = splitCommandLine(command) ?? command.trim().split(/\s+/);
-  const first = words.find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) ?? '';
-  return path.basename(first) || 'command';
 }
 
 /** `file` relative to `cwd` when inside it, else as given. */

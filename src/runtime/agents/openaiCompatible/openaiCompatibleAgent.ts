@@ -39,6 +39,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, HistoryEntry, ToolResult } from '../../agent';
 import { decodeToolCall, PRODUCT_TOOLS } from '../productTools';
+import { ABORTED, unlessAborted } from '../abortRace';
 
 /** The setting names this agent's messages refer to (the host maps them to its configuration). */
 export const OPENAI_COMPATIBLE_SETTINGS = {
@@ -163,27 +164,6 @@ export function mergeToolCallDeltas(calls: PendingToolCall[], deltas: readonly C
     if (name && name !== call.name) call.name += name;
     if (d.function?.arguments) call.arguments += d.function.arguments;
   }
-}
-
-const ABORTED = Symbol('aborted');
-
-/** Resolves with `promise`'s value, or with ABORTED as soon as `signal` aborts. */
-function unlessAborted<T>(signal: AbortSignal, promise: Promise<T>): Promise<T | typeof ABORTED> {
-  if (signal.aborted) return Promise.resolve(ABORTED);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 /** The innermost `code` (e.g. ECONNREFUSED) or message of an error's cause chain. */
