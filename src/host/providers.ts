@@ -1,16 +1,13 @@
 /**
- * The agents a chat can use, as VS Code presents them: names for the picker and the tab, where each
- * provider's settings and API key come from, and the lookup from a provider id to its `Agent`.
- * Real providers are built from settings at each turn, so a changed setting applies to the next turn.
+ * The agents a chat can use, as VS Code presents them: names for the picker and the tab, what each
+ * still lacks on this machine, where each provider's settings and API key come from. The lookup
+ * from a provider id to its `Agent` is agentRegistry.ts.
  */
 import * as net from 'node:net';
 import * as vscode from 'vscode';
 import type { ProviderId } from '../core/vocabulary';
-import type { Agent } from '../runtime/agent';
 import { findExecutable } from '../runtime/agents/executables';
-import { LocalAgent } from '../runtime/agents/localAgent';
 import { OPENAI_COMPATIBLE_DEFAULT_BASE_URL } from '../runtime/agents/openaiCompatible/openaiCompatibleAgent';
-import { VscodeLmAgent } from './vscodeLmAgent';
 
 /** One provider as the user sees it. */
 export interface ProviderInfo {
@@ -41,28 +38,6 @@ export function apiKeySecretName(provider: ProviderId): string {
 /** Reads a setting of this extension, with a default. */
 export function setting<T>(key: string, fallback: T): T {
   return vscode.workspace.getConfiguration('nativeAgentChats').get<T>(key, fallback);
-}
-
-/** Factories the host registers for providers implemented outside this file (keyed by provider id). */
-export type AgentFactory = (context: vscode.ExtensionContext) => Agent;
-
-/**
- * Builds the provider → agent lookup. `extra` adds providers (Claude, Codex, OpenAI-compatible)
- * built from settings; an id without an agent answers undefined (the runtime refuses the prompt
- * with a sentence naming the provider).
- */
-export function createAgentRegistry(
-  context: vscode.ExtensionContext,
-  options: { readonly chunkDelayMs: number; readonly extra?: Partial<Record<ProviderId, AgentFactory>> },
-): (provider: string) => Agent | undefined {
-  const local = new LocalAgent({ chunkDelayMs: options.chunkDelayMs });
-  const lm = new VscodeLmAgent(() => ({ vendor: setting('vscodeLm.vendor', ''), family: setting('vscodeLm.family', '') }));
-  return (provider) => {
-    if (provider === 'local') return local;
-    if (provider === 'vscode-lm') return lm;
-    const factory = options.extra?.[provider as ProviderId];
-    return factory ? factory(context) : undefined;
-  };
 }
 
 /** Longest the picker waits for VS Code to list its language models, or for a server to accept a connection (ms). */

@@ -16,7 +16,7 @@
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import { processStartTime } from './processInfo';
+import { isProcessAlive, processStartTime } from './processInfo';
 
 /** Who holds a lock, as written in the lock file. */
 export interface LockHolder {
@@ -40,15 +40,7 @@ export function sleepSync(ms: number): void {
 
 /** True when the lock holder's process is gone. A holder on another host is presumed alive. */
 export function isHolderDead(holder: LockHolder): boolean {
-  if (holder.host !== os.hostname()) return false;
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
-  }
-  if (holder.start === null) return false;
-  const now = processStartTime(holder.pid);
-  return now !== null && now !== holder.start;
+  return !isProcessAlive(holder.pid, holder.start, holder.host);
 }
 
 /** Longest a process that let go for a waiter holds back before taking the lock again (ms). */

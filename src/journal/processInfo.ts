@@ -4,6 +4,7 @@
  * or false for `processGroupRunning`).
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 
 /** The fields of `/proc/<pid>/stat` these helpers use. */
 export interface ProcessStat {
@@ -54,4 +55,23 @@ export function processGroupRunning(pgid: number): boolean {
     if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X') return true;
   }
   return false;
+}
+
+/**
+ * True unless process `pid` on `host` is known to be gone: it is on this host and either no such
+ * process exists, or one does with a start time other than `start` (the pid was reused). A process
+ * on another host cannot be checked, nor one whose start time is unknown (`start` null, or not
+ * readable here): those are presumed alive, so nothing a live process may still hold is taken over.
+ */
+export function isProcessAlive(pid: number, start: string | null, host: string): boolean {
+  if (host !== os.hostname()) return true;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    // EPERM: a process exists but is not ours; the start time tells whether it is the same one.
+  }
+  if (start === null) return true;
+  const now = processStartTime(pid);
+  return now === null || now === start;
 }

@@ -8,7 +8,7 @@
  */
 import * as os from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { processStartTime } from '../journal/processInfo';
+import { isProcessAlive, processStartTime } from '../journal/processInfo';
 import type { InstanceRecord } from '../journal/records';
 
 export { processStartTime };
@@ -30,14 +30,5 @@ export function describeThisInstance(now: number): InstanceRecord {
  * cannot be checked and is presumed alive (never take over a run that may still be driven).
  */
 export function isInstanceAlive(instance: InstanceRecord): boolean {
-  if (instance.hostname !== os.hostname()) return true;
-  try {
-    process.kill(instance.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    // EPERM: a process exists but is not ours; fall through to the start-time check.
-  }
-  if (instance.processStart === null) return true;
-  const current = processStartTime(instance.pid);
-  return current === null ? true : current === instance.processStart;
+  return isProcessAlive(instance.pid, instance.processStart, instance.hostname);
 }

@@ -18,7 +18,8 @@
 import { unifiedDiff } from '../../../core/unifiedDiff';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isInsideWorkspace, splitCommandLine } from '../../../core/sandboxPolicy';
+import { isInsideWorkspace } from '../../../core/sandboxPolicy';
+import { programOf } from '../commandLine';
 import type { BoundaryKind } from '../../../core/vocabulary';
 
 /** What the runtime journals for one Claude Code tool call that asks for permission. */
@@ -51,13 +52,6 @@ const MAX_DIFF_SOURCE_BYTES = 512 * 1024;
 const MAX_DIFF_CHARS = 20_000;
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-/** The program a shell command starts with (after `VAR=value` assignments), e.g. `npm` for `FOO=1 npm test`. */
-export function programOf(command: string): string {
-  const words = splitCommandLine(command) ?? command.trim().split(/\s+/);
-  const first = words.find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) ?? '';
-  return path.basename(first) || 'shell';
-}
 
 /** A path as shown to the user: relative to the workspace when inside it. */
 function shown(file: string, cwd: string): string {
@@ -223,4 +217,4 @@ function truncate(diff: string): string {
   return diff.length > MAX_DIFF_CHARS ? `${diff.slice(0, MAX_DIFF_CHARS)}\n… (diff truncated)\n` : diff;
 }
 
-export { unifiedDiff };
+export { programOf, unifiedDiff };

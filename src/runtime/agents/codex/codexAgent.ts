@@ -34,63 +34,30 @@
  * server, app-server that cannot start) or `agent_error` (the process died mid-turn, the model
  * failed); `runTurn` never throws and never hangs on a dead process.
  *
- * Sources: the measured protocol notes in shared/notes/real-agents-here.md, and the typed bindings of
- * codex 0.171.0 (`codex app-server generate-ts`).
+ * Files: codexSettings.ts (configuration), codexItems.ts (protocol shapes, diffs), codexInvocations.ts
+ * (items → text and invocations), codexApprovals.ts (approval requests), codexConfig.ts (config.toml),
+ * appServerClient.ts (the process and JSON-RPC).
+ *
+ * Sources: the app-server protocol as measured with codex 0.171.0, and its typed bindings
+ * (`codex app-server generate-ts`).
  */
-import * as path from 'node:path';
-import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, HistoryEntry, InvocationHandle } from '../../agent';
-import { splitCommandLine } from '../../../core/sandboxPolicy';
+import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest } from '../../agent';
 import { findExecutable } from '../executables';
-import { AppServerClient, lastLines, type ServerRequest } from './appServerClient';
+import { promptWithHistory, type HistoryFraming } from '../historyPrompt';
+import { AppServerClient, lastLines } from './appServerClient';
+import { CodexApprovals } from './codexApprovals';
 import { CODEX_API_KEY_ENV, OPENAI_BASE_URL, writeCodexHome } from './codexConfig';
+import type { CompletedTurn, FileUpdateChange, ThreadItem, TurnError } from './codexItems';
+import { CodexInvocations } from './codexInvocations';
+import { CODEX_INSTALL_HINT, CODEX_SETTINGS, parseProviderState, type CodexAgentConfig, type CodexProviderState } from './codexSettings';
 
-/** Setting names the messages point at (the host contributes them). */
-export const CODEX_SETTINGS = {
-  executablePath: 'nativeAgentChats.codex.executablePath',
-  baseUrl: 'nativeAgentChats.codex.baseUrl',
-  model: 'nativeAgentChats.codex.model',
-} as const;
+export { programOf } from '../commandLine';
+export { displayCommand, unifiedDiff } from './codexItems';
+export { CODEX_INSTALL_HINT, CODEX_SETTINGS, parseProviderState } from './codexSettings';
+export type { CodexAgentConfig, CodexProviderState } from './codexSettings';
 
-/** How to install Codex, for messages. */
-export const CODEX_INSTALL_HINT = 'npm install -g @openai/codex';
-
-/**
- * Configuration of the Codex agent (plain values; the host maps settings and SecretStorage to it).
- */
-export interface CodexAgentConfig {
-  /** Setting `nativeAgentChats.codex.executablePath`: the `codex` executable; empty/unset → PATH. */
-  readonly executablePath?: string;
-  /** PATH to search when `executablePath` is unset (default `process.env.PATH`). */
-  readonly envPath?: string;
-  /**
-   * Folder used as Codex's `CODEX_HOME` (created if missing; e.g. `<globalStorage>/codex-home`).
-   * Holds the config.toml this agent writes and Codex's threads, which Retry/Continue resume.
-   */
-  readonly codexHome: string;
-  /** Model server base URL including `/v1` (Responses API); unset → `https://api.openai.com/v1`. */
-  readonly baseUrl?: string;
-  /** Model name passed to Codex (e.g. `gpt-5.2-codex`); unset → Codex's default. */
-  readonly model?: string;
-  /** The API key (from SecretStorage); undefined → none. Required when `baseUrl` is unset. */
-  readonly apiKey: () => Promise<string | undefined>;
-  /** Codex's own sandbox: `read-only` (default) or `workspace-write`. */
-  readonly sandbox?: 'read-only' | 'workspace-write';
-  /** Extra environment for the app-server process (merged over `process.env`). */
-  readonly env?: Readonly<Record<string, string>>;
-  /** Diagnostics (stderr lines of Codex, protocol trouble). */
-  readonly log?: (line: string) => void;
-  /** Also log every JSON-RPC line exchanged with the app-server (verbose diagnostics). */
-  readonly traceProtocol?: boolean;
-  /** How long initialize + thread start/resume may take, ms (default 30000). */
-  readonly startupTimeoutMs?: number;
-  /** After Stop: how long to wait for Codex to confirm the interrupt before ending the process, ms (default 3000). */
-  readonly interruptTimeoutMs?: number;
-}
-
-/** What this agent journals with `setProviderState` (JSON). */
-export interface CodexProviderState {
-  readonly threadId: string;
-}
+/** How the chat's earlier exchanges are introduced to a thread that has none of them. */
+const CODEX_HISTORY_FRAMING: HistoryFraming = { before: 'Earlier in this conversation:', after: 'Now:' };
 
 /** Creates the Codex agent. `config` may be a getter so that changed settings apply to the next run. */
 export function createCodexAgent(config: CodexAgentConfig | (() => CodexAgentConfig)): CodexAgent {
@@ -114,50 +81,12 @@ export class CodexAgent implements Agent {
   }
 }
 
-// ----------------------------------------------------------------------------------------- protocol
-
-interface FileUpdateChange {
-  readonly path: string;
-  readonly kind: { readonly type: 'add' | 'delete' | 'update'; readonly move_path?: string | null };
-  readonly diff: string;
-}
-
-interface ThreadItem {
-  readonly type: string;
-  readonly id: string;
-  readonly text?: string;
-  readonly command?: string;
-  readonly cwd?: string;
-  readonly status?: string;
-  readonly exitCode?: number | null;
-  readonly aggregatedOutput?: string | null;
-  readonly changes?: readonly FileUpdateChange[];
-  readonly server?: string;
-  readonly tool?: string;
-  readonly arguments?: unknown;
-  readonly error?: { readonly message?: string } | null;
-}
-
-interface TurnError {
-  readonly message: string;
-  readonly codexErrorInfo?: unknown;
-  readonly additionalDetails?: string | null;
-}
-
-interface CompletedTurn {
-  readonly id: string;
-  readonly status: 'completed' | 'interrupted' | 'failed' | 'inProgress';
-  readonly error: TurnError | null;
-}
-
 type RunEnd =
   | { readonly type: 'turn'; readonly turn: CompletedTurn }
   | { readonly type: 'exit'; readonly message: string }
   | { readonly type: 'stopped' };
 
 class Stopped extends Error {}
-
-// ----------------------------------------------------------------------------------------- one run
 
 /** One run: one app-server process, one Codex turn. */
 class CodexRun {
@@ -166,16 +95,7 @@ class CodexRun {
   private threadId: string | undefined;
   private turnId: string | undefined;
   private stopped = false;
-  /** Serializes journal work so outputs and finishes follow their invocation's start. */
-  private queue: Promise<void> = Promise.resolve();
-  private readonly invocations = new Map<string, Promise<InvocationHandle | undefined>>();
-  private readonly finished = new Set<string>();
-  private readonly changes = new Map<string, readonly FileUpdateChange[]>();
-  private readonly streamedItems = new Set<string>();
-  /** Command output received per item through deltas (to complete it from `aggregatedOutput`). */
-  private readonly outputs = new Map<string, string>();
-  private lastTextItem: string | undefined;
-  private wroteText = false;
+  private readonly items: CodexInvocations;
   private lastError: TurnError | undefined;
   private resolveEnd!: (end: RunEnd) => void;
   private readonly end = new Promise<RunEnd>((resolve) => (this.resolveEnd = resolve));
@@ -187,6 +107,7 @@ class CodexRun {
     private readonly ctx: AgentTurnContext,
   ) {
     this.log = config.log ?? (() => undefined);
+    this.items = new CodexInvocations(ctx, request.cwd, () => this.stopped, this.log);
   }
 
   async run(): Promise<AgentTurnOutcome> {
@@ -220,7 +141,8 @@ class CodexRun {
     });
     this.client = client;
     client.onNotification((method, params) => this.onNotification(method, params));
-    client.onServerRequest((r) => void this.onServerRequest(r));
+    const approvals = new CodexApprovals(client, this.ctx, this.items, this.request.cwd, () => this.stopped, this.log);
+    client.onServerRequest((r) => void approvals.answer(r));
     void client.exited.then((exit) => {
       if (exit.spawnError) this.resolveEnd({ type: 'exit', message: `Codex could not be started from ${found.path}: ${exit.spawnError.message}. Install it (${CODEX_INSTALL_HINT}) or fix ${CODEX_SETTINGS.executablePath}.` });
       else this.resolveEnd({ type: 'exit', message: this.exitMessage() });
@@ -237,7 +159,7 @@ class CodexRun {
       return { status: 'failed', errorClass: 'agent_error', message: `Codex failed: ${(error as Error).message}` };
     } finally {
       this.ctx.signal.removeEventListener('abort', onAbort);
-      if (!this.stopped) await this.settleOpenInvocations();
+      if (!this.stopped) await this.items.settleOpen();
       await client.close(this.stopped ? 500 : 1500);
     }
   }
@@ -276,11 +198,11 @@ class CodexRun {
         // The thread is gone (e.g. Codex's storage was cleared): start a new one that carries the
         // chat's earlier exchanges in its first message.
         this.log(`[codex] thread/resume ${previous.threadId} failed (${(error as Error).message}); starting a new thread with the chat history`);
-        text = withHistory(this.request.history, text);
+        text = promptWithHistory(this.request.history, text, CODEX_HISTORY_FRAMING);
       }
     } else if (this.request.history.length > 0) {
       // A chat whose earlier turns never reached Codex (e.g. they failed before a thread existed).
-      text = withHistory(this.request.history, text);
+      text = promptWithHistory(this.request.history, text, CODEX_HISTORY_FRAMING);
     }
     try {
       if (!this.threadId) {
@@ -316,7 +238,7 @@ class CodexRun {
   }
 
   private async outcome(end: RunEnd, baseUrl: string | undefined): Promise<AgentTurnOutcome> {
-    await this.drain();
+    await this.items.drain();
     if (end.type === 'stopped' || this.stopped) return { status: 'completed' };
     if (end.type === 'exit') return this.failure('agent_error', end.message);
     const turn = end.turn;
@@ -394,300 +316,28 @@ class CodexRun {
     if (this.stopped) return;
     switch (method) {
       case 'item/started':
-        if (p.item) this.onItemStarted(p.item);
+        if (p.item) this.items.onItemStarted(p.item);
         break;
       case 'item/completed':
-        if (p.item) this.onItemCompleted(p.item);
+        if (p.item) this.items.onItemCompleted(p.item);
         break;
       case 'item/agentMessage/delta':
-        if (p.itemId && p.delta) this.text(p.itemId, p.delta);
+        if (p.itemId && p.delta) this.items.text(p.itemId, p.delta);
         break;
       case 'item/commandExecution/outputDelta':
-        if (p.itemId && p.delta) this.output(p.itemId, p.delta);
+        if (p.itemId && p.delta) this.items.output(p.itemId, p.delta);
         break;
       case 'item/fileChange/patchUpdated':
-        if (p.itemId && p.changes) this.changes.set(p.itemId, p.changes);
+        if (p.itemId && p.changes) this.items.setChanges(p.itemId, p.changes);
         break;
       default:
         break;
     }
   }
-
-  private enqueue(work: () => Promise<void> | void): void {
-    this.queue = this.queue.then(work).catch((error) => this.log(`[codex] journal work failed: ${(error as Error).message}`));
-  }
-
-  /** Waits until everything queued so far reached the runtime. */
-  private drain(): Promise<void> {
-    return this.queue;
-  }
-
-  private text(itemId: string, delta: string): void {
-    this.streamedItems.add(itemId);
-    this.enqueue(() => {
-      if (this.stopped) return;
-      if (this.lastTextItem !== itemId) {
-        if (this.wroteText) this.ctx.text('\n\n');
-        this.lastTextItem = itemId;
-      }
-      this.wroteText = true;
-      this.ctx.text(delta);
-    });
-  }
-
-  private onItemStarted(item: ThreadItem): void {
-    switch (item.type) {
-      case 'commandExecution':
-        this.startInvocation(item.id, 'run', { command: item.command ?? '', cwd: item.cwd ?? this.request.cwd }, displayCommand(item.command ?? ''));
-        break;
-      case 'fileChange': {
-        const changes = item.changes ?? [];
-        this.changes.set(item.id, changes);
-        this.startInvocation(item.id, 'edit', { files: changes.map((c) => c.path) }, this.filesSubject(changes), unifiedDiff(changes, this.request.cwd));
-        break;
-      }
-      case 'mcpToolCall':
-        this.startInvocation(item.id, `${item.server ?? 'mcp'}.${item.tool ?? 'tool'}`, item.arguments ?? null, item.tool ?? 'MCP tool');
-        break;
-      default:
-        break;
-    }
-  }
-
-  private onItemCompleted(item: ThreadItem): void {
-    switch (item.type) {
-      case 'agentMessage':
-        // A provider that does not stream deltas still gets its text shown.
-        if (!this.streamedItems.has(item.id) && item.text) this.text(item.id, item.text);
-        break;
-      case 'commandExecution':
-      case 'fileChange':
-      case 'mcpToolCall': {
-        if (!this.invocations.has(item.id)) this.onItemStarted(item);
-        // Output may come only (or partly) in the completed item rather than as deltas.
-        const received = this.outputs.get(item.id) ?? '';
-        if (item.aggregatedOutput && item.aggregatedOutput.length > received.length && item.aggregatedOutput.startsWith(received)) {
-          this.output(item.id, item.aggregatedOutput.slice(received.length));
-        }
-        const status = item.status === 'completed' ? 'completed' : item.status === 'declined' ? 'denied' : 'failed';
-        const message = status === 'denied'
-          ? 'Declined'
-          : status === 'failed'
-            ? item.error?.message ?? (item.type === 'fileChange' ? 'The change could not be applied' : 'The command failed')
-            : undefined;
-        this.finishInvocation(item.id, { status, ...(item.exitCode !== undefined ? { exitCode: item.exitCode } : {}), ...(message ? { message } : {}) });
-        break;
-      }
-      default:
-        break;
-    }
-  }
-
-  private startInvocation(itemId: string, tool: string, input: unknown, summary: string, diff?: string): Promise<InvocationHandle | undefined> {
-    const existing = this.invocations.get(itemId);
-    if (existing) return existing;
-    const started = new Promise<InvocationHandle | undefined>((resolve) => {
-      this.enqueue(async () => {
-        if (this.stopped) return resolve(undefined);
-        try {
-          resolve(await this.ctx.startInvocation(tool, input, summary, diff || undefined));
-        } catch (error) {
-          this.log(`[codex] startInvocation failed: ${(error as Error).message}`);
-          resolve(undefined);
-        }
-      });
-    });
-    this.invocations.set(itemId, started);
-    return started;
-  }
-
-  private output(itemId: string, chunk: string): void {
-    const handle = this.invocations.get(itemId);
-    if (!handle) return;
-    this.outputs.set(itemId, (this.outputs.get(itemId) ?? '') + chunk);
-    this.enqueue(async () => {
-      if (!this.stopped) (await handle)?.output(chunk);
-    });
-  }
-
-  private finishInvocation(itemId: string, result: { status: 'completed' | 'failed' | 'denied'; exitCode?: number | null; message?: string }): void {
-    const handle = this.invocations.get(itemId);
-    if (!handle || this.finished.has(itemId)) return;
-    this.finished.add(itemId);
-    this.enqueue(async () => {
-      if (!this.stopped) await (await handle)?.finish(result);
-    });
-  }
-
-  /** Ends invocations Codex never completed (the process died): failed, with the reason. */
-  private async settleOpenInvocations(): Promise<void> {
-    for (const itemId of this.invocations.keys()) {
-      this.finishInvocation(itemId, { status: 'failed', message: 'Codex ended before this finished' });
-    }
-    await this.drain();
-  }
-
-  // ---------------------------------------------------------------------------- server requests
-
-  private async onServerRequest(request: ServerRequest): Promise<void> {
-    const client = this.client!;
-    let answered = false;
-    const answer = (decision: 'accept' | 'decline' | 'cancel'): void => {
-      if (answered) return;
-      answered = true;
-      client.respond(request.id, { decision });
-    };
-    try {
-      switch (request.method) {
-        case 'item/commandExecution/requestApproval':
-          answer(await this.approveCommand(request.params as CommandApprovalParams));
-          return;
-        case 'item/fileChange/requestApproval':
-          answer(await this.approveFileChange(request.params as FileChangeApprovalParams));
-          return;
-        default:
-          this.log(`[codex] unsupported server request ${request.method}; answered with an error`);
-          client.respondError(request.id, -32601, `Native Agent Chats does not support ${request.method}.`);
-          return;
-      }
-    } catch (error) {
-      this.log(`[codex] approval failed: ${(error as Error).message}`);
-      answer(this.stopped ? 'cancel' : 'decline');
-    }
-  }
-
-  private async approveCommand(params: CommandApprovalParams): Promise<'accept' | 'decline' | 'cancel'> {
-    if (this.stopped) return 'cancel';
-    const command = displayCommand(params.command ?? '');
-    const handle = await (this.invocations.get(params.itemId)
-      ?? this.startInvocation(params.itemId, 'run', { command: params.command ?? '', cwd: params.cwd ?? this.request.cwd }, command));
-    await this.drain();
-    const network = params.networkApprovalContext;
-    const outcome = await this.ctx.requestBoundary({
-      ...(handle ? { invocationId: handle.id } : {}),
-      ...(network
-        ? {
-            kind: 'network' as const,
-            subject: `${network.protocol}://${network.host}`,
-            why: params.reason ?? `Codex asks to reach ${network.host}.`,
-            scopeKey: `codex:network:${network.host}`,
-          }
-        : {
-            kind: 'command' as const,
-            subject: command,
-            why: params.reason ?? 'Codex asks to run this command outside its sandbox.',
-            scopeKey: `codex:command:${programOf(command)}`,
-          }),
-    });
-    if (this.stopped || this.ctx.signal.aborted) return 'cancel';
-    return outcome.approved ? 'accept' : 'decline';
-  }
-
-  private async approveFileChange(params: FileChangeApprovalParams): Promise<'accept' | 'decline' | 'cancel'> {
-    if (this.stopped) return 'cancel';
-    const changes = this.changes.get(params.itemId) ?? [];
-    const diff = unifiedDiff(changes, this.request.cwd);
-    const handle = await (this.invocations.get(params.itemId)
-      ?? this.startInvocation(params.itemId, 'edit', { files: changes.map((c) => c.path) }, this.filesSubject(changes), diff));
-    await this.drain();
-    const outcome = await this.ctx.requestBoundary({
-      ...(handle ? { invocationId: handle.id } : {}),
-      kind: 'file_change',
-      subject: this.filesSubject(changes) || (params.grantRoot ? `files under ${params.grantRoot}` : 'files'),
-      why: params.reason ?? 'Codex asks to change these files.',
-      scopeKey: 'codex:file_change',
-      ...(diff ? { detail: diff } : {}),
-    });
-    if (this.stopped || this.ctx.signal.aborted) return 'cancel';
-    return outcome.approved ? 'accept' : 'decline';
-  }
-
-  private filesSubject(changes: readonly FileUpdateChange[]): string {
-    return changes.map((c) => relativeTo(this.request.cwd, c.path)).join(', ');
-  }
 }
-
-interface CommandApprovalParams {
-  readonly itemId: string;
-  readonly reason?: string | null;
-  readonly command?: string | null;
-  readonly cwd?: string | null;
-  readonly networkApprovalContext?: { readonly host: string; readonly protocol: string } | null;
-}
-
-interface FileChangeApprovalParams {
-  readonly itemId: string;
-  readonly reason?: string | null;
-  readonly grantRoot?: string | null;
-}
-
-// ----------------------------------------------------------------------------------------- helpers
 
 function unavailable(message: string): AgentTurnOutcome {
   return { status: 'failed', errorClass: 'agent_unavailable', message };
-}
-
-/** Reads `{threadId}` from the journaled provider state, or undefined. */
-export function parseProviderState(state: string | null): CodexProviderState | undefined {
-  if (!state) return undefined;
-  try {
-    const parsed = JSON.parse(state) as Partial<CodexProviderState>;
-    return typeof parsed.threadId === 'string' && parsed.threadId ? { threadId: parsed.threadId } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Prefixes `prompt` with the chat's earlier exchanges (for a thread that has none of them). */
-export function withHistory(history: readonly HistoryEntry[], prompt: string): string {
-  if (history.length === 0) return prompt;
-  const lines = history.map((h) => `${h.role === 'user' ? 'User' : 'Assistant'}: ${h.text}`);
-  return ['Earlier in this conversation:', '', ...lines, '', 'Now:', prompt].join('\n');
-}
-
-/**
- * The command as the user typed it, without Codex's shell wrapper: `/bin/bash -lc 'touch a'` →
- * `touch a`. Anything else is returned unchanged.
- */
-export function displayCommand(command: string): string {
-  const words = splitCommandLine(command);
-  if (words && words.length === 3 && /^(ba|z|da)?sh$/.test(path.basename(words[0]!)) && /^-l?c$/.test(words[1]!)) return words[2]!;
-  return command;
-}
-
-/** The program a command starts (basename of its first word, after `VAR=value` assignments). */
-export function programOf(command: string): string {
-  const words = splitCommandLine(command) ?? command.trim().split(/\s+/);
-  const first = words.find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) ?? '';
-  return path.basename(first) || 'command';
-}
-
-/** `file` relative to `cwd` when inside it, else as given. */
-function relativeTo(cwd: string, file: string): string {
-  const rel = path.relative(cwd, file);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
-}
-
-/**
- * A unified diff of Codex's file changes. Codex gives an `update` as hunks, an `add` as the new
- * content and a `delete` as the old content; each becomes a `---/+++` file section.
- */
-export function unifiedDiff(changes: readonly FileUpdateChange[], cwd: string): string {
-  const out: string[] = [];
-  for (const change of changes) {
-    const file = relativeTo(cwd, change.path);
-    const body = change.diff.endsWith('\n') ? change.diff.slice(0, -1) : change.diff;
-    const lines = body === '' ? [] : body.split('\n');
-    if (change.kind.type === 'add') {
-      out.push('--- /dev/null', `+++ b/${file}`, `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => `+${l}`));
-    } else if (change.kind.type === 'delete') {
-      out.push(`--- a/${file}`, '+++ /dev/null', `@@ -1,${lines.length} +0,0 @@`, ...lines.map((l) => `-${l}`));
-    } else {
-      const target = change.kind.move_path ? relativeTo(cwd, change.kind.move_path) : file;
-      out.push(`--- a/${file}`, `+++ b/${target}`, ...lines);
-    }
-  }
-  return out.length ? `${out.join('\n')}\n` : '';
 }
 
 /** The outcome of a failed Codex turn: configuration problems are `agent_unavailable`. */

@@ -27,8 +27,8 @@
  * environment (explicit nulls) and logs through `config.log` only.
  *
  * Sources of the ideas: the OpenAI Chat Completions streaming format (tool-call deltas with
- * `index`), Ollama's OpenAI compatibility docs (`http://localhost:11434/v1`, any API key), and the
- * measured notes in ../shared/notes/real-agents-here.md.
+ * `index`), Ollama's OpenAI compatibility docs (`http://localhost:11434/v1`, any API key), and
+ * measured behaviour of such servers.
  */
 import OpenAI from 'openai';
 import type {
@@ -39,6 +39,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, HistoryEntry, ToolResult } from '../../agent';
 import { decodeToolCall, PRODUCT_TOOLS } from '../productTools';
+import { ABORTED, unlessAborted } from '../abortRace';
 
 /** The setting names this agent's messages refer to (the host maps them to its configuration). */
 export const OPENAI_COMPATIBLE_SETTINGS = {
@@ -165,27 +166,6 @@ export function mergeToolCallDeltas(calls: PendingToolCall[], deltas: readonly C
   }
 }
 
-const ABORTED = Symbol('aborted');
-
-/** Resolves with `promise`'s value, or with ABORTED as soon as `signal` aborts. */
-function unlessAborted<T>(signal: AbortSignal, promise: Promise<T>): Promise<T | typeof ABORTED> {
-  if (signal.aborted) return Promise.resolve(ABORTED);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
-
 /** The innermost `code` (e.g. ECONNREFUSED) or message of an error's cause chain. */
 function rootCause(error: unknown): string | undefined {
   let e: unknown = error;
@@ -251,23 +231,7 @@ export class OpenAICompatibleAgent implements Agent {
     } catch (error) {
       return { status: 'failed', errorClass: 'agent_unavailable', message: `The API key for the OpenAI-compatible server could not be read: ${(error as Error).message}` };
     }
-    const log = this.config.log;
-    const client = new OpenAI({
-      apiKey: apiKey || NO_API_KEY,
-      baseURL: baseUrl,
-      organization: null,
-      project: null,
-      maxRetries: 0,
-      timeout: this.config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      ...(this.config.headers ? { defaultHeaders: { ...this.config.headers } } : {}),
-      logLevel: 'warn',
-      logger: {
-        error: (...a: unknown[]) => log?.(`[openai] ${a.map(String).join(' ')}`),
-        warn: (...a: unknown[]) => log?.(`[openai] ${a.map(String).join(' ')}`),
-        info: () => undefined,
-        debug: () => undefined,
-      },
-    });
+    const client = this.client(baseUrl, apiKey);
 
     const messages = buildMessages(request, this.config.systemPrompt === undefined ? defaultSystemPrompt(request.cwd) : this.config.systemPrompt);
     const tools = openAITools();
@@ -312,23 +276,54 @@ export class OpenAICompatibleAgent implements Agent {
         function: { name: c.name, arguments: c.arguments },
       }));
       messages.push({ role: 'assistant', content: text || null, tool_calls: assistantCalls });
-      for (const call of assistantCalls) {
-        const decoded = decodeToolCall(call.function.name, call.function.arguments);
-        let content: string;
-        if (!decoded.ok) {
-          content = decoded.message;
-        } else {
-          const result = await unlessAborted(ctx.signal, ctx.tools.run(decoded.call));
-          if (result === ABORTED) return { status: 'completed' };
-          content = toolResultText(result);
-        }
-        messages.push({ role: 'tool', tool_call_id: call.id, content });
-      }
+      if (await this.runToolCalls(assistantCalls, messages, ctx)) return { status: 'completed' };
     }
     ctx.text(
       `${wroteText ? '\n\n' : ''}_(Stopped after ${maxRounds} model calls in this turn without a final answer. Send a new message to let it carry on.)_`,
     );
     return { status: 'completed' };
+  }
+
+  /** The SDK client of one turn: no retries, the configured timeout and headers, warnings to the log. */
+  private client(baseUrl: string, apiKey: string | undefined): OpenAI {
+    const log = this.config.log;
+    return new OpenAI({
+      apiKey: apiKey || NO_API_KEY,
+      baseURL: baseUrl,
+      organization: null,
+      project: null,
+      maxRetries: 0,
+      timeout: this.config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      ...(this.config.headers ? { defaultHeaders: { ...this.config.headers } } : {}),
+      logLevel: 'warn',
+      logger: {
+        error: (...a: unknown[]) => log?.(`[openai] ${a.map(String).join(' ')}`),
+        warn: (...a: unknown[]) => log?.(`[openai] ${a.map(String).join(' ')}`),
+        info: () => undefined,
+        debug: () => undefined,
+      },
+    });
+  }
+
+  /**
+   * Runs the model's tool calls through the product tool runtime, one after the other, and appends
+   * each result to `messages` (a call that cannot be decoded gets the reason instead). True when
+   * Stop came while a tool ran.
+   */
+  private async runToolCalls(calls: readonly ChatCompletionMessageFunctionToolCall[], messages: ChatCompletionMessageParam[], ctx: AgentTurnContext): Promise<boolean> {
+    for (const call of calls) {
+      const decoded = decodeToolCall(call.function.name, call.function.arguments);
+      let content: string;
+      if (!decoded.ok) {
+        content = decoded.message;
+      } else {
+        const result = await unlessAborted(ctx.signal, ctx.tools.run(decoded.call));
+        if (result === ABORTED) return true;
+        content = toolResultText(result);
+      }
+      messages.push({ role: 'tool', tool_call_id: call.id, content });
+    }
+    return false;
   }
 
   private describeError(error: unknown): AgentTurnOutcome {
