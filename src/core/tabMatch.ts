@@ -81,3 +81,12 @@ export function unownedTabs(
   });
   return tabs.map((_, i) => i).filter((i) => !owned.has(i));
 }
+
+/**
+ * True when a window on `windowKey` may reopen a tab recorded with `recordWorkspace` (both as
+ * `ChatRuntime.workspaceKey` gives them): a record of its own folder, or one of an older build (null),
+ * which names no folder.
+ */
+export function isTabOfWindow(recordWorkspace: string | null, windowKey: string | null): boolean {
+  return recordWorkspace === null || recordWorkspace === windowKey;
+}

@@ -570,7 +570,8 @@ export class JournalCore {
   // ---------------------------------------------------------------- tabs
 
   /**
-   * Records that a chat has an open tab in a window on `workspace` (a folder path; null: none).
+   * Records that a chat has an open tab in a window on `workspace` (a folder path; '': no folder;
+   * null: not known, as an older build records it).
    * Idempotent; a chat shown last in another folder's window moves its record there. Nothing for a
    * chat that is not in the journal (deleted in another window meanwhile): a restored panel would
    * adopt that record.
