@@ -718,7 +718,7 @@ function parseProcessGroup(text: SqlValue | undefined): ProcessGroupRecord | und
   }
   const g = value as Partial<ProcessGroupRecord> | null;
   if (!g || !Number.isSafeInteger(g.pid) || (g.pid as number) <= 1 || typeof g.startTime !== 'string' || typeof g.hostname !== 'string') return undefined;
-  return { pid: g.pid as number, startTime: g.startTime, hostname: g.hostname };
+  return { pid: g.pid as number, startTime: g.startTime, hostname: g.hostname, ...(typeof g.marker === 'string' ? { marker: g.marker } : {}) };
 }
 
 function toEvent(r: Row): LedgerEvent {
