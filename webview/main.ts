@@ -18,7 +18,7 @@ import { bannerToReveal } from './reveal';
 import { ScrollPin } from './scroll';
 import { settingToOpen } from './settingLinks';
 import {
-  dismissError, INITIAL_VIEW_STATE, markBusy, markHostLost, reduceHostMessage, requestBusyKey, turnBusyKey, viewOf, type ViewState,
+  dismissError, INITIAL_VIEW_STATE, markBusy, markHostLost, reduceHostMessage, requestBusyKey, sendBlockedReason, turnBusyKey, viewOf, type ViewState,
 } from './state';
 import { viewErrorReporter } from './viewErrors';
 import { hostMessageProblem } from '../src/protocol/checkHostMessage';
@@ -126,7 +126,7 @@ function send(): void {
   const view = viewOf(state);
   const decision = decideSend(
     sk.composer.value ?? '',
-    view.hostLost ? view.error?.message ?? null : view.mode === 'chat' ? view.live.readOnlyReason : 'The chat is not loaded yet.',
+    sendBlockedReason(state),
     view.mode === 'chat' && view.live.running,
     view.mode === 'chat' && view.live.actionableRequestIds.length > 0,
   );

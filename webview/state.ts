@@ -139,6 +139,16 @@ export function viewOf(state: ViewState): ViewState {
   return state.hostLost && state.mode === 'chat' ? { ...state, live: { ...IDLE_LIVE, readOnlyReason: state.live.readOnlyReason } } : state;
 }
 
+/**
+ * Why the composer's text may not be sent now, or null when it may: while the host is lost, always
+ * (a message posted then goes nowhere and the cleared composer would lose the text), also after
+ * the lost-host notice was dismissed; else the chat's read-only reason, or that it is not loaded.
+ */
+export function sendBlockedReason(state: ViewState): string | null {
+  const view = viewOf(state);
+  return view.hostLost ? HOST_LOST_MESSAGE : view.mode === 'chat' ? view.live.readOnlyReason : 'The chat is not loaded yet.';
+}
+
 /** Hides the error bar. */
 export function dismissError(state: ViewState): ViewState {
   return state.error ? { ...state, error: null } : state;

@@ -16,6 +16,11 @@ export interface ProcessGroupRecord {
   readonly pid: number;
   readonly startTime: string;
   readonly hostname: string;
+  /**
+   * A value set in the command's environment (`COMMAND_MARK_ENV`) that every process of the group
+   * inherits: tells the group ours once its leader has exited (absent in records of older builds).
+   */
+  readonly marker?: string;
 }
 
 /** Payload of each event kind. */

@@ -48,7 +48,8 @@ export function tabsToReopen(records: readonly TabCandidate[], shown: ReadonlySe
 
 /**
  * The tabs of one editor group that no panel owns: tab labels minus panel titles, as multisets.
- * The tab a visible panel stands in (the group's active tab) is owned by it first.
+ * The tab a visible panel stands in (the group's active tab) is owned by it first; with no panel
+ * visible, the active tab is matched last.
  * @param tabs the group's chat tabs in order, `active` marking the group's active tab.
  * @param panels the titles of this window's panels in that group, `visible` marking the shown one.
  * @returns indexes into `tabs` of the unowned ones, ascending.
@@ -65,7 +66,12 @@ export function unownedTabs(
     owned.add(active);
     titles.splice(visible, 1);
   }
-  tabs.forEach((tab, i) => {
+  // With no panel visible, the group's active tab is shown by none of them: hidden panels own the
+  // other tabs of their title first (else a live tab of a title could be taken for the stale one).
+  const order = tabs.map((_, i) => i);
+  if (visible < 0 && active >= 0) order.push(...order.splice(active, 1));
+  order.forEach((i) => {
+    const tab = tabs[i]!;
     if (owned.has(i)) return;
     const j = titles.indexOf(tab.label);
     if (j >= 0) {
@@ -74,4 +80,13 @@ export function unownedTabs(
     }
   });
   return tabs.map((_, i) => i).filter((i) => !owned.has(i));
+}
+
+/**
+ * True when a window on `windowKey` may reopen a tab recorded with `recordWorkspace` (both as
+ * `ChatRuntime.workspaceKey` gives them): a record of its own folder, or one of an older build (null),
+ * which names no folder.
+ */
+export function isTabOfWindow(recordWorkspace: string | null, windowKey: string | null): boolean {
+  return recordWorkspace === null || recordWorkspace === windowKey;
 }

@@ -17,7 +17,7 @@
  * A tab is matched to its chat by title (`src/core/tabMatch.ts`): the tab API says no more.
  */
 import * as vscode from 'vscode';
-import { matchTabsToChats, tabsToReopen, unownedTabs, type TabCandidate } from '../core/tabMatch';
+import { isTabOfWindow, matchTabsToChats, tabsToReopen, unownedTabs, type TabCandidate } from '../core/tabMatch';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 import { CHAT_VIEW_TYPE, type ChatPanel } from './chatPanel';
 import type { ChatPanels } from './chatPanels';
@@ -121,7 +121,7 @@ export class TabRepair implements vscode.Disposable {
     const workspace = this.runtime.workspaceKey;
     const out: TabCandidate[] = [];
     for (const record of await this.runtime.listTabs()) {
-      if (shown.has(record.sessionId) || (record.workspace !== null && record.workspace !== workspace)) continue;
+      if (shown.has(record.sessionId) || !isTabOfWindow(record.workspace, workspace)) continue;
       const session = await this.runtime.getSession(record.sessionId);
       if (session) out.push({ sessionId: session.id, title: session.title });
     }

@@ -570,7 +570,8 @@ export class JournalCore {
   // ---------------------------------------------------------------- tabs
 
   /**
-   * Records that a chat has an open tab in a window on `workspace` (a folder path; null: none).
+   * Records that a chat has an open tab in a window on `workspace` (a folder path; '': no folder;
+   * null: not known, as an older build records it).
    * Idempotent; a chat shown last in another folder's window moves its record there. Nothing for a
    * chat that is not in the journal (deleted in another window meanwhile): a restored panel would
    * adopt that record.
@@ -717,7 +718,7 @@ function parseProcessGroup(text: SqlValue | undefined): ProcessGroupRecord | und
   }
   const g = value as Partial<ProcessGroupRecord> | null;
   if (!g || !Number.isSafeInteger(g.pid) || (g.pid as number) <= 1 || typeof g.startTime !== 'string' || typeof g.hostname !== 'string') return undefined;
-  return { pid: g.pid as number, startTime: g.startTime, hostname: g.hostname };
+  return { pid: g.pid as number, startTime: g.startTime, hostname: g.hostname, ...(typeof g.marker === 'string' ? { marker: g.marker } : {}) };
 }
 
 function toEvent(r: Row): LedgerEvent {

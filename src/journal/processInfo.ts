@@ -39,6 +39,32 @@ export function processStartTime(pid: number): string | null {
 }
 
 /**
+ * True when process `pid`'s environment (`/proc/<pid>/environ`, as it was at its exec) holds the
+ * entry `name=value`; false where it cannot be read (exited, another user's, not Linux).
+ */
+export function processEnvironHas(pid: number, name: string, value: string): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`${name}=${value}`);
+  } catch {
+    return false;
+  }
+}
+
+/** Pids of the members of process group `pgid` that have not exited (zombies excluded); empty where `/proc` cannot be read. */
+export function processGroupMembers(pgid: number): number[] {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return entries.filter((e) => /^\d+$/.test(e)).map(Number).filter((pid) => {
+    const stat = processStat(pid);
+    return stat !== null && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X';
+  });
+}
+
+/**
  * True when process group `pgid` has a member that has not exited (zombies, which only wait for
  * their parent to reap them, do not count). Scans `/proc`; false where it cannot be read.
  */

@@ -210,9 +210,12 @@ export class ChatRuntime {
     return this.options.journal.read('listTabs');
   }
 
-  /** The workspace folder tab records of this window carry (`workspaceRoot`), null without one. */
-  get workspaceKey(): string | null {
-    return this.options.workspaceRoot() ?? null;
+  /**
+   * The workspace folder tab records of this window carry (`workspaceRoot`); '' without one, as null
+   * in a record means an older build's, which any window may reopen (`isTabOfWindow`).
+   */
+  get workspaceKey(): string {
+    return this.options.workspaceRoot() ?? '';
   }
 
   /** Records that a chat has an open tab in this window's workspace folder. */

@@ -8,6 +8,9 @@
  * - only on the machine the command ran on (`hostname`);
  * - only if the pid still belongs to the same process: the start time read from `/proc` now must
  *   equal the journaled one, so a pid the system gave to another process since is never signalled;
+ *   or, when the leader has exited (a shell that left a background process running), only if a
+ *   running member of the group carries the command's mark in its environment (`COMMAND_MARK_ENV`):
+ *   while such a member runs, the group id cannot have been given to another group;
  * - SIGTERM to the whole group, then SIGKILL if a member is still running after `graceMs`.
  * Between the check and the SIGKILL the group id cannot be given to another group while one of its
  * members is still running (Linux does not reuse a pid that is some group's id), and the group is
@@ -15,7 +18,13 @@
  */
 import * as os from 'node:os';
 import type { ProcessGroupRecord } from '../core/events';
-import { processGroupRunning, processStat } from '../journal/processInfo';
+import { processEnvironHas, processGroupMembers, processGroupRunning, processStat } from '../journal/processInfo';
+
+/**
+ * The environment variable `runCommand` sets to the command's `marker` (`ProcessGroupRecord`): the
+ * processes the command starts inherit it, so its group is told ours after its leader exited.
+ */
+export const COMMAND_MARK_ENV = 'NATIVE_AGENT_CHATS_COMMAND';
 
 /**
  * What `stopOrphanedProcessGroup` did:
@@ -41,9 +50,11 @@ export interface OrphanStopOptions {
 export async function stopOrphanedProcessGroup(group: ProcessGroupRecord, options: OrphanStopOptions = {}): Promise<OrphanStopOutcome> {
   if (group.hostname !== os.hostname()) return 'other_host';
   const leader = processStat(group.pid);
-  // A leader that exited cannot be checked; its pid may already be another process's.
-  if (!leader) return 'not_running';
-  if (leader.startTime !== group.startTime) return 'pid_reused';
+  if (!leader) {
+    // The leader exited: its pid may already be another process's, so only a member carrying our mark tells the group ours.
+    const mark = group.marker;
+    if (!mark || !processGroupMembers(group.pid).some((pid) => processEnvironHas(pid, COMMAND_MARK_ENV, mark))) return 'not_running';
+  } else if (leader.startTime !== group.startTime) return 'pid_reused';
   if (!processGroupRunning(group.pid)) return 'not_running';
   const log = options.log ?? (() => undefined);
   const term = signalGroup(group.pid, 'SIGTERM', log);

@@ -8,6 +8,7 @@
  * runs; otherwise execute, streaming command output into the invocation.
  */
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -15,6 +16,7 @@ import { classifyAction, type SandboxAction } from '../core/sandboxPolicy';
 import { unifiedDiff } from '../core/unifiedDiff';
 import { processStartTime } from '../journal/processInfo';
 import type { AgentTurnContext, InvocationHandle, ToolCall, ToolResult, ToolRunner } from './agent';
+import { COMMAND_MARK_ENV } from './orphanedCommands';
 
 /** Options of the tool runtime. */
 export interface ToolRuntimeOptions {
@@ -131,10 +133,10 @@ export class SandboxedToolRunner implements ToolRunner {
 
   /** Runs a `run` command in the workspace, streaming its output into the invocation. */
   private async runInWorkspace(command: string, root: string, handle: InvocationHandle): Promise<ToolResult> {
-    const result = await runCommand(command, root, this.options.commandTimeoutMs, this.ctx.signal, (chunk) => handle.output(chunk), (pid) => {
+    const result = await runCommand(command, root, this.options.commandTimeoutMs, this.ctx.signal, (chunk) => handle.output(chunk), (pid, marker) => {
       // Journaled so that recovery can end the command if this host dies while it runs.
       const startTime = processStartTime(pid);
-      if (startTime !== null) handle.processStarted?.({ pid, startTime, hostname: os.hostname() });
+      if (startTime !== null) handle.processStarted?.({ pid, startTime, hostname: os.hostname(), marker });
     });
     const output = result.output.slice(-(this.options.maxOutputChars ?? 16_000));
     const ok = result.exitCode === 0;
@@ -242,7 +244,7 @@ export interface CommandResult {
 /**
  * Runs `command` with `/bin/sh -c` in `cwd`, streaming stdout and stderr (UTF-8) to `onChunk`.
  * The shell leads a process group of its own (`detached`), whose id is its pid, passed to `onSpawn`
- * once it started. Kills the whole group (SIGKILL; the shell's children too) after `timeoutMs` ms
+ * once it started with the mark its environment carries (`COMMAND_MARK_ENV`, a fresh UUID). Kills the whole group (SIGKILL; the shell's children too) after `timeoutMs` ms
  * or when `signal` aborts. Never rejects for a failing command; rejects only if the shell cannot be
  * spawned.
  */
@@ -252,11 +254,13 @@ export function runCommand(
   timeoutMs: number,
   signal: AbortSignal,
   onChunk: (chunk: string) => void,
-  onSpawn?: (pid: number) => void,
+  onSpawn?: (pid: number, marker: string) => void,
 ): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    if (child.pid !== undefined) onSpawn?.(child.pid);
+    const marker = randomUUID();
+    const env = { ...process.env, [COMMAND_MARK_ENV]: marker };
+    const child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) onSpawn?.(child.pid, marker);
     let output = '';
     let timedOut = false;
     let aborted = false;

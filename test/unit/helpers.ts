@@ -174,11 +174,11 @@ export interface Win {
 }
 
 /**
- * Opens a `Win` with instance id `id` (process = this one). `dead`: instance ids to treat as dead;
+ * Opens a `Win` with instance id `id` (process = this one) on folder `workspace` (undefined: none). `dead`: instance ids to treat as dead;
  * `wrap`: wraps the journal the runtime sees (to delay or spy on calls). Journal: fault injection
  * on, polled every 20 ms.
  */
-export async function openWindow(file: string, workspace: string, id: string, opts: { dead?: Set<string>; wrap?: (j: Journal) => Journal } = {}): Promise<Win> {
+export async function openWindow(file: string, workspace: string | undefined, id: string, opts: { dead?: Set<string>; wrap?: (j: Journal) => Journal } = {}): Promise<Win> {
   const journal = await openJournal(file, { pollIntervalMs: 20, faultInjection: true });
   const aborted: string[] = [];
   const complete = new Map<string, () => void>();

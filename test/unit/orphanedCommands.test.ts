@@ -3,7 +3,9 @@
  * real runtime and tool runtime in a child process) starts `run sleep 30` and is SIGKILLed; the
  * next store lifetime's recovery ends the orphaned process group and the transcript says so. A
  * journaled group whose pid now belongs to another process (start time differs), or that ran on
- * another machine, is never signalled. And the live path: Stop and a timeout kill the whole group.
+ * another machine, or whose leader exited while no process of it carries the command's mark, is never
+ * signalled; one whose leader exited is stopped by that mark. And the live path: Stop and a timeout
+ * kill the whole group.
  */
 import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,6 +16,7 @@ import { buildTranscript, type TranscriptItem } from '../../src/core/transcript'
 import type { Journal } from '../../src/journal/journal';
 import { processGroupRunning, processStartTime, processStat } from '../../src/journal/processInfo';
 import { isInstanceAlive } from '../../src/runtime/instance';
+import { stopOrphanedProcessGroup } from '../../src/runtime/orphanedCommands';
 import { recoverOrphanedRuns } from '../../src/runtime/recovery';
 import { runCommand } from '../../src/runtime/toolRuntime';
 import { errorClassShortLabel } from '../../webview/errorClassView';
@@ -108,7 +111,7 @@ describe('commands a dead extension host left running', () => {
   });
 
   /** Seeds a dead host's run whose `run` invocation journaled `group`; returns nothing. */
-  async function seedOrphan(file: string, group: { pid: number; startTime: string; hostname: string }): Promise<void> {
+  async function seedOrphan(file: string, group: { pid: number; startTime: string; hostname: string; marker?: string }): Promise<void> {
     await lifetime(file, async (j) => {
       assert.ok((await j.write('registerInstance', DEAD)).ok);
       assert.ok((await j.write('createSession', { id: 's', title: 's', provider: 'local', createdAt: clock(), updatedAt: clock() })).ok);
@@ -161,6 +164,45 @@ describe('commands a dead extension host left running', () => {
     assert.deepEqual(recovered[0]?.stoppedInvocationIds, ['inv']);
     await waitFor('the leader to exit', () => !running(leader.pid!));
     assert.equal(running(child), false, 'the leader\'s child was stopped too');
+  });
+
+  it('stop a group whose shell exited while its background process runs on: the group is told ours by the mark its processes inherited', async () => {
+    // `sleep 30 & echo $!`: the shell exits at once; the sleep holds the output pipe, so the
+    // invocation stays open until its host dies. Its group has no leader left to check.
+    let out = '';
+    let journaled: { pid: number; marker?: string } | undefined;
+    const done = runCommand('sleep 30 & echo $!', tempDir('nac-ws-'), 600_000, new AbortController().signal, (chunk) => (out += chunk), (pid, marker) => {
+      journaled = { pid, marker };
+      groups.push({ pid, startTime: processStartTime(pid) });
+    });
+    const sleep = Number(await waitFor('the background sleep', () => /^(\d+)$/m.exec(out)?.[1]));
+    groups.push({ pid: sleep, startTime: processStartTime(sleep) });
+    assert.ok(journaled);
+    const { pid, marker } = journaled;
+    const startTime = groups.find((g) => g.pid === pid)!.startTime!;
+    await waitFor('the shell to exit', () => processStat(pid) === null);
+    assert.ok(running(sleep) && processGroupRunning(pid), 'the sleep runs on in the group');
+    const file = path.join(tempDir(), 'journal.sqlite');
+    await seedOrphan(file, { pid, startTime, hostname: os.hostname(), ...(marker ? { marker } : {}) });
+    const recovered = await lifetime(file, recoverDead);
+    assert.deepEqual(recovered[0]?.stoppedInvocationIds, ['inv']);
+    assert.equal(running(sleep), false);
+    await done;
+  });
+
+  it('never signal a group whose leader exited and whose processes carry no mark of ours', async () => {
+    const other = spawn('/bin/sh', ['-c', 'sleep 30 & echo $!'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    assert.ok(other.pid);
+    let out = '';
+    other.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const startTime = processStartTime(other.pid)!;
+    const sleep = Number(await waitFor('the background sleep', () => /^(\d+)$/m.exec(out)?.[1]));
+    groups.push({ pid: sleep, startTime: processStartTime(sleep) });
+    await waitFor('the shell to exit', () => processStat(other.pid!) === null);
+    const outcome = await stopOrphanedProcessGroup({ pid: other.pid, startTime, hostname: os.hostname(), marker: 'not-this-one' });
+    assert.equal(outcome, 'not_running');
+    assert.ok(running(sleep));
+    process.kill(sleep, 'SIGKILL');
   });
 });
 

@@ -54,4 +54,11 @@ describe('the tabs of a group no panel owns', () => {
     assert.deepEqual(unownedTabs(tabs, []), [0, 1]);
     assert.deepEqual(unownedTabs(tabs, [{ title: 'B', visible: false }, { title: 'A', visible: true }]), []);
   });
+
+  test('with no panel visible, the active tab (the one no panel shows) is the unowned one of two with one title', () => {
+    // After a host crash, the left tab "Fix the build" stands first; the user opened that chat again
+    // (a new panel, next to it), then went back to the left tab: that one is visible and has no panel.
+    const tabs = [{ label: 'Fix the build', active: true }, { label: 'Fix the build', active: false }];
+    assert.deepEqual(unownedTabs(tabs, [{ title: 'Fix the build', visible: false }]), [0]);
+  });
 });

@@ -5,8 +5,9 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { isTabOfWindow } from '../../src/core/tabMatch';
 import { SCHEMA_VERSION } from '../../src/journal/schema';
-import { editJournalFile, openJournal, tempDir } from './helpers';
+import { closeWindows, editJournalFile, openJournal, openWindow, tempDir } from './helpers';
 
 const session = (id: string) => ({ id, title: `Chat ${id}`, provider: 'local', createdAt: 1, updatedAt: 1 });
 
@@ -41,5 +42,23 @@ describe('journal: tab records', () => {
     assert.equal(upgraded.report.version, SCHEMA_VERSION);
     assert.deepEqual(await upgraded.read('listTabs'), [{ sessionId: 's1', openedAt: 10, workspace: null }]);
     await upgraded.close();
+  });
+
+  it('a tab shown by a window with no folder is not reopened by a folder\'s window; a tab of an older build is', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const noFolder = await openWindow(file, undefined, 'w-none');
+    try {
+      const a = await noFolder.runtime.createSession('local');
+      const b = await noFolder.runtime.createSession('local');
+      assert.ok(a.ok && b.ok);
+      await noFolder.runtime.recordTab(a.value.id);
+      await noFolder.journal.write('recordTab', b.value.id, 1); // as a schema-2 build records it: no folder known
+      const records = await noFolder.journal.read('listTabs');
+      const takenBy = (windowKey: string | null) => records.filter((r) => isTabOfWindow(r.workspace, windowKey)).map((r) => r.sessionId).sort();
+      assert.deepEqual(takenBy('/work/a'), [b.value.id]);
+      assert.deepEqual(takenBy(noFolder.runtime.workspaceKey), [a.value.id, b.value.id].sort());
+    } finally {
+      await closeWindows(noFolder);
+    }
   });
 });

@@ -11,8 +11,9 @@ import type { SessionRecord } from '../../src/core/events';
 import { EMPTY_TRANSCRIPT } from '../../src/core/transcript';
 import { Heartbeat } from '../../webview/heartbeat';
 import {
-  HOST_LOST_CODE, HOST_LOST_MESSAGE, IDLE_LIVE, INITIAL_VIEW_STATE, markHostLost, reduceHostMessage, viewOf, type ViewState,
+  dismissError, HOST_LOST_CODE, HOST_LOST_MESSAGE, IDLE_LIVE, INITIAL_VIEW_STATE, markHostLost, reduceHostMessage, sendBlockedReason, viewOf, type ViewState,
 } from '../../webview/state';
+import { decideSend } from '../../webview/input';
 
 const window = new Window();
 const globals = globalThis as unknown as Record<string, unknown>;
@@ -89,5 +90,17 @@ describe('a view whose host is lost', () => {
 
   test('a view that is not showing a chat is left as it is', () => {
     assert.equal(viewOf(markHostLost(INITIAL_VIEW_STATE)).mode, 'loading');
+  });
+});
+
+describe('sending while the host is lost', () => {
+  test('is refused, also after the lost-host notice was dismissed (the text would go nowhere and the composer be cleared)', () => {
+    const idle: ViewState = { ...waiting, live: { running: false, actionableRequestIds: [], readOnlyReason: null } };
+    assert.equal(sendBlockedReason(idle), null, 'a live host takes the message');
+    const lost = markHostLost(idle);
+    assert.deepEqual(decideSend('fix the build', sendBlockedReason(lost)), { kind: 'refuse', reason: HOST_LOST_MESSAGE });
+    const dismissed = dismissError(lost);
+    assert.equal(dismissed.error, null);
+    assert.deepEqual(decideSend('fix the build', sendBlockedReason(dismissed)), { kind: 'refuse', reason: HOST_LOST_MESSAGE });
   });
 });
