@@ -12,6 +12,8 @@ import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';
 import { sessionIdFromState } from '../protocol/decode';
 import { ALL_SESSIONS, type ChatRuntime, type RuntimeNotification } from '../runtime/chatRuntime';
+import type { HostMessage } from '../protocol/messages';
+import { logText, noticeText } from './notices';
 import { PROVIDERS } from './providers';
 import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, renderHtml, type ChatPanelHost } from './chatPanel';
 
@@ -103,14 +105,23 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     const pongs = panel.webview.onDidReceiveMessage((raw: unknown) => {
       if ((raw as { type?: unknown } | null)?.type === 'ping') void panel.webview.postMessage({ type: 'pong' }).then(undefined, () => undefined);
     });
-    const runtime = await this.ready.catch((error: unknown) => {
-      pongs.dispose();
-      throw error;
-    });
-    const sessionId = await this.restoredSessionId(runtime, state).finally(() => {
+    let runtime: ChatRuntime;
+    let sessionId: string | undefined;
+    try {
+      runtime = await this.ready;
+      sessionId = await this.restoredSessionId(runtime, state);
+    } catch (error) {
+      // The host lives on (it keeps answering pings: a lost connection would be false); the view
+      // says what failed instead of loading forever.
       this.restoring.delete(panel);
-      pongs.dispose();
-    });
+      this.log(`[restore] chat tab not restored: ${logText(error)}`);
+      const message: HostMessage = { type: 'error', code: 'internal', message: `The chat could not be loaded: ${noticeText(error).replace(/\.$/, '')}. See Agent Chats: Show Logs.` };
+      void panel.webview.postMessage(message).then(undefined, () => undefined);
+      panel.onDidDispose(() => pongs.dispose());
+      return;
+    }
+    this.restoring.delete(panel);
+    pongs.dispose();
     const chat = this.adopt(panel, sessionId);
     this.log(`[restore] chat tab restored: ${sessionId ?? '(no chat: offering a picker)'}`);
     if (sessionId) {

@@ -152,6 +152,9 @@ export class TabRepair implements vscode.Disposable {
   /** Replaces every unowned chat tab by a fresh panel of its chat, keeping group and position. */
   private async replaceStale(): Promise<void> {
     const groups = this.unowned();
+    // An active chat tab of a hidden group (a maximized other group) has an invisible panel: nothing
+    // is stale then, and no journal read or log line is owed.
+    if (groups.length === 0) return;
     const candidates = await this.journaledCandidates();
     // A chat whose tab record is gone (closed in another window meanwhile) is still better than a picker.
     const shown = new Set([...this.panels.openSessionIds(), ...candidates.map((c) => c.sessionId)]);
