@@ -91,7 +91,7 @@ unit_tests() {
   local tap="$LOGS/unit.tap" rc
   # Per test 120 s; the whole stage is bounded by UNIT_TIMEOUT below.
   # --no-concurrent-recompilation: on Node 20 a worker thread's exit can deadlock with a background
-  # TurboFan compile of its code (nodejs/node#54918; docs/ARCHITECTURE.md), and this suite exits
+  # TurboFan compile of its code (docs/ARCHITECTURE.md), and this suite exits
   # hundreds of journal workers: it hung one CI run and 2 of 4 local runs. The flag reaches every
   # test file (and, through CHILD_NODE_FLAGS, their child processes); the product itself bounds
   # Journal.close instead.

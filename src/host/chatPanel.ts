@@ -1,8 +1,7 @@
 /**
  * `ChatPanel`: one chat tab — a `WebviewPanel` in the editor area showing one journaled session.
  *
- * One class owns one panel and its disposables (the shape of microsoft/vscode-extension-samples'
- * webview sample). The HTML carries a strict Content Security Policy with a fresh nonce; scripts
+ * One class owns one panel and its disposables. The HTML carries a strict Content Security Policy with a fresh nonce; scripts
  * and styles load only from the extension's `dist/` and `media/` folders. Every message from the
  * webview is decoded with the shared protocol; a malformed one is answered with an `error` message
  * and nothing else happens.

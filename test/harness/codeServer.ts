@@ -5,8 +5,6 @@
  * Used by test/runInCodeServer.ts (mocha suite in the real extension host), test/e2e/run.ts (user
  * journey) and scripts/start.mjs (which bundles this file with esbuild, so keep it free of imports
  * other than Node built-ins; playwright-core is required lazily).
- *
- * Facts behind the choices: ../shared/notes/real-vscode-here.md (flags, selectors, timings).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';

@@ -8,7 +8,6 @@
  * scripted reply. Any other request (session title, topic detection, …) is a side request and gets a
  * short text. Every request is recorded (path and parsed body) so tests can assert on what the model
  * received: the tool_result after an allow or a deny, and the earlier history of a resumed session.
- * Format measured in ../shared/notes/real-agents-here.md.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,6 +1,6 @@
 /**
  * A stand-in for the journal's worker whose thread never exits after `close`, the way a worker
- * stuck in Node's teardown deadlock does (nodejs/node#54918): it answers the open and the close,
+ * stuck in Node's teardown deadlock does (docs/ARCHITECTURE.md): it answers the open and the close,
  * then blocks in a system call, opening the FIFO `<file>.fifo` for reading. `worker.terminate()`
  * cannot interrupt a blocked system call; the test opens the FIFO for writing to let it go.
  *
