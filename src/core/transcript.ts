@@ -5,9 +5,9 @@
  * applies live updates with the same function, so a restored tab and a live tab can never disagree.
  * Pure and immutable: every call returns new objects and never mutates its input.
  */
-import type { LedgerEvent, TurnRecord } from './events';
+import type { EventPayloads, LedgerEvent, TurnRecord } from './events';
 import type {
-  BoundaryDecision, BoundaryKind, BoundaryStatus, ClosureReason, ErrorClass, InvocationStatus, TurnStatus,
+  BoundaryDecision, BoundaryStatus, ClosureReason, ErrorClass, InvocationStatus, TurnStatus,
 } from './vocabulary';
 
 /** A rendered piece of a turn, in ledger order. */
@@ -29,20 +29,14 @@ export type TranscriptItem =
       /** When it last started running (ms since the epoch, the host's clock): started, or approved. */
       readonly runningSince?: number;
     }
-  | {
+  /** A boundary request's card: what was asked (as journaled) and how it was settled. */
+  | (Omit<EventPayloads['boundary_requested'], 'requestId'> & {
       readonly type: 'boundary';
       readonly id: string;
-      readonly invocationId?: string;
-      readonly kind: BoundaryKind;
-      readonly subject: string;
-      readonly why: string;
-      readonly diff?: string;
-      /** What "Allow for this session" would also approve, in words. */
-      readonly grants?: string;
       readonly status: BoundaryStatus;
       readonly decision?: BoundaryDecision;
       readonly closureReason?: ClosureReason;
-    }
+    })
   | { readonly type: 'notice'; readonly level: 'info' | 'warning' | 'error'; readonly message: string };
 
 /** A turn with its items. */
@@ -158,43 +152,10 @@ function applyEventToTurn(turn: TranscriptTurn, event: LedgerEvent): TranscriptT
         })),
       };
     }
-    case 'boundary_requested': {
-      const p = event.payload;
-      const items = p.invocationId
-        ? mapItem(turn.items, 'invocation', p.invocationId, (item) => ({ ...item, status: 'awaiting_approval' as const }))
-        : turn.items;
-      return {
-        ...turn,
-        items: [
-          ...items,
-          {
-            type: 'boundary',
-            id: p.requestId,
-            ...(p.invocationId ? { invocationId: p.invocationId } : {}),
-            kind: p.kind,
-            subject: p.subject,
-            why: p.why,
-            ...(p.diff ? { diff: p.diff } : {}),
-            ...(p.grants ? { grants: p.grants } : {}),
-            status: 'pending',
-          },
-        ],
-      };
-    }
-    case 'boundary_decided': {
-      const p = event.payload;
-      let items = mapItem(turn.items, 'boundary', p.requestId, (item) => ({
-        ...item,
-        status: p.status,
-        decision: p.decision,
-        closureReason: p.closureReason,
-      }));
-      const request = items.find((i) => i.type === 'boundary' && i.id === p.requestId);
-      if (p.status === 'approved' && request && request.type === 'boundary' && request.invocationId) {
-        items = mapItem(items, 'invocation', request.invocationId, (item) => (item.status === 'awaiting_approval' ? { ...item, status: 'running', runningSince: event.at } : item));
-      }
-      return { ...turn, items };
-    }
+    case 'boundary_requested':
+      return withBoundaryRequested(turn, event);
+    case 'boundary_decided':
+      return withBoundaryDecided(turn, event);
     case 'run_finished': {
       const p = event.payload;
       return { ...turn, status: p.turnStatus, errorClass: p.errorClass ?? null, ...(p.message ? { items: [...turn.items, { type: 'notice', level: p.turnStatus === 'failed' ? 'error' : 'info', message: p.message }] } : {}) };
@@ -202,6 +163,47 @@ function applyEventToTurn(turn: TranscriptTurn, event: LedgerEvent): TranscriptT
     case 'notice':
       return { ...turn, items: [...turn.items, { type: 'notice', level: event.payload.level, message: event.payload.message }] };
   }
+}
+
+/** A boundary request's card joins the turn; the invocation that asked waits for the answer. */
+function withBoundaryRequested(turn: TranscriptTurn, event: Extract<LedgerEvent, { kind: 'boundary_requested' }>): TranscriptTurn {
+  const p = event.payload;
+  const items = p.invocationId
+    ? mapItem(turn.items, 'invocation', p.invocationId, (item) => ({ ...item, status: 'awaiting_approval' as const }))
+    : turn.items;
+  return {
+    ...turn,
+    items: [
+      ...items,
+      {
+        type: 'boundary',
+        id: p.requestId,
+        ...(p.invocationId ? { invocationId: p.invocationId } : {}),
+        kind: p.kind,
+        subject: p.subject,
+        why: p.why,
+        ...(p.diff ? { diff: p.diff } : {}),
+        ...(p.grants ? { grants: p.grants } : {}),
+        status: 'pending',
+      },
+    ],
+  };
+}
+
+/** A decided request's card says how; an approved invocation runs from the moment of the approval. */
+function withBoundaryDecided(turn: TranscriptTurn, event: Extract<LedgerEvent, { kind: 'boundary_decided' }>): TranscriptTurn {
+  const p = event.payload;
+  let items = mapItem(turn.items, 'boundary', p.requestId, (item) => ({
+    ...item,
+    status: p.status,
+    decision: p.decision,
+    closureReason: p.closureReason,
+  }));
+  const request = items.find((i) => i.type === 'boundary' && i.id === p.requestId);
+  if (p.status === 'approved' && request && request.type === 'boundary' && request.invocationId) {
+    items = mapItem(items, 'invocation', request.invocationId, (item) => (item.status === 'awaiting_approval' ? { ...item, status: 'running', runningSince: event.at } : item));
+  }
+  return { ...turn, items };
 }
 
 /** Status helpers the webview uses. */
