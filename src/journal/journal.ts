@@ -26,7 +26,7 @@ import { fail, ok, type Result } from '../core/result';
 import { compileSqlJsWasm } from './wasmModule';
 import type { JournalRefusal } from './errors';
 import type { OpArgs, OpResult, ReadOp, WriteOp } from './ops';
-import type { FromWorker, ToWorker, WorkerOpenOptions, WorkerOpenReport } from './workerProtocol';
+import { optionsToPass, type FromWorker, type ToWorker, type WorkerOpenOptions, type WorkerOpenReport } from './workerProtocol';
 
 export type { JournalOp, OpArgs, OpResult, ReadOp, WriteOp } from './ops';
 
@@ -107,13 +107,8 @@ export class Journal {
       file: options.file,
       wasmPath: options.wasmPath,
       pollIntervalMs: options.pollIntervalMs ?? 50,
-      ...(options.rotateAtBytes ? { rotateAtBytes: options.rotateAtBytes } : {}),
-      ...(options.preallocBytes ? { preallocBytes: options.preallocBytes } : {}),
-      ...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
-      ...(options.faultInjection ? { faultInjection: true } : {}),
-      ...(options.integrityCheckDelayMs !== undefined ? { integrityCheckDelayMs: options.integrityCheckDelayMs } : {}),
-      ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
-      ...(options.leaseIdleMs !== undefined ? { leaseIdleMs: options.leaseIdleMs } : {}),
+      // Zeros and false pass too: the worker keeps its defaults for them (workerOpen.ts).
+      ...optionsToPass(options, ['rotateAtBytes', 'preallocBytes', 'lockTimeoutMs', 'faultInjection', 'integrityCheckDelayMs', 'leaseMs', 'leaseIdleMs']),
       precompiledWasm: true,
     };
     const worker = new Worker(options.workerPath, { workerData: data });

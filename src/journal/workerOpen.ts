@@ -12,7 +12,7 @@ import { LogStore, UnreadableSnapshotError, type LogOpenReport, type LogStoreOpt
 import { SCHEMA_VERSION } from './schema';
 import { readSnapshotWithSlack } from './snapshotFile';
 import { loadSqlJs } from './sqljs';
-import type { ToWorker, WorkerOpenOptions, WorkerOpenReport } from './workerProtocol';
+import { optionsToPass, type ToWorker, type WorkerOpenOptions, type WorkerOpenReport } from './workerProtocol';
 
 /** Default writer lease (ms): how long the write lock may be kept across consecutive write groups. */
 const DEFAULT_LEASE_MS = 200;
@@ -87,10 +87,8 @@ function storeOptionsOf(options: WorkerOpenOptions, sql: SqlJsStatic, hooks: Sto
     file: options.file,
     sql,
     now: Date.now,
-    ...(options.rotateAtBytes ? { rotateAtBytes: options.rotateAtBytes } : {}),
-    ...(options.preallocBytes ? { preallocBytes: options.preallocBytes } : {}),
-    ...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
-    ...(options.faultInjection ? { faultInjection: true } : {}),
+    // Unset, zero or false: the store's default.
+    ...optionsToPass(options, ['rotateAtBytes', 'preallocBytes', 'lockTimeoutMs', 'faultInjection'], Boolean),
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     onReload: hooks.onReload,
     checkWritable: hooks.checkWritable,
