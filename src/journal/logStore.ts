@@ -270,7 +270,6 @@ export class LogStore extends LogReplica {
     }
   }
 
-
   /** Runs, logs and commits a group (the lock is held). `appendFailed`: the log append failed, all rolled back. */
   private commitGroup(
     transactions: readonly (() => unknown)[],
