@@ -5,9 +5,10 @@
  *   const sessions = await journal.read('listSessions');
  *   const result = await journal.write('startTurn', input);   // Result<…, JournalRefusal>
  *
- * The database lives in a worker thread (`worker.ts`) with its persistence (`logStore.ts`: snapshot
- * plus fdatasync'ed redo log, shared safely by several processes), so the calling thread — the
- * extension host's, shared by every extension of the window — never waits on SQLite or the disk.
+ * The database lives in a worker thread (`worker.ts`, `journalWorker.ts`) with its persistence
+ * (`logStore.ts`: snapshot plus fdatasync'ed redo log, shared safely by several processes), so the
+ * calling thread — the extension host's, shared by every extension of the window — never waits on
+ * SQLite or the disk.
  *
  * Every `write` is one transaction, acknowledged (resolved `{ ok: true, value }`) only once it is
  * on disk. A refused write resolves `{ ok: false, reason, message }` and changed nothing: `read_only`
@@ -25,7 +26,7 @@ import { fail, ok, type Result } from '../core/result';
 import { compileSqlJsWasm } from './wasmModule';
 import type { JournalRefusal } from './errors';
 import type { OpArgs, OpResult, ReadOp, WriteOp } from './ops';
-import type { FromWorker, ToWorker, WorkerOpenOptions, WorkerOpenReport } from './workerProtocol';
+import { optionsToPass, type FromWorker, type ToWorker, type WorkerOpenOptions, type WorkerOpenReport } from './workerProtocol';
 
 export type { JournalOp, OpArgs, OpResult, ReadOp, WriteOp } from './ops';
 
@@ -106,13 +107,8 @@ export class Journal {
       file: options.file,
       wasmPath: options.wasmPath,
       pollIntervalMs: options.pollIntervalMs ?? 50,
-      ...(options.rotateAtBytes ? { rotateAtBytes: options.rotateAtBytes } : {}),
-      ...(options.preallocBytes ? { preallocBytes: options.preallocBytes } : {}),
-      ...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
-      ...(options.faultInjection ? { faultInjection: true } : {}),
-      ...(options.integrityCheckDelayMs !== undefined ? { integrityCheckDelayMs: options.integrityCheckDelayMs } : {}),
-      ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
-      ...(options.leaseIdleMs !== undefined ? { leaseIdleMs: options.leaseIdleMs } : {}),
+      // Zeros and false pass too: the worker keeps its defaults for them (workerOpen.ts).
+      ...optionsToPass(options, ['rotateAtBytes', 'preallocBytes', 'lockTimeoutMs', 'faultInjection', 'integrityCheckDelayMs', 'leaseMs', 'leaseIdleMs']),
       precompiledWasm: true,
     };
     const worker = new Worker(options.workerPath, { workerData: data });
@@ -200,13 +196,12 @@ export class Journal {
    * Waits for queued operations, then lets the worker finish: after `close` it has nothing left to
    * run and exits by itself. `worker.terminate()` is the fallback after `closeGraceMs`: terminating
    * a worker while V8 still compiles its code on a background thread can abort the whole process
-   * (Node 20: "NodePlatform::ForIsolate … Assertion failed", seen once in this suite; nodejs/node#56312
-   * is of the same family). Later writes answer `closed`.
+   * (Node 20: "NodePlatform::ForIsolate … Assertion failed", seen once in this suite). Later writes answer `closed`.
    *
    * Never waits longer than twice `closeGraceMs` (default 3000 ms, so 6 s). A worker thread can
    * stay stuck in Node's own teardown: it waits for V8's background compile jobs while one of them
-   * waits for a garbage collection only that thread can run (nodejs/node#54918; here on Node 20.20
-   * the full unit suite hung in 2 of 4 loaded runs; stacks in docs/ARCHITECTURE.md). No call reaches a thread stuck there,
+   * waits for a garbage collection only that thread can run (a known Node.js teardown deadlock;
+   * docs/ARCHITECTURE.md tells how it was seen). No call reaches a thread stuck there,
    * `terminate()` included. By then the journal is closed (its files and lock released, nothing left
    * to write), so `close` resolves, says so on `onLog`, and unrefs the thread so it holds nothing up.
    * @returns once the worker exited or was given up on; never rejects.

@@ -1,15 +1,14 @@
 /**
  * An exclusive, cross-process lock on the journal: a lock file created with O_EXCL (`wx`), holding
  * the owner's pid, process start time and hostname. A lock whose holder is dead (pid gone, or reused
- * by a process with another start time) is broken. Measured here at ~0.03 ms to take and release
- * (../shared/notes/journal-durability.md found it cheaper than proper-lockfile's mkdir lock, whose
- * acquire with retries cost ~13 ms).
+ * by a process with another start time) is broken. Taking and releasing it costs a file creation and
+ * a removal (figures in docs/BENCHMARKS.md), cheaper than a mkdir lock with retries.
  *
  * Synchronous by design: it runs in the journal's worker thread, where waiting (Atomics.wait) blocks
  * no one else.
  *
  * A holder may keep the lock across several write groups (the journal's writer lease, see
- * logStore.ts). So that it knows when to let go, a process that finds the lock taken keeps a
+ * writerLease.ts). So that it knows when to let go, a process that finds the lock taken keeps a
  * second file, `<lock>.want`, present while it waits (`othersWaiting()`), and removes it once it
  * holds the lock; a holder that let go for a waiter (`yieldTo`) does not take the lock straight
  * back while the waiter still waits.

@@ -17,7 +17,6 @@
  * an explicit zero length. Payload: `{ s: seq, t: [[sql, params], …], x: [sessionIds] }` — the
  * statements of one committed transaction, replayable as they are (they are deterministic: ids and
  * times are parameters), and the sessions it touched (for other windows' views).
- * Design from ../shared/notes/journal-durability.md (length | crc32 | {seq, statements}).
  */
 import * as zlib from 'node:zlib';
 

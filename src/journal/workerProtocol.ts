@@ -27,6 +27,22 @@ export interface WorkerOpenOptions {
 }
 
 /**
+ * The entries of `options` named in `keys` whose value `keep` accepts (default: those not
+ * undefined), as an object to spread into another layer's options: the rest keep that layer's
+ * defaults. The one rule for passing options on, from the door to the worker and from the worker
+ * to its store.
+ */
+export function optionsToPass<T extends object, K extends keyof T>(
+  options: T,
+  keys: readonly K[],
+  keep: (value: T[K]) => boolean = (value) => value !== undefined,
+): Partial<Pick<T, K>> {
+  const passed: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (keep(options[key])) passed[key] = options[key];
+  return passed;
+}
+
+/**
  * Extension host → worker. `op` is typed for the sender; the worker still checks it (`refusalOf`),
  * since nothing types a message once it crossed the thread boundary.
  */

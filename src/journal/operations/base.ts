@@ -1,0 +1,108 @@
+/**
+ * The base of `JournalCore` (../core.ts): the database, the statements it runs (every write
+ * statement also goes to the redo log's recorder), the sessions the current write touched, and the
+ * fences of chats with unreadable rows. The operations build on it, one concern per file.
+ */
+import type { Database, SqlValue } from 'sql.js';
+import { JournalRefusedError } from '../errors';
+import { fenceMessage } from '../plainErrors';
+import { StatementCache } from '../statementCache';
+import { UnreadableRowError, type Row } from './rows';
+
+/** Receives every write statement (SQL and parameters) a transaction runs, for the redo log. */
+export type StatementRecorder = (sql: string, params: readonly (string | number | null)[]) => void;
+
+/** What every operation builds on (see module docstring). */
+export abstract class OperationsBase {
+  protected touchedSessions = new Set<string>();
+  private readonly fences = new Map<string, string>();
+
+  private readonly statements: StatementCache;
+
+  /** @param record called with every write statement (the redo log's source). */
+  constructor(private readonly db: Database, private readonly record: StatementRecorder = () => undefined) {
+    this.statements = new StatementCache(db);
+  }
+
+  /** Sessions the current write touched; clears the set. */
+  takeTouched(): string[] {
+    const list = [...this.touchedSessions];
+    this.touchedSessions.clear();
+    return list;
+  }
+
+  /** Why writes to a chat are refused (it has a row this build cannot read), or null. */
+  getFence(sessionId: string): string | null {
+    return this.fences.get(sessionId) ?? null;
+  }
+
+  /** Marks a session as changed by this write; refuses if the chat is fenced. */
+  protected touch(sessionId: string): void {
+    const fence = this.fences.get(sessionId);
+    if (fence) throw new JournalRefusedError('row_unreadable', fence);
+    this.touchedSessions.add(sessionId);
+  }
+
+  /** Decodes rows, skipping (and fencing the chat of) rows this build cannot read. */
+  protected decodeAll<T>(rows: Row[], decode: (r: Row) => T): T[] {
+    const out: T[] = [];
+    for (const row of rows) {
+      try {
+        out.push(decode(row));
+      } catch (error) {
+        if (!(error instanceof UnreadableRowError)) throw error;
+        this.fences.set(error.sessionId, fenceMessage(error.table, error.newer));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Runs the migrations above the database's `user_version` up to `target`, one per call:
+   * returns the version reached, or undefined when there is nothing to do. Statements are recorded,
+   * so other processes replay the migration from the log.
+   */
+  migrateOne(migrations: readonly { version: number; sql: string }[]): number | undefined {
+    const current = this.userVersion();
+    const next = migrations.find((m) => m.version === current + 1);
+    if (!next) return undefined;
+    this.exec(next.sql);
+    this.exec(`PRAGMA user_version = ${next.version}`);
+    return next.version;
+  }
+
+  /** The database's `user_version`. */
+  userVersion(): number {
+    // Checked before every write: a prepared statement, not a fresh parse each time.
+    return Number(this.one('PRAGMA user_version')?.user_version ?? 0);
+  }
+
+  protected exec(sql: string): void {
+    this.db.exec(sql);
+    this.record(sql, []);
+  }
+
+  // ---------------------------------------------------------------- low level
+
+  protected all(sql: string, params: SqlValue[] = []): Row[] {
+    const stmt = this.statements.get(sql);
+    try {
+      stmt.bind(params);
+      const rows: Row[] = [];
+      while (stmt.step()) rows.push(stmt.getAsObject() as Row);
+      return rows;
+    } finally {
+      stmt.reset();
+    }
+  }
+
+  protected one(sql: string, params: SqlValue[] = []): Row | undefined {
+    return this.all(sql, params)[0];
+  }
+
+  protected run(sql: string, params: (string | number | null)[] = []): number {
+    const changed = this.statements.run(sql, params);
+    if (changed > 0) this.record(sql, params);
+    return changed;
+  }
+}

@@ -1,0 +1,128 @@
+/** Operations on boundary requests: create with provenance, settle once, pending lists, restart closures, session grants. */
+import type { LedgerEvent } from '../../core/events';
+import type { BoundaryDecision, BoundaryStatus, ClosureReason } from '../../core/vocabulary';
+import { JournalRefusedError } from '../errors';
+import type { BoundaryRequestRecord } from '../records';
+import { InvocationEventOps } from './invocationsAndEvents';
+import { toBoundary } from './rows';
+
+/**
+ * Input of `createBoundaryRequest`: the request row's own fields (session and turn come from the
+ * run), what a session grant would cover (`grants`, shown, not stored), the time, and
+ * `autoApproved` for a request approved by a session grant.
+ */
+export type CreateBoundaryRequestInput = Pick<BoundaryRequestRecord, 'id' | 'invocationId' | 'kind' | 'subject' | 'why' | 'detail' | 'scopeKey'> & {
+  readonly runId: string;
+  readonly grants?: string;
+  readonly at: number;
+  readonly autoApproved?: boolean;
+};
+
+/** Input of `settleBoundaryRequest`. */
+export interface SettleBoundaryRequestInput {
+  readonly id: string;
+  readonly status: Exclude<BoundaryStatus, 'pending'>;
+  readonly decision: BoundaryDecision;
+  readonly closureReason: ClosureReason;
+  readonly at: number;
+}
+
+/** The operations of this concern, on top of InvocationEventOps (see module docstring). */
+export abstract class BoundaryRequestOps extends InvocationEventOps {
+  /**
+   * Creates a boundary request with its provenance (session, turn, run, invocation) in one INSERT,
+   * and appends `boundary_requested` (plus `boundary_decided` when `autoApproved` by a session grant).
+   */
+  createBoundaryRequest(input: CreateBoundaryRequestInput): { request: BoundaryRequestRecord; events: LedgerEvent[] } {
+    const run = this.getRun(input.runId);
+    if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
+    this.touch(run.sessionId);
+    const approved = input.autoApproved === true;
+    this.run(
+      `INSERT INTO boundary_requests (id, session_id, turn_id, run_id, invocation_id, kind, subject, why, detail, scope_key,
+         status, decision, closure_reason, created_at, decided_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        input.id, run.sessionId, run.turnId, run.id, input.invocationId, input.kind, input.subject, input.why, input.detail, input.scopeKey,
+        approved ? 'approved' : 'pending', approved ? 'allow_session' : null, approved ? 'session_grant' : null, input.at, approved ? input.at : null,
+      ],
+    );
+    if (input.invocationId && !approved) this.setInvocationStatus(input.invocationId, 'awaiting_approval');
+    const events = this.appendEvents(run.id, [
+      {
+        kind: 'boundary_requested',
+        payload: {
+          requestId: input.id,
+          ...(input.invocationId ? { invocationId: input.invocationId } : {}),
+          kind: input.kind,
+          subject: input.subject,
+          why: input.why,
+          ...(input.detail ? { diff: input.detail } : {}),
+          ...(input.grants ? { grants: input.grants } : {}),
+        },
+      },
+      ...(approved
+        ? [{ kind: 'boundary_decided' as const, payload: { requestId: input.id, status: 'approved' as const, decision: 'allow_session' as const, closureReason: 'session_grant' as const } }]
+        : []),
+    ], input.at);
+    return { request: this.getBoundaryRequest(input.id)!, events };
+  }
+
+  /** One boundary request or undefined. */
+  getBoundaryRequest(id: string): BoundaryRequestRecord | undefined {
+    const row = this.one('SELECT * FROM boundary_requests WHERE id = ?', [id]);
+    return row && toBoundary(row);
+  }
+
+  /** A run's requests still pending. */
+  listPendingBoundaryRequests(runId: string): BoundaryRequestRecord[] {
+    return this.all("SELECT * FROM boundary_requests WHERE run_id = ? AND status = 'pending' ORDER BY created_at, id", [runId]).map(toBoundary);
+  }
+
+  /** Every pending request of a session (any run). */
+  listSessionPendingBoundaryRequests(sessionId: string): BoundaryRequestRecord[] {
+    return this.all("SELECT * FROM boundary_requests WHERE session_id = ? AND status = 'pending' ORDER BY created_at, id", [sessionId]).map(toBoundary);
+  }
+
+  /**
+   * Requests a restart closed: settled as denied with closure reason `host_restarted`. Because the
+   * query filters on the settled outcome, a request answered before the restart (or denied for any
+   * other reason) can never be read as a restart closure.
+   */
+  listRestartClosures(sessionId: string): BoundaryRequestRecord[] {
+    return this.all(
+      "SELECT * FROM boundary_requests WHERE session_id = ? AND status = 'denied' AND closure_reason = 'host_restarted' ORDER BY created_at, id",
+      [sessionId],
+    ).map(toBoundary);
+  }
+
+  /**
+   * Settles a pending request and appends `boundary_decided`. Idempotent: a request that is no longer
+   * pending is left as it is and `settled` is false (its current row is returned).
+   */
+  settleBoundaryRequest(input: SettleBoundaryRequestInput): { settled: boolean; request: BoundaryRequestRecord; events: LedgerEvent[] } {
+    const existing = this.getBoundaryRequest(input.id);
+    if (!existing) throw new JournalRefusedError('not_found', `No boundary request with id ${input.id}.`);
+    this.touch(existing.sessionId);
+    const changed = this.run(
+      "UPDATE boundary_requests SET status = ?, decision = ?, closure_reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
+      [input.status, input.decision, input.closureReason, input.at, input.id],
+    );
+    if (changed === 0) return { settled: false, request: existing, events: [] };
+    if (existing.invocationId && input.status === 'approved') this.setInvocationStatus(existing.invocationId, 'running');
+    const events = existing.runId
+      ? this.appendEvents(existing.runId, [
+          { kind: 'boundary_decided', payload: { requestId: input.id, status: input.status, decision: input.decision, closureReason: input.closureReason } },
+        ], input.at)
+      : [];
+    return { settled: true, request: this.getBoundaryRequest(input.id)!, events };
+  }
+
+  /** True when an earlier "Allow for this session" in this session covers `scopeKey`. */
+  hasSessionGrant(sessionId: string, scopeKey: string): boolean {
+    return this.one(
+      "SELECT 1 AS x FROM boundary_requests WHERE session_id = ? AND scope_key = ? AND decision = 'allow_session' AND status = 'approved' LIMIT 1",
+      [sessionId, scopeKey],
+    ) !== undefined;
+  }
+}

@@ -1,0 +1,159 @@
+/** Operations on a run's ledger of events (append, Stop asked from another window) and its tool invocations. */
+import type { LedgerEvent, NewLedgerEvent, ProcessGroupRecord } from '../../core/events';
+import type { ErrorClass, InvocationStatus } from '../../core/vocabulary';
+import { JournalRefusedError } from '../errors';
+import type { InvocationRecord } from '../records';
+import { TurnRunOps } from './turnsAndRuns';
+import { parseProcessGroup, toEvent, toInvocation } from './rows';
+
+/** Input of `finishInvocation`. */
+export interface FinishInvocationInput {
+  readonly id: string;
+  readonly status: Exclude<InvocationStatus, 'running' | 'awaiting_approval'>;
+  readonly failureClass?: ErrorClass;
+  readonly exitCode?: number | null;
+  readonly message?: string;
+  /** Recovery stopped the command's process group, still running after its host died. */
+  readonly processGroupStopped?: boolean;
+  readonly at: number;
+}
+
+/** The operations of this concern, on top of TurnRunOps (see module docstring). */
+export abstract class InvocationEventOps extends TurnRunOps {
+  /** Appends events to a run's ledger with the next sequence numbers; returns them as stored. */
+  appendEvents(runId: string, events: readonly NewLedgerEvent[], at: number): LedgerEvent[] {
+    if (events.length === 0) return [];
+    // One statement for the run and its last sequence number (this runs for every streamed delta).
+    const row = this.one(
+      'SELECT session_id, turn_id, (SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = runs.id) AS last FROM runs WHERE id = ?',
+      [runId],
+    );
+    if (!row) throw new JournalRefusedError('not_found', `No run with id ${runId}.`);
+    const run = { sessionId: row.session_id as string, turnId: row.turn_id as string };
+    this.touch(run.sessionId);
+    const next = (row.last as number) + 1;
+    const stored: LedgerEvent[] = [];
+    events.forEach((event, i) => {
+      const seq = next + i;
+      this.run('INSERT INTO events (run_id, seq, session_id, turn_id, kind, payload, at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+        runId, seq, run.sessionId, run.turnId, event.kind, JSON.stringify(event.payload), at,
+      ]);
+      stored.push({ runId, seq, sessionId: run.sessionId, turnId: run.turnId, kind: event.kind, payload: event.payload, at } as LedgerEvent);
+    });
+    return stored;
+  }
+
+  /**
+   * Asks the window that drives a run to stop it (Stop pressed in another window): appends a
+   * `notice` event naming the asking instance (`stopRequestedBy`). A notice, not a new event kind,
+   * so a build that knows no such request still reads the row (an unknown kind would fence the
+   * chat there) and shows the line. Only while the run is in flight: returns the stored event, or
+   * [] when the run already ended. The owner learns of it through `stopRequested`.
+   * @throws JournalRefusedError('not_found') for an unknown run.
+   */
+  requestStop(runId: string, instanceId: string, message: string, at: number): LedgerEvent[] {
+    const run = this.getRun(runId);
+    if (!run) throw new JournalRefusedError('not_found', `No run with id ${runId}.`);
+    if (run.status !== 'running' || this.stopRequested(runId)) return []; // a replayed Stop asks once
+    return this.appendEvents(runId, [{ kind: 'notice', payload: { level: 'info', message, stopRequestedBy: instanceId } }], at);
+  }
+
+  /** True when another window asked to stop this run (`requestStop`). */
+  stopRequested(runId: string): boolean {
+    return (
+      this.one("SELECT 1 AS x FROM events WHERE run_id = ? AND kind = 'notice' AND json_extract(payload, '$.stopRequestedBy') IS NOT NULL LIMIT 1", [runId]) !==
+      undefined
+    );
+  }
+
+  /** A session's ledger, in run start order then sequence order. */
+  listEvents(sessionId: string): LedgerEvent[] {
+    return this.decodeAll(
+      this.all(
+        `SELECT e.* FROM events e JOIN runs r ON r.id = e.run_id
+         WHERE e.session_id = ? ORDER BY r.started_at, e.run_id, e.seq`,
+        [sessionId],
+      ),
+      toEvent,
+    );
+  }
+
+  /** Journals a tool invocation as running and appends `invocation_started`. */
+  startInvocation(input: { id: string; runId: string; tool: string; input: string; summary: string; diff?: string; at: number }): LedgerEvent[] {
+    const run = this.getRun(input.runId);
+    if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
+    this.touch(run.sessionId);
+    this.run(
+      'INSERT INTO invocations (id, run_id, turn_id, session_id, tool, input, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [input.id, input.runId, run.turnId, run.sessionId, input.tool, input.input, 'running', input.at],
+    );
+    return this.appendEvents(input.runId, [
+      { kind: 'invocation_started', payload: { invocationId: input.id, tool: input.tool, summary: input.summary, ...(input.diff ? { diff: input.diff } : {}) } },
+    ], input.at);
+  }
+
+  /**
+   * The process groups a run's `run` commands started (`invocation_output` events carrying
+   * `processGroup`), in ledger order. A payload whose group is malformed is left out.
+   */
+  listProcessGroups(runId: string): { invocationId: string; group: ProcessGroupRecord }[] {
+    const rows = this.all(
+      "SELECT json_extract(payload, '$.invocationId') AS invocation_id, json_extract(payload, '$.processGroup') AS grp FROM events WHERE run_id = ? AND kind = 'invocation_output' AND json_extract(payload, '$.processGroup') IS NOT NULL ORDER BY seq",
+      [runId],
+    );
+    const out: { invocationId: string; group: ProcessGroupRecord }[] = [];
+    for (const row of rows) {
+      const group = parseProcessGroup(row.grp);
+      if (group && typeof row.invocation_id === 'string') out.push({ invocationId: row.invocation_id, group });
+    }
+    return out;
+  }
+
+  /** One invocation or undefined. */
+  getInvocation(id: string): InvocationRecord | undefined {
+    const row = this.one('SELECT * FROM invocations WHERE id = ?', [id]);
+    return row && toInvocation(row);
+  }
+
+  /** A run's invocations that have no terminal state yet. */
+  listOpenInvocations(runId: string): InvocationRecord[] {
+    return this.all(
+      "SELECT * FROM invocations WHERE run_id = ? AND status IN ('running', 'awaiting_approval') ORDER BY started_at, id",
+      [runId],
+    ).map(toInvocation);
+  }
+
+  /** Sets an invocation's status (non-terminal changes, e.g. awaiting_approval → running). */
+  setInvocationStatus(id: string, status: 'running' | 'awaiting_approval'): void {
+    this.run("UPDATE invocations SET status = ? WHERE id = ? AND status IN ('running', 'awaiting_approval')", [status, id]);
+  }
+
+  /**
+   * Ends an invocation and appends `invocation_finished`. Idempotent: an invocation already
+   * terminal is left alone and `finished` is false.
+   */
+  finishInvocation(input: FinishInvocationInput): { finished: boolean; events: LedgerEvent[] } {
+    const inv = this.getInvocation(input.id);
+    if (!inv) throw new JournalRefusedError('not_found', `No tool invocation with id ${input.id}.`);
+    this.touch(inv.sessionId);
+    const changed = this.run(
+      "UPDATE invocations SET status = ?, failure_class = ?, finished_at = ? WHERE id = ? AND status IN ('running', 'awaiting_approval')",
+      [input.status, input.failureClass ?? null, input.at, input.id],
+    );
+    if (changed === 0) return { finished: false, events: [] };
+    const events = this.appendEvents(inv.runId, [
+      {
+        kind: 'invocation_finished',
+        payload: {
+          invocationId: input.id,
+          status: input.status,
+          ...(input.failureClass ? { failureClass: input.failureClass } : {}),
+          ...(input.exitCode !== undefined ? { exitCode: input.exitCode } : {}),
+          ...(input.message ? { message: input.message } : {}),
+          ...(input.processGroupStopped ? { processGroupStopped: true as const } : {}),
+        },
+      },
+    ], input.at);
+    return { finished: true, events };
+  }
+}

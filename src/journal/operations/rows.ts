@@ -1,0 +1,158 @@
+/**
+ * Row decoding: journal rows into the records callers get. A row this build cannot decode (an
+ * unknown status, kind or error class, malformed JSON) throws `UnreadableRowError`; the reads skip
+ * it and fence its chat (base.ts).
+ */
+import type { SqlValue } from 'sql.js';
+import type { LedgerEvent, ProcessGroupRecord, SessionRecord, TurnRecord } from '../../core/events';
+import {
+  ERROR_CLASSES, EVENT_KINDS, TURN_STATUSES, isOneOf,
+  type BoundaryDecision, type BoundaryKind, type BoundaryStatus, type ClosureReason, type ErrorClass, type InvocationStatus,
+  type RunStatus, type TurnStatus,
+} from '../../core/vocabulary';
+import type { BoundaryRequestRecord, InstanceRecord, InvocationRecord, RunRecord } from '../records';
+
+/** A row as sql.js returns it: column name to value. */
+export type Row = Record<string, SqlValue>;
+
+/**
+ * A row this build cannot decode (unknown status, malformed JSON…). Reads skip it and fence its
+ * chat; writes to a fenced chat are refused, every other chat keeps working. `newer`: the row holds
+ * an unknown name where a newer build could have written one (see `unknownValue`); else it is damaged.
+ */
+export class UnreadableRowError extends Error {
+  constructor(readonly sessionId: string, readonly table: string, readonly rowId: string, detail: string, readonly newer = false) {
+    super(`A ${table} row (${rowId}) of this chat cannot be read by this version: ${detail}`);
+    this.name = 'UnreadableRowError';
+  }
+}
+
+/**
+ * The detail for an unknown value of a named column, and whether a newer build could have written it:
+ * a lower-case name (`hibernating`, `tool_progress`) could be; NULL, a number or other bytes are damage.
+ */
+function unknownValue(what: string, value: unknown): [detail: string, newer: boolean] {
+  return [`unknown ${what} "${String(value)}"`, typeof value === 'string' && /^[a-z][a-z0-9_]*$/.test(value)];
+}
+
+/** Decodes a row of its table. */
+export function toSession(r: Row): SessionRecord {
+  return { id: r.id as string, title: r.title as string, provider: r.provider as string, createdAt: r.created_at as number, updatedAt: r.updated_at as number };
+}
+
+/** Decodes a row of its table. @throws UnreadableRowError when the row cannot be read. */
+export function toTurn(r: Row): TurnRecord {
+  const bad = ([detail, newer]: [string, boolean]) => new UnreadableRowError(r.session_id as string, 'turns', r.id as string, detail, newer);
+  if (!isOneOf(TURN_STATUSES, r.status)) throw bad(unknownValue('status', r.status));
+  if (!isOneOf(['prompt', 'retry', 'continue'] as const, r.origin)) throw bad(unknownValue('origin', r.origin));
+  if (r.error_class !== null && !isOneOf(ERROR_CLASSES, r.error_class)) throw bad(unknownValue('error class', r.error_class));
+  return {
+    id: r.id as string,
+    sessionId: r.session_id as string,
+    prompt: r.prompt as string,
+    origin: r.origin as TurnRecord['origin'],
+    parentTurnId: (r.parent_turn_id as string | null) ?? null,
+    status: r.status as TurnStatus,
+    errorClass: (r.error_class as ErrorClass | null) ?? null,
+    createdAt: r.created_at as number,
+  };
+}
+
+/** Decodes a row of its table. */
+export function toRun(r: Row): RunRecord {
+  return {
+    id: r.id as string,
+    turnId: r.turn_id as string,
+    sessionId: r.session_id as string,
+    instanceId: r.instance_id as string,
+    provider: r.provider as string,
+    status: r.status as RunStatus,
+    errorClass: (r.error_class as ErrorClass | null) ?? null,
+    startedAt: r.started_at as number,
+    finishedAt: (r.finished_at as number | null) ?? null,
+  };
+}
+
+/** Decodes a row of its table. @throws UnreadableRowError when the row cannot be read. */
+export function toInvocation(r: Row): InvocationRecord {
+  return {
+    id: r.id as string,
+    runId: r.run_id as string,
+    turnId: r.turn_id as string,
+    sessionId: r.session_id as string,
+    tool: r.tool as string,
+    input: r.input as string,
+    status: r.status as InvocationStatus,
+    failureClass: (r.failure_class as ErrorClass | null) ?? null,
+    startedAt: r.started_at as number,
+    finishedAt: (r.finished_at as number | null) ?? null,
+  };
+}
+
+/** Decodes a row of its table. @throws UnreadableRowError when the row cannot be read. */
+export function toBoundary(r: Row): BoundaryRequestRecord {
+  return {
+    id: r.id as string,
+    sessionId: r.session_id as string,
+    turnId: r.turn_id as string,
+    runId: (r.run_id as string | null) ?? null,
+    invocationId: (r.invocation_id as string | null) ?? null,
+    kind: r.kind as BoundaryKind,
+    subject: r.subject as string,
+    why: r.why as string,
+    detail: (r.detail as string | null) ?? null,
+    scopeKey: r.scope_key as string,
+    status: r.status as BoundaryStatus,
+    decision: (r.decision as BoundaryDecision | null) ?? null,
+    closureReason: (r.closure_reason as ClosureReason | null) ?? null,
+    createdAt: r.created_at as number,
+    decidedAt: (r.decided_at as number | null) ?? null,
+  };
+}
+
+/** Decodes a row of its table. */
+export function toInstance(r: Row): InstanceRecord {
+  return {
+    id: r.id as string,
+    pid: r.pid as number,
+    processStart: (r.process_start as string | null) ?? null,
+    hostname: r.hostname as string,
+    startedAt: r.started_at as number,
+    lastSeenAt: r.last_seen_at as number,
+  };
+}
+
+/** A journaled `processGroup` (JSON text) if it has the expected shape, else undefined. */
+export function parseProcessGroup(text: SqlValue | undefined): ProcessGroupRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(String(text));
+  } catch {
+    return undefined;
+  }
+  const g = value as Partial<ProcessGroupRecord> | null;
+  if (!g || !Number.isSafeInteger(g.pid) || (g.pid as number) <= 1 || typeof g.startTime !== 'string' || typeof g.hostname !== 'string') return undefined;
+  return { pid: g.pid as number, startTime: g.startTime, hostname: g.hostname, ...(typeof g.marker === 'string' ? { marker: g.marker } : {}) };
+}
+
+/** Decodes a row of its table. @throws UnreadableRowError when the row cannot be read. */
+export function toEvent(r: Row): LedgerEvent {
+  const bad = (detail: string, newer = false) => new UnreadableRowError(r.session_id as string, 'events', `${String(r.run_id)}#${String(r.seq)}`, detail, newer);
+  if (!isOneOf(EVENT_KINDS, r.kind)) throw bad(...unknownValue('event kind', r.kind));
+  let payload: unknown;
+  try {
+    payload = JSON.parse(r.payload as string);
+  } catch {
+    throw bad('its payload is not valid JSON');
+  }
+  if (typeof payload !== 'object' || payload === null) throw bad('its payload is not an object');
+  return {
+    runId: r.run_id as string,
+    seq: r.seq as number,
+    sessionId: r.session_id as string,
+    turnId: r.turn_id as string,
+    kind: r.kind,
+    payload,
+    at: r.at as number,
+  } as LedgerEvent;
+}

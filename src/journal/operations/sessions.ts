@@ -1,0 +1,74 @@
+/** Operations on sessions (chats): create, rename, delete with everything under them, provider state. */
+import type { SessionRecord } from '../../core/events';
+import { JournalRefusedError } from '../errors';
+import { OperationsBase } from './base';
+import { toSession } from './rows';
+
+/** The operations of this concern, on top of OperationsBase (see module docstring). */
+export abstract class SessionOps extends OperationsBase {
+  /** Creates a session. Throws a `not_found`-free constraint error if the id exists. */
+  createSession(session: SessionRecord): SessionRecord {
+    this.touch(session.id);
+    this.run('INSERT INTO sessions (id, title, provider, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [
+      session.id, session.title, session.provider, session.createdAt, session.updatedAt,
+    ]);
+    return session;
+  }
+
+  /**
+   * Renames a session. With `onlyIfTitle`, only while its title is still that (the automatic name
+   * from the first prompt must not replace a title the user gave meanwhile, in any window): checked
+   * inside the transaction. Returns the session, renamed or not.
+   * @throws JournalRefusedError('not_found') for an unknown id.
+   */
+  renameSession(id: string, title: string, at: number, onlyIfTitle?: string): { renamed: boolean; session: SessionRecord } {
+    this.touch(id);
+    if (!this.getSession(id)) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
+    const renamed =
+      onlyIfTitle === undefined
+        ? this.run('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?', [title, at, id]) > 0
+        : this.run('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ? AND title = ?', [title, at, id, onlyIfTitle]) > 0;
+    return { renamed, session: this.getSession(id)! };
+  }
+
+  /**
+   * Deletes a chat and everything recorded under it (turns, runs, invocations, events, boundary
+   * requests, its tab record) in this one transaction, unless one of its runs is still in flight in
+   * some window: then nothing changes and `deleted` is false. A chat fenced for a row this build
+   * cannot read is refused (`row_unreadable`) like any other write to it.
+   * @throws JournalRefusedError('not_found') for an unknown id.
+   */
+  deleteSession(id: string): { deleted: boolean } {
+    this.touch(id);
+    if (!this.getSession(id)) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
+    if (this.all("SELECT 1 FROM runs WHERE session_id = ? AND status = 'running' LIMIT 1", [id]).length > 0) return { deleted: false };
+    for (const table of ['events', 'boundary_requests', 'invocations', 'runs', 'turns', 'tabs']) {
+      this.run(`DELETE FROM ${table} WHERE session_id = ?`, [id]);
+    }
+    this.run('DELETE FROM sessions WHERE id = ?', [id]);
+    return { deleted: true };
+  }
+
+  /** Stores the provider's own state for a session (e.g. its session or thread id), JSON text. */
+  setProviderState(id: string, state: string | null, at: number): void {
+    this.touch(id);
+    this.run('UPDATE sessions SET provider_state = ?, updated_at = ? WHERE id = ?', [state, at, id]);
+  }
+
+  /** The provider state set by `setProviderState`, or null. */
+  getProviderState(id: string): string | null {
+    const row = this.one('SELECT provider_state FROM sessions WHERE id = ?', [id]);
+    return (row?.provider_state as string | null | undefined) ?? null;
+  }
+
+  /** One session or undefined. */
+  getSession(id: string): SessionRecord | undefined {
+    const row = this.one('SELECT * FROM sessions WHERE id = ?', [id]);
+    return row && toSession(row);
+  }
+
+  /** Every session, most recently updated first. */
+  listSessions(): SessionRecord[] {
+    return this.all('SELECT * FROM sessions ORDER BY updated_at DESC, id').map(toSession);
+  }
+}

@@ -1,0 +1,34 @@
+/** Operations on the records of chats with open tabs (which window's folder showed them last). */
+import type { TabRecord } from '../records';
+import { BoundaryRequestOps } from './boundaryRequests';
+
+/** The operations of this concern, on top of BoundaryRequestOps (see module docstring). */
+export abstract class TabOps extends BoundaryRequestOps {
+  /**
+   * Records that a chat has an open tab in a window on `workspace` (a folder path; '': no folder;
+   * null: not known, as an older build records it).
+   * Idempotent; a chat shown last in another folder's window moves its record there. Nothing for a
+   * chat that is not in the journal (deleted in another window meanwhile): a restored panel would
+   * adopt that record.
+   */
+  recordTab(sessionId: string, at: number, workspace: string | null = null): void {
+    this.touchedSessions.add(sessionId);
+    this.run(
+      `INSERT INTO tabs (session_id, opened_at, workspace) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)
+       ON CONFLICT(session_id) DO UPDATE SET workspace = excluded.workspace WHERE tabs.workspace IS NOT excluded.workspace`,
+      [sessionId, at, workspace, sessionId],
+    );
+  }
+
+  /** Forgets a chat's tab (the user closed it). */
+  removeTab(sessionId: string): void {
+    this.touchedSessions.add(sessionId);
+    this.run('DELETE FROM tabs WHERE session_id = ?', [sessionId]);
+  }
+
+  /** Chats that had open tabs, oldest first. */
+  listTabs(): TabRecord[] {
+    return this.all('SELECT * FROM tabs ORDER BY opened_at, session_id')
+      .map((r) => ({ sessionId: r.session_id as string, openedAt: r.opened_at as number, workspace: (r.workspace as string | null) ?? null }));
+  }
+}

@@ -1,0 +1,99 @@
+/** Operations on turns and their runs: start a turn with its first run, finish a run and its turn. */
+import type { LedgerEvent, NewLedgerEvent, TurnRecord } from '../../core/events';
+import type { ErrorClass, RunStatus, TurnStatus } from '../../core/vocabulary';
+import { JournalRefusedError } from '../errors';
+import type { RunRecord } from '../records';
+import { SessionOps } from './sessions';
+import { toRun, toTurn } from './rows';
+
+/** Input of `startTurn`: a turn and its first run, created together. */
+export interface StartTurnInput {
+  readonly turn: Omit<TurnRecord, 'status' | 'errorClass'>;
+  readonly run: { readonly id: string; readonly instanceId: string; readonly provider: string };
+}
+
+/** Input of `finishRun`: the run's and its turn's terminal state. */
+export interface FinishRunInput {
+  readonly runId: string;
+  readonly status: Exclude<RunStatus, 'running'>;
+  readonly turnStatus: Exclude<TurnStatus, 'running'>;
+  readonly errorClass?: ErrorClass;
+  readonly message?: string;
+  readonly at: number;
+}
+
+/** The operations of this concern, on top of SessionOps (see module docstring). */
+export abstract class TurnRunOps extends SessionOps {
+  /** Appends events to a run's ledger (invocationsAndEvents.ts). */
+  abstract appendEvents(runId: string, events: readonly NewLedgerEvent[], at: number): LedgerEvent[];
+
+  /** Creates a turn (status running) and its run (status running) in the caller's transaction. */
+  startTurn(input: StartTurnInput): { turn: TurnRecord; run: RunRecord } {
+    const t = input.turn;
+    if (!this.getSession(t.sessionId)) throw new JournalRefusedError('not_found', `No chat with id ${t.sessionId}.`);
+    this.touch(t.sessionId);
+    this.run(
+      'INSERT INTO turns (id, session_id, prompt, origin, parent_turn_id, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [t.id, t.sessionId, t.prompt, t.origin, t.parentTurnId, 'running', t.createdAt],
+    );
+    this.run(
+      'INSERT INTO runs (id, turn_id, session_id, instance_id, provider, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [input.run.id, t.id, t.sessionId, input.run.instanceId, input.run.provider, 'running', t.createdAt],
+    );
+    this.run('UPDATE sessions SET updated_at = ? WHERE id = ?', [t.createdAt, t.sessionId]);
+    return { turn: this.getTurn(t.id)!, run: this.getRun(input.run.id)! };
+  }
+
+  /** One turn or undefined. */
+  getTurn(id: string): TurnRecord | undefined {
+    const row = this.one('SELECT * FROM turns WHERE id = ?', [id]);
+    return row && this.decodeAll([row], toTurn)[0];
+  }
+
+  /** A session's turns, oldest first. */
+  listTurns(sessionId: string): TurnRecord[] {
+    return this.decodeAll(this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]), toTurn);
+  }
+
+  /** One run or undefined. */
+  getRun(id: string): RunRecord | undefined {
+    const row = this.one('SELECT * FROM runs WHERE id = ?', [id]);
+    return row && toRun(row);
+  }
+
+  /** Runs still marked running (in flight in some host, or orphaned by a dead one). */
+  listRunsInFlight(): RunRecord[] {
+    return this.all("SELECT * FROM runs WHERE status = 'running' ORDER BY started_at, id").map(toRun);
+  }
+
+  /**
+   * Ends a run and its turn, appending the `run_finished` event. Idempotent: a run that is no longer
+   * running is left as it is and `finished` is false (no second terminal state).
+   */
+  finishRun(input: FinishRunInput): { finished: boolean; events: LedgerEvent[] } {
+    const run = this.getRun(input.runId);
+    if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
+    this.touch(run.sessionId);
+    const changed = this.run(
+      "UPDATE runs SET status = ?, error_class = ?, finished_at = ? WHERE id = ? AND status = 'running'",
+      [input.status, input.errorClass ?? null, input.at, input.runId],
+    );
+    if (changed === 0) return { finished: false, events: [] };
+    this.run("UPDATE turns SET status = ?, error_class = ?, finished_at = ? WHERE id = ? AND status = 'running'", [
+      input.turnStatus, input.errorClass ?? null, input.at, run.turnId,
+    ]);
+    this.run('UPDATE sessions SET updated_at = ? WHERE id = ?', [input.at, run.sessionId]);
+    const events = this.appendEvents(input.runId, [
+      {
+        kind: 'run_finished',
+        payload: {
+          status: input.status,
+          turnStatus: input.turnStatus,
+          ...(input.errorClass ? { errorClass: input.errorClass } : {}),
+          ...(input.message ? { message: input.message } : {}),
+        },
+      },
+    ], input.at);
+    return { finished: true, events };
+  }
+}
