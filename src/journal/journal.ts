@@ -26,12 +26,12 @@ import { fail, ok, type Result } from '../core/result';
 import { compileSqlJsWasm } from './wasmModule';
 import type { JournalRefusal } from './errors';
 import type { OpArgs, OpResult, ReadOp, WriteOp } from './ops';
-import { optionsToPass, type FromWorker, type ToWorker, type WorkerOpenOptions, type WorkerOpenReport } from './workerProtocol';
+import { optionsToPass, type FromWorker, type StoreTuning, type ToWorker, type WorkerOpenOptions, type WorkerOpenReport } from './workerProtocol';
 
 export type { JournalOp, OpArgs, OpResult, ReadOp, WriteOp } from './ops';
 
 /** Options of `Journal.open`. Sizes in bytes, times in ms. */
-export interface OpenJournalOptions {
+export interface OpenJournalOptions extends StoreTuning {
   /** Absolute path of the snapshot file (`…/journal.sqlite`); its folder is created. */
   readonly file: string;
   /** Absolute path of `sql-wasm.wasm` (the extension's `dist/` copy; tests use node_modules'). */
@@ -40,18 +40,6 @@ export interface OpenJournalOptions {
   readonly workerPath: string;
   /** How often to look for other windows' commits (default 50 ms). */
   readonly pollIntervalMs?: number;
-  /** Start a new log generation (and compact the old ones) past this size (default 2 MiB). */
-  readonly rotateAtBytes?: number;
-  readonly preallocBytes?: number;
-  readonly lockTimeoutMs?: number;
-  /** Tests only (see LogStoreOptions.faultInjection). */
-  readonly faultInjection?: boolean;
-  /** Delay before the background integrity check of the snapshot (default 1500 ms). */
-  readonly integrityCheckDelayMs?: number;
-  /** Writer lease in ms (see LogStoreOptions.leaseMs; default 200, 0 = take the lock per write group). */
-  readonly leaseMs?: number;
-  /** The lease is let go after this long without a queued write (ms, default 2; tests). */
-  readonly leaseIdleMs?: number;
   /** How long `close` lets the worker exit by itself before terminating it, and then waits again (ms; default 3000). */
   readonly closeGraceMs?: number;
 }

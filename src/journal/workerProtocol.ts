@@ -5,12 +5,9 @@
 import type { JournalRefusal } from './errors';
 import type { ReadOp, WriteOp } from './ops';
 
-/** Options the worker opens the journal with. Sizes in bytes, times in ms. */
-export interface WorkerOpenOptions {
-  readonly file: string;
-  readonly wasmPath: string;
-  /** How often the worker looks for other processes' commits. */
-  readonly pollIntervalMs: number;
+/** Store options the door passes on to the worker as given (unset: the worker's defaults). Sizes in bytes, times in ms. */
+export interface StoreTuning {
+  /** Start a new log generation (and compact the old ones) past this size (default 2 MiB). */
   readonly rotateAtBytes?: number;
   readonly preallocBytes?: number;
   readonly lockTimeoutMs?: number;
@@ -18,10 +15,18 @@ export interface WorkerOpenOptions {
   readonly faultInjection?: boolean;
   /** Delay before the background integrity check of the snapshot (default 1500 ms). */
   readonly integrityCheckDelayMs?: number;
-  /** Writer lease (LogStoreOptions.leaseMs); default 200 ms. */
+  /** Writer lease in ms (see LogStoreOptions.leaseMs; default 200, 0 = take the lock per write group). */
   readonly leaseMs?: number;
-  /** The lease is let go after this long without a queued write (ms); default 2. */
+  /** The lease is let go after this long without a queued write (ms, default 2; tests). */
   readonly leaseIdleMs?: number;
+}
+
+/** Options the worker opens the journal with. Sizes in bytes, times in ms. */
+export interface WorkerOpenOptions extends StoreTuning {
+  readonly file: string;
+  readonly wasmPath: string;
+  /** How often the worker looks for other processes' commits. */
+  readonly pollIntervalMs: number;
   /** True: the first message is `{kind: 'wasm'}` with sql.js's WASM compiled by the opener. */
   readonly precompiledWasm?: boolean;
 }

@@ -52,6 +52,8 @@ export {
   CLAUDE_BASE_URL_SETTING, CLAUDE_CONTINUE_PROMPT, CLAUDE_DENY_MESSAGE, CLAUDE_DISALLOWED_TOOLS, CLAUDE_EXECUTABLE_SETTING,
   CLAUDE_INSTALL_HINT, claudeEnvironment, parseClaudeProviderState,
 } from './claudeConfig';
+import { failedWith } from '../agentFailure';
+
 export type { ClaudeAgentConfig, ClaudeProviderState, ClaudeSdk } from './claudeConfig';
 export { classifyFailure } from './claudeOutcome';
 /** The prompt that re-creates a lost session: this chat's history, then the request. */
@@ -70,12 +72,8 @@ export class ClaudeAgent implements Agent {
   constructor(private readonly config: ClaudeAgentConfig | (() => ClaudeAgentConfig)) {}
 
   /** Runs one turn; never throws. */
-  async runTurn(request: AgentTurnRequest, ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
-    try {
-      return await this.runTurnUnguarded(request, ctx);
-    } catch (error) {
-      return { status: 'failed', errorClass: 'agent_error', message: `The Claude agent failed: ${(error as Error).message}` };
-    }
+  runTurn(request: AgentTurnRequest, ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
+    return failedWith('The Claude agent', () => this.runTurnUnguarded(request, ctx));
   }
 
   private async runTurnUnguarded(request: AgentTurnRequest, ctx: AgentTurnContext): Promise<AgentTurnOutcome> {

@@ -42,6 +42,7 @@
  * (`codex app-server generate-ts`).
  */
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest } from '../../agent';
+import { agentFailure, failedWith } from '../agentFailure';
 import { findExecutable } from '../executables';
 import { promptWithHistory, type HistoryFraming } from '../historyPrompt';
 import { AppServerClient, lastLines } from './appServerClient';
@@ -71,13 +72,8 @@ export class CodexAgent implements Agent {
 
   constructor(private readonly config: CodexAgentConfig | (() => CodexAgentConfig)) {}
 
-  async runTurn(request: AgentTurnRequest, ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
-    try {
-      const config = typeof this.config === 'function' ? this.config() : this.config;
-      return await new CodexRun(config, request, ctx).run();
-    } catch (error) {
-      return { status: 'failed', errorClass: 'agent_error', message: `Codex failed: ${(error as Error).message}` };
-    }
+  runTurn(request: AgentTurnRequest, ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
+    return failedWith('Codex', () => new CodexRun(typeof this.config === 'function' ? this.config() : this.config, request, ctx).run());
   }
 }
 
@@ -156,7 +152,7 @@ class CodexRun {
       return await this.outcome(end, baseUrl);
     } catch (error) {
       if (error instanceof Stopped || this.stopped) return { status: 'completed' };
-      return { status: 'failed', errorClass: 'agent_error', message: `Codex failed: ${(error as Error).message}` };
+      return agentFailure('Codex', error);
     } finally {
       this.ctx.signal.removeEventListener('abort', onAbort);
       if (!this.stopped) await this.items.settleOpen();
