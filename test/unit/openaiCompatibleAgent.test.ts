@@ -12,7 +12,6 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Transcript } from '../../src/core/transcript';
-import type { Journal } from '../../src/journal/journal';
 import {
   buildMessages,
   CONTINUE_MESSAGE,
@@ -22,21 +21,14 @@ import {
   NO_API_KEY,
   type OpenAICompatibleAgentConfig,
 } from '../../src/runtime/agents/openaiCompatible/openaiCompatibleAgent';
-import { ChatRuntime } from '../../src/runtime/chatRuntime';
 import { OpenAICompatibleMock, slowText, text, toolCalls } from '../mocks/openaiCompatibleMock';
-import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
+import { openRuntime, pendingRequest, type RuntimeHarness, type RuntimeHarnessOptions } from './harness';
+import { tempDir, waitFor } from './helpers';
 
 const MODEL = 'qwen2.5-coder:7b';
 const PROVIDER = 'openai-compatible';
 /** Bound of each test (they take 0.1-2 s). */
 const TEST_TIMEOUT_MS = 20_000;
-
-interface Harness {
-  runtime: ChatRuntime;
-  journal: Journal;
-  workspace: string;
-  file: string;
-}
 
 const mocks: OpenAICompatibleMock[] = [];
 after(async () => {
@@ -50,24 +42,8 @@ async function startMock(): Promise<OpenAICompatibleMock> {
 }
 
 /** A runtime whose agent is built per turn from `config()` (as the host does from its settings). */
-async function harness(
-  config: () => OpenAICompatibleAgentConfig,
-  opts: { file?: string; workspace?: string; instance?: string; dead?: string[] } = {},
-): Promise<Harness> {
-  const file = opts.file ?? path.join(tempDir(), 'journal.sqlite');
-  const workspace = opts.workspace ?? tempDir('nac-ws-');
-  const journal = await openJournal(file);
-  const dead = opts.dead ?? [];
-  const runtime = new ChatRuntime({
-    journal,
-    instance: fakeInstance(opts.instance ?? 'host-a', process.pid),
-    agentFor: (p) => (p === PROVIDER ? createOpenAICompatibleAgent(config()) : undefined),
-    workspaceRoot: () => workspace,
-    isAlive: (i) => !dead.includes(i.id),
-    flushIntervalMs: 5,
-  });
-  await runtime.start();
-  return { runtime, journal, workspace, file };
+function harness(config: () => OpenAICompatibleAgentConfig, opts: Omit<RuntimeHarnessOptions, 'agentFor'> = {}): Promise<RuntimeHarness> {
+  return openRuntime({ ...opts, agentFor: (p) => (p === PROVIDER ? createOpenAICompatibleAgent(config()) : undefined) });
 }
 
 function configFor(mock: OpenAICompatibleMock, extra: Partial<OpenAICompatibleAgentConfig> = {}): () => OpenAICompatibleAgentConfig {
@@ -75,8 +51,6 @@ function configFor(mock: OpenAICompatibleMock, extra: Partial<OpenAICompatibleAg
 }
 
 
-const pendingRequest = (h: Harness, sessionId: string) =>
-  waitFor('a pending boundary request', async () => (await h.runtime.liveState(sessionId)).actionableRequestIds[0]);
 
 function turnText(t: Transcript, index: number): string {
   return t.turns[index]!.items.filter((i) => i.type === 'text').map((i) => (i as { text: string }).text).join('');
@@ -88,7 +62,7 @@ function failureOf(turn: Transcript['turns'][number]): string | undefined {
   return notices.length === 1 && notices[0]!.type === 'notice' ? notices[0]!.message : undefined;
 }
 
-async function newSession(h: Harness): Promise<string> {
+async function newSession(h: RuntimeHarness): Promise<string> {
   const s = await h.runtime.createSession(PROVIDER);
   assert.ok(s.ok);
   return s.value.id;
