@@ -1,7 +1,6 @@
 /**
- * Regression tests from an adversarial review of the writer lease's fence and of read-only
- * reporting: a generation file re-created under the same name (an emptied folder, a quarantine),
- * a poll that caught up on a breaker's records, and a newer build's migration met by a write's own
+ * The writer lease's fence and read-only reporting hold across a generation file re-created under
+ * the same name (an emptied folder, a quarantine), a poll that caught up on a breaker's records, and a newer build's migration met by a write's own
  * catch-up. Each failed before its fix (logStore.ts `isDetached`, `fenceHolds`; worker.ts).
  */
 import { strict as assert } from 'node:assert';
