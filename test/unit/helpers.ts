@@ -157,3 +157,31 @@ export async function openStore(file: string, options: Partial<Omit<LogStoreOpti
     },
   };
 }
+
+/** Opens the journal at `file` in a new store lifetime, runs `fn`, closes it; returns `fn`'s value. */
+export async function lifetime<T>(file: string, fn: (j: Journal) => Promise<T>): Promise<T> {
+  const j = await openJournal(file);
+  try {
+    return await fn(j);
+  } finally {
+    await j.close();
+  }
+}
+
+/**
+ * Logs `statements` into the journal at `file` as one group, the way a newer build's migration
+ * reaches an older build; `execute` false logs them without running them here (for statements this
+ * sql.js build cannot run, such as FTS5).
+ */
+export async function logAsNewerBuild(file: string, statements: readonly string[], execute = true): Promise<void> {
+  const sql = await loadSqlJs(WASM_PATH);
+  const { store } = LogStore.open({ file, sql, now: Date.now });
+  store.write(() => {
+    for (const s of statements) {
+      if (execute) store.db.exec(s);
+      store.record(s, []);
+    }
+  }, () => []);
+  store.close();
+  store.db.close();
+}

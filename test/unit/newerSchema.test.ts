@@ -5,28 +5,13 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { LogStore } from '../../src/journal/logStore';
 import { SCHEMA_VERSION } from '../../src/journal/schema';
-import { loadSqlJs } from '../../src/journal/sqljs';
-import { openJournal, trackedTempDir as tempDir, WASM_PATH } from './helpers';
+import { logAsNewerBuild, openJournal, trackedTempDir as tempDir } from './helpers';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const session = (id: string, titleBytes = 10) => ({ id, title: 'x'.repeat(titleBytes), provider: 'local', createdAt: 1, updatedAt: 1 });
 
 describe("a newer build's schema: an older build turns read-only", () => {
-  async function newerBuildLogs(file: string, statements: readonly string[], execute: boolean): Promise<void> {
-    const sql = await loadSqlJs(WASM_PATH);
-    const { store } = LogStore.open({ file, sql, now: Date.now });
-    store.write(() => {
-      for (const s of statements) {
-        if (execute) store.db.exec(s);
-        store.record(s, []);
-      }
-    }, () => []);
-    store.close();
-    store.db.close();
-  }
-
   /**
    * BUG (schema promise): the worker checks `user_version` before `writeGroup`, but `writeGroup`'s
    * catch-up is what applies another process's newer migration — so the first write after a newer
@@ -38,7 +23,7 @@ describe("a newer build's schema: an older build turns read-only", () => {
     const file = path.join(tempDir(), 'journal.sqlite');
     const old = await openJournal(file, { pollIntervalMs: 60_000 });
     try {
-      await newerBuildLogs(file, ['ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0', `PRAGMA user_version = ${SCHEMA_VERSION + 1}`], true);
+      await logAsNewerBuild(file, ['ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0', `PRAGMA user_version = ${SCHEMA_VERSION + 1}`]);
       const w = await old.write('createSession', session('written-by-old-build'));
       assert.equal(!w.ok && w.reason, 'read_only');
     } finally {
@@ -55,7 +40,7 @@ describe("a newer build's schema: an older build turns read-only", () => {
     const file = path.join(tempDir(), 'journal.sqlite');
     const old = await openJournal(file, { pollIntervalMs: 20 });
     try {
-      await newerBuildLogs(file, ['ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0', `PRAGMA user_version = ${SCHEMA_VERSION + 1}`], true);
+      await logAsNewerBuild(file, ['ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0', `PRAGMA user_version = ${SCHEMA_VERSION + 1}`]);
       await sleep(400);
       assert.equal(old.readOnly, true);
     } finally {
@@ -74,7 +59,7 @@ describe("a newer build's schema: an older build turns read-only", () => {
     const j = await openJournal(file);
     assert.ok((await j.write('createSession', session('old'))).ok);
     await j.close();
-    await newerBuildLogs(file, [`CREATE VIRTUAL TABLE search USING fts5(text); PRAGMA user_version = ${SCHEMA_VERSION + 1}`], false);
+    await logAsNewerBuild(file, [`CREATE VIRTUAL TABLE search USING fts5(text); PRAGMA user_version = ${SCHEMA_VERSION + 1}`], false);
     const k = await openJournal(file);
     try {
       assert.equal(k.readOnly, true);
