@@ -11,6 +11,23 @@ import { describe, it } from 'node:test';
 import { openLocal, type RuntimeHarness } from './harness';
 import { trackedTempDir as tempDir, waitFor } from './helpers';
 
+/** Windows A and B (the local agent) on one new journal file and workspace. */
+async function twoWindows(): Promise<{ a: RuntimeHarness; b: RuntimeHarness; workspace: string }> {
+  const workspace = tempDir('nac-ws-');
+  const a = await openLocal({ workspace, instance: 'window-a' });
+  const b = await openLocal({ file: a.file, workspace, instance: 'window-b' });
+  return { a, b, workspace };
+}
+
+/** The chat's first turn's status once it stopped running, or `running` if it still runs after 3 s. */
+function firstTurnEnd(w: RuntimeHarness, sessionId: string): Promise<string> {
+  return waitFor('the turn to end', async () => {
+    const turn = (await w.runtime.transcript(sessionId)).turns[0];
+    return turn && turn.status !== 'running' ? turn.status : undefined;
+  }, 3000).catch(() => 'running');
+}
+
+/** Closes the windows in order. */
 async function closeAll(...windows: RuntimeHarness[]): Promise<void> {
   for (const w of windows) await w.close();
 }
@@ -24,9 +41,7 @@ describe('boundary decisions across windows', () => {
    * never hears the decision: the agent waits forever, the prompt stays "actionable" in A.
    */
   it("another window's decision reaches the waiting agent even if this window writes first", async () => {
-    const workspace = tempDir('nac-ws-');
-    const a = await openLocal({ workspace, instance: 'window-a' });
-    const b = await openLocal({ file: a.file, workspace, instance: 'window-b' });
+    const { a, b, workspace } = await twoWindows();
     try {
       const s = await a.runtime.createSession('local');
       const other = await a.runtime.createSession('local');
@@ -35,10 +50,7 @@ describe('boundary decisions across windows', () => {
       const requestId = await waitFor('the request in window B', async () => (await b.runtime.liveState(s.value.id)).actionableRequestIds[0]);
       assert.deepEqual(await b.runtime.decide(s.value.id, requestId, 'allow_once'), { ok: true, value: { approved: true } });
       await a.runtime.recordTab(other.value.id); // window A writes something before its next poll
-      const status = await waitFor('the turn to end', async () => {
-        const turn = (await a.runtime.transcript(s.value.id)).turns[0];
-        return turn && turn.status !== 'running' ? turn.status : undefined;
-      }, 3000).catch(() => 'running');
+      const status = await firstTurnEnd(a, s.value.id);
       assert.equal(status, 'completed');
       assert.equal(fs.existsSync(path.join(workspace, 'made.txt')), true);
     } finally {
@@ -53,9 +65,7 @@ describe('boundary decisions across windows', () => {
    * no longer finds it, so the run stays `running` until the window reloads (and `send` answers busy).
    */
   it("Stop ends a run whose owner's click lost the race to another window's decision", async () => {
-    const workspace = tempDir('nac-ws-');
-    const a = await openLocal({ workspace, instance: 'window-a' });
-    const b = await openLocal({ file: a.file, workspace, instance: 'window-b' });
+    const { a, b } = await twoWindows();
     try {
       const s = await a.runtime.createSession('local');
       assert.ok(s.ok);
@@ -65,10 +75,7 @@ describe('boundary decisions across windows', () => {
       const click = await a.runtime.decide(s.value.id, requestId, 'allow_once'); // the owner's click, a moment later
       assert.equal(!click.ok && click.reason, 'already_decided', JSON.stringify(click));
       assert.ok((await a.runtime.stop(s.value.id)).ok);
-      const status = await waitFor('the turn to end', async () => {
-        const turn = (await a.runtime.transcript(s.value.id)).turns[0];
-        return turn && turn.status !== 'running' ? turn.status : undefined;
-      }, 3000).catch(() => 'running');
+      const status = await firstTurnEnd(a, s.value.id);
       assert.notEqual(status, 'running');
       assert.equal((await a.runtime.liveState(s.value.id)).running, false);
     } finally {
