@@ -24,6 +24,7 @@ import {
 } from '../mocks/anthropicMock';
 import { openRuntime, pendingRequest, type RuntimeHarness, type RuntimeHarnessOptions } from './harness';
 import { tempDir, waitFor } from './helpers';
+import { items, textOf } from './turnItems';
 
 const CLAUDE_BIN = path.join(path.dirname(require.resolve('@anthropic-ai/claude-agent-sdk-linux-x64/package.json')), 'claude');
 
@@ -83,12 +84,6 @@ async function idle(h: Harness, sessionId: string, timeoutMs = 30_000): Promise<
 }
 
 
-function items(t: Transcript, turnIndex: number): readonly TranscriptItem[] {
-  return t.turns[turnIndex]!.items;
-}
-function textOf(t: Transcript, turnIndex: number): string {
-  return items(t, turnIndex).filter((i) => i.type === 'text').map((i) => (i as { text: string }).text).join('');
-}
 /** The error notice the run ended with ('' if none). */
 function errorNotice(t: Transcript, turnIndex: number): string {
   return items(t, turnIndex).filter((i) => i.type === 'notice' && i.level === 'error').map((i) => (i as { message: string }).message).join('\n');

@@ -18,6 +18,7 @@ import { CodexAgent, displayCommand, programOf, unifiedDiff, type CodexAgentConf
 import { functionOutput, ResponsesMock, userTexts } from '../mocks/responsesMock';
 import { openRuntime, pendingRequest, type RuntimeHarness, type RuntimeHarnessOptions } from './harness';
 import { tempDir, waitFor } from './helpers';
+import { items, textOf } from './turnItems';
 
 /** The native codex binary of the installed @openai/codex platform package, if any. */
 function codexBinary(): string | undefined {
@@ -88,14 +89,6 @@ async function newMock(): Promise<ResponsesMock> {
   const mock = await ResponsesMock.start();
   cleanups.push(() => mock.close());
   return mock;
-}
-
-function items(t: Transcript, turn: number): readonly TranscriptItem[] {
-  return t.turns[turn]!.items;
-}
-
-function textOf(t: Transcript, turn: number): string {
-  return items(t, turn).filter((i) => i.type === 'text').map((i) => (i as { text: string }).text).join('');
 }
 
 function invocation(t: Transcript, turn: number): Extract<TranscriptItem, { type: 'invocation' }> {

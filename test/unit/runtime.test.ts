@@ -7,14 +7,11 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import type { Transcript, TranscriptItem } from '../../src/core/transcript';
 import { MAX_TITLE_CHARS, NEW_CHAT_TITLE } from '../../src/runtime/chatRuntime';
 import { closeWindows, openLocal, openWindow, pendingRequest, type RuntimeHarness } from './harness';
 import { openJournal, tempDir, waitFor } from './helpers';
+import { items, textOf } from './turnItems';
 
-function items(t: Transcript, turnIndex: number): readonly TranscriptItem[] {
-  return t.turns[turnIndex]!.items;
-}
 
 
 describe('chat runtime with the local agent', () => {
@@ -356,7 +353,7 @@ describe('chat runtime across a host restart', () => {
     const requestId = await pendingRequest(b, s.value.id);
     await b.runtime.decide(s.value.id, requestId, 'deny');
     await b.runtime.whenIdle(s.value.id);
-    const said = items(await b.runtime.transcript(s.value.id), 1).filter((i) => i.type === 'text').map((i) => (i as { text: string }).text).join('');
+    const said = textOf(await b.runtime.transcript(s.value.id), 1);
     assert.match(said, /starting it over/);
     assert.match(said, /I'll run `sleep 5` again\. It may have run already: if it needs your approval, I'll ask again first\./);
     assert.doesNotMatch(said, /Picking up where/);
