@@ -1,12 +1,13 @@
 /**
- * Chat names and tab records against concurrent changes (found by an adversarial review): a rename
+ * Chat names and tab records against concurrent changes: a rename
  * racing the automatic naming from the first prompt, the automatic title of a prompt with an emoji
  * where the title is cut, and a tab recorded for a chat another window deleted.
  */
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { closeWindows, openWindow, tempDir } from './helpers';
+import { closeWindows, openWindow } from './harness';
+import { tempDir } from './helpers';
 
 describe('chat runtime: naming a chat from its first prompt', () => {
   it('does not overwrite a title the user gave while the first prompt was being sent', async () => {

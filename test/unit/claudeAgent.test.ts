@@ -15,33 +15,25 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Transcript, TranscriptItem } from '../../src/core/transcript';
-import type { Journal } from '../../src/journal/journal';
 import {
   CLAUDE_CONTINUE_PROMPT, ClaudeAgent, claudeEnvironment, parseClaudeProviderState, promptWithHistory, type ClaudeAgentConfig,
 } from '../../src/runtime/agents/claude/claudeAgent';
 import { describeToolRequest, programOf, unifiedDiff } from '../../src/runtime/agents/claude/claudeTools';
-import { ChatRuntime } from '../../src/runtime/chatRuntime';
 import {
   flattenMessages, sessionIdOf, startAnthropicMock, toolResults, toolResultText, userTexts, type AnthropicMock, type MockReply,
 } from '../mocks/anthropicMock';
-import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
+import { openRuntime, pendingRequest, type RuntimeHarness, type RuntimeHarnessOptions } from './harness';
+import { tempDir, waitFor } from './helpers';
+import { items, textOf } from './turnItems';
 
 const CLAUDE_BIN = path.join(path.dirname(require.resolve('@anthropic-ai/claude-agent-sdk-linux-x64/package.json')), 'claude');
 
-interface Harness {
-  runtime: ChatRuntime;
-  journal: Journal;
-  workspace: string;
-  file: string;
+interface Harness extends RuntimeHarness {
   logs: string[];
 }
 
-interface HarnessOptions {
-  file?: string;
-  workspace?: string;
+interface HarnessOptions extends Pick<RuntimeHarnessOptions, 'file' | 'workspace' | 'instance' | 'dead'> {
   configDir?: string;
-  instance?: string;
-  dead?: string[];
   config?: () => Partial<ClaudeAgentConfig>;
 }
 
@@ -57,10 +49,7 @@ async function mockWith(script: MockReply[]): Promise<AnthropicMock> {
 }
 
 async function harness(mock: AnthropicMock | undefined, o: HarnessOptions = {}): Promise<Harness & { configDir: string }> {
-  const file = o.file ?? path.join(tempDir(), 'journal.sqlite');
-  const workspace = o.workspace ?? tempDir('nac-ws-');
   const configDir = o.configDir ?? tempDir('nac-claude-config-');
-  const journal = await openJournal(file);
   const logs: string[] = [];
   const agent = new ClaudeAgent(() => ({
     executablePath: CLAUDE_BIN,
@@ -78,21 +67,9 @@ async function harness(mock: AnthropicMock | undefined, o: HarnessOptions = {}):
     },
     ...o.config?.(),
   }));
-  const dead = o.dead ?? [];
-  const runtime = new ChatRuntime({
-    journal,
-    instance: fakeInstance(o.instance ?? 'host-a', process.pid),
-    agentFor: (p) => (p === 'claude' ? agent : undefined),
-    workspaceRoot: () => workspace,
-    isAlive: (i) => !dead.includes(i.id),
-    flushIntervalMs: 5,
-  });
-  cleanups.push(async () => {
-    runtime.dispose();
-    await journal.close();
-  });
-  await runtime.start();
-  return { runtime, journal, workspace, file, logs, configDir };
+  const h = await openRuntime({ file: o.file, workspace: o.workspace, instance: o.instance, dead: o.dead, agentFor: (p) => (p === 'claude' ? agent : undefined) });
+  cleanups.push(h.close);
+  return { ...h, logs, configDir };
 }
 
 
@@ -106,15 +83,7 @@ async function idle(h: Harness, sessionId: string, timeoutMs = 30_000): Promise<
   clearTimeout(timer);
 }
 
-const pendingRequest = (h: Harness, sessionId: string, except: string[] = []) =>
-  waitFor('a pending boundary request', async () => (await h.runtime.liveState(sessionId)).actionableRequestIds.find((id) => !except.includes(id)));
 
-function items(t: Transcript, turnIndex: number): readonly TranscriptItem[] {
-  return t.turns[turnIndex]!.items;
-}
-function textOf(t: Transcript, turnIndex: number): string {
-  return items(t, turnIndex).filter((i) => i.type === 'text').map((i) => (i as { text: string }).text).join('');
-}
 /** The error notice the run ended with ('' if none). */
 function errorNotice(t: Transcript, turnIndex: number): string {
   return items(t, turnIndex).filter((i) => i.type === 'notice' && i.level === 'error').map((i) => (i as { message: string }).message).join('\n');

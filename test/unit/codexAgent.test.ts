@@ -13,12 +13,12 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
 import type { Transcript, TranscriptItem } from '../../src/core/transcript';
-import type { Journal } from '../../src/journal/journal';
 import { codexConfigToml } from '../../src/runtime/agents/codex/codexConfig';
 import { CodexAgent, displayCommand, programOf, unifiedDiff, type CodexAgentConfig } from '../../src/runtime/agents/codex/codexAgent';
-import { ChatRuntime } from '../../src/runtime/chatRuntime';
 import { functionOutput, ResponsesMock, userTexts } from '../mocks/responsesMock';
-import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
+import { openRuntime, pendingRequest, type RuntimeHarness, type RuntimeHarnessOptions } from './harness';
+import { tempDir, waitFor } from './helpers';
+import { items, textOf } from './turnItems';
 
 /** The native codex binary of the installed @openai/codex platform package, if any. */
 function codexBinary(): string | undefined {
@@ -53,10 +53,7 @@ function codexProcesses(home: string): number[] {
 }
 
 
-interface Harness {
-  runtime: ChatRuntime;
-  journal: Journal;
-  file: string;
+interface Harness extends RuntimeHarness {
   config: { current: CodexAgentConfig };
 }
 
@@ -80,43 +77,18 @@ function codexConfig(mock: ResponsesMock | { baseUrl: string }, home = scratch('
   };
 }
 
-async function harness(
-  config: CodexAgentConfig,
-  options: { file?: string; workspace?: string; instance?: string; dead?: string[] } = {},
-): Promise<Harness & { workspace: string }> {
-  const file = options.file ?? path.join(scratch('nac-test-'), 'journal.sqlite');
-  const workspace = options.workspace ?? scratch('nac-ws-');
-  const journal = await openJournal(file);
+async function harness(config: CodexAgentConfig, options: Omit<RuntimeHarnessOptions, 'agentFor'> = {}): Promise<Harness> {
   const holder = { current: config };
   const agent = new CodexAgent(() => holder.current);
-  const runtime = new ChatRuntime({
-    journal,
-    instance: fakeInstance(options.instance ?? 'host-a', process.pid),
-    agentFor: (p) => (p === 'codex' ? agent : undefined),
-    workspaceRoot: () => workspace,
-    isAlive: (i) => !(options.dead ?? []).includes(i.id),
-    flushIntervalMs: 5,
-  });
-  await runtime.start();
-  cleanups.push(async () => {
-    runtime.dispose();
-    await journal.close().catch(() => undefined);
-  });
-  return { runtime, journal, file, workspace, config: holder };
+  const h = await openRuntime({ file: options.file ?? path.join(scratch('nac-test-'), 'journal.sqlite'), workspace: options.workspace ?? scratch('nac-ws-'), ...options, agentFor: (p) => (p === 'codex' ? agent : undefined) });
+  cleanups.push(() => h.close().catch(() => undefined));
+  return { ...h, config: holder };
 }
 
 async function newMock(): Promise<ResponsesMock> {
   const mock = await ResponsesMock.start();
   cleanups.push(() => mock.close());
   return mock;
-}
-
-function items(t: Transcript, turn: number): readonly TranscriptItem[] {
-  return t.turns[turn]!.items;
-}
-
-function textOf(t: Transcript, turn: number): string {
-  return items(t, turn).filter((i) => i.type === 'text').map((i) => (i as { text: string }).text).join('');
 }
 
 function invocation(t: Transcript, turn: number): Extract<TranscriptItem, { type: 'invocation' }> {
@@ -135,9 +107,6 @@ function notice(t: Transcript, turn: number): string | undefined {
   const n = items(t, turn).find((i) => i.type === 'notice');
   return n?.type === 'notice' ? n.message : undefined;
 }
-
-const pendingRequest = (h: Harness, sessionId: string, not?: string) =>
-  waitFor('a pending boundary request', async () => (await h.runtime.liveState(sessionId)).actionableRequestIds.find((id) => id !== not));
 
 async function providerThread(h: Harness, sessionId: string): Promise<string> {
   const state = await h.journal.read('getProviderState', sessionId);
@@ -385,7 +354,7 @@ describe('codex agent with the real codex app-server', { skip: CODEX ? false : '
 
     mock.script({ type: 'exec', cmd: 'touch proof.txt && echo proof', justification: 'Create proof.txt' }, { type: 'text', text: 'Proof made.' });
     assert.ok((await b.runtime.retry(s.value.id, failed.id)).ok);
-    const secondRequest = await pendingRequest(b, s.value.id, firstRequest);
+    const secondRequest = await pendingRequest(b, s.value.id, [firstRequest]);
     assert.notEqual(secondRequest, firstRequest);
     await b.runtime.decide(s.value.id, secondRequest, 'allow_once');
     await b.runtime.whenIdle(s.value.id);

@@ -1,7 +1,6 @@
 /**
- * Regression tests from an adversarial review of the writer lease's fence and of read-only
- * reporting: a generation file re-created under the same name (an emptied folder, a quarantine),
- * a poll that caught up on a breaker's records, and a newer build's migration met by a write's own
+ * The writer lease's fence and read-only reporting hold across a generation file re-created under
+ * the same name (an emptied folder, a quarantine), a poll that caught up on a breaker's records, and a newer build's migration met by a write's own
  * catch-up. Each failed before its fix (logStore.ts `isDetached`, `fenceHolds`; worker.ts).
  */
 import { strict as assert } from 'node:assert';
@@ -10,11 +9,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { JournalCore } from '../../src/journal/core';
-import { LogStore } from '../../src/journal/logStore';
 import { processStartTime } from '../../src/journal/processInfo';
 import { SCHEMA_VERSION } from '../../src/journal/schema';
-import { loadSqlJs } from '../../src/journal/sqljs';
-import { openJournal, openStore, trackedTempDir as tempDir, WASM_PATH } from './helpers';
+import { logAsNewerBuild, openJournal, openStore, trackedTempDir as tempDir } from './helpers';
 
 const session = (id: string, at = 1) => ({ id, title: id, provider: 'local', createdAt: at, updatedAt: at });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -87,19 +84,6 @@ describe('the fence: generation names reused', () => {
 });
 
 describe('read-only: a newer schema reached through a write\'s catch-up', () => {
-  async function newerBuildLogs(file: string, statements: readonly string[]): Promise<void> {
-    const sql = await loadSqlJs(WASM_PATH);
-    const { store } = LogStore.open({ file, sql, now: Date.now });
-    store.write(() => {
-      for (const s of statements) {
-        store.db.exec(s);
-        store.record(s, []);
-      }
-    }, () => []);
-    store.close();
-    store.db.close();
-  }
-
   /**
    * The write's catch-up applies the newer build's migration; `checkWritable` sets the worker's
    * readOnlyReason and the write is refused — but the migration touches no session and
@@ -110,7 +94,7 @@ describe('read-only: a newer schema reached through a write\'s catch-up', () => 
     const file = path.join(tempDir(), 'journal.sqlite');
     const old = await openJournal(file, { pollIntervalMs: 60_000 });
     try {
-      await newerBuildLogs(file, ['ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0', `PRAGMA user_version = ${SCHEMA_VERSION + 1}`]);
+      await logAsNewerBuild(file, ['ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0', `PRAGMA user_version = ${SCHEMA_VERSION + 1}`]);
       const w = await old.write('createSession', session('x'));
       assert.equal(!w.ok && w.reason, 'read_only');
       await old.read('listSessions');

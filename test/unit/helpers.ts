@@ -1,6 +1,6 @@
 /**
  * Test helpers: temporary folders, journals on real files, raw edits of a journal file with sql.js,
- * and instance records for simulated extension hosts.
+ * and instance records for simulated extension hosts (runtimes on them: harness.ts).
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -13,7 +13,6 @@ import { JournalCore } from '../../src/journal/core';
 import { LogStore, compact, type LogStoreOptions } from '../../src/journal/logStore';
 import { MIGRATIONS } from '../../src/journal/schema';
 import { loadSqlJs } from '../../src/journal/sqljs';
-import { ChatRuntime } from '../../src/runtime/chatRuntime';
 
 /** sql-wasm.wasm inside node_modules. */
 export const WASM_PATH = path.join(path.dirname(require.resolve('sql.js')), 'sql-wasm.wasm');
@@ -159,67 +158,30 @@ export async function openStore(file: string, options: Partial<Omit<LogStoreOpti
   };
 }
 
-/**
- * A simulated VS Code window for runtime tests: its own Journal (worker) on a shared file, a
- * ChatRuntime, and an agent that waits until its run is stopped (`aborted` lists those prompts) or
- * completed by the test (`complete.get(prompt)()`).
- */
-export interface Win {
-  journal: Journal;
-  runtime: ChatRuntime;
-  /** Prompts whose run saw its abort signal. */
-  aborted: string[];
-  /** Completes the waiting run of this prompt. */
-  complete: Map<string, () => void>;
+/** Opens the journal at `file` in a new store lifetime, runs `fn`, closes it; returns `fn`'s value. */
+export async function lifetime<T>(file: string, fn: (j: Journal) => Promise<T>): Promise<T> {
+  const j = await openJournal(file);
+  try {
+    return await fn(j);
+  } finally {
+    await j.close();
+  }
 }
 
 /**
- * Opens a `Win` with instance id `id` (process = this one) on folder `workspace` (undefined: none). `dead`: instance ids to treat as dead;
- * `wrap`: wraps the journal the runtime sees (to delay or spy on calls). Journal: fault injection
- * on, polled every 20 ms.
+ * Logs `statements` into the journal at `file` as one group, the way a newer build's migration
+ * reaches an older build; `execute` false logs them without running them here (for statements this
+ * sql.js build cannot run, such as FTS5).
  */
-export async function openWindow(file: string, workspace: string | undefined, id: string, opts: { dead?: Set<string>; wrap?: (j: Journal) => Journal } = {}): Promise<Win> {
-  const journal = await openJournal(file, { pollIntervalMs: 20, faultInjection: true });
-  const aborted: string[] = [];
-  const complete = new Map<string, () => void>();
-  const runtime = new ChatRuntime({
-    journal: opts.wrap ? opts.wrap(journal) : journal,
-    instance: fakeInstance(id, process.pid),
-    agentFor: () => ({
-      provider: 'local',
-      label: 'waiting agent',
-      runTurn: (request, ctx) =>
-        new Promise((resolve) => {
-          complete.set(request.prompt, () => resolve({ status: 'completed' }));
-          ctx.signal.addEventListener('abort', () => {
-            aborted.push(request.prompt);
-            resolve({ status: 'completed' });
-          });
-        }),
-    }),
-    workspaceRoot: () => workspace,
-    isAlive: (i) => !(opts.dead?.has(i.id) ?? false),
-    flushIntervalMs: 5,
-  });
-  await runtime.start();
-  return { journal, runtime, aborted, complete };
-}
-
-/**
- * Starts a chat in `owner` whose agent waits on `prompt` (see `Win.complete`), and waits until every
- * window in `watchers` sees it running. Returns the session id.
- */
-export async function startWaitingRun(owner: Win, prompt: string, ...watchers: Win[]): Promise<string> {
-  const s = await owner.runtime.createSession('local');
-  if (!s.ok) throw new Error(s.message);
-  const sent = await owner.runtime.send(s.value.id, prompt);
-  if (!sent.ok) throw new Error(sent.message);
-  for (const w of watchers) await waitFor(`window ${w.runtime.instanceId} to see the run`, async () => (await w.runtime.liveState(s.value.id)).running);
-  return s.value.id;
-}
-
-/** Disposes the windows' runtimes, then closes their journals. */
-export async function closeWindows(...ws: Win[]): Promise<void> {
-  for (const w of ws) w.runtime.dispose();
-  for (const w of ws) await w.journal.close();
+export async function logAsNewerBuild(file: string, statements: readonly string[], execute = true): Promise<void> {
+  const sql = await loadSqlJs(WASM_PATH);
+  const { store } = LogStore.open({ file, sql, now: Date.now });
+  store.write(() => {
+    for (const s of statements) {
+      if (execute) store.db.exec(s);
+      store.record(s, []);
+    }
+  }, () => []);
+  store.close();
+  store.db.close();
 }

@@ -8,20 +8,15 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { hostMessageProblem } from '../../src/protocol/checkHostMessage';
 import type { HostMessage } from '../../src/protocol/messages';
-import { LocalAgent } from '../../src/runtime/agents/localAgent';
-import { ChatRuntime, type RuntimeNotification } from '../../src/runtime/chatRuntime';
-import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
+import type { RuntimeNotification } from '../../src/runtime/chatRuntime';
+import { openLocal } from './harness';
+import { tempDir, waitFor } from './helpers';
 
 describe('host messages checked in the view', () => {
   it('lets through every message a real chat produces: snapshots, updates, live states, errors', async () => {
     const workspace = tempDir('nac-ws-');
     fs.writeFileSync(path.join(workspace, 'hello.txt'), 'hi\n');
-    const journal = await openJournal(path.join(tempDir(), 'journal.sqlite'));
-    const runtime = new ChatRuntime({
-      journal, instance: fakeInstance('host-a', process.pid), agentFor: () => new LocalAgent(),
-      workspaceRoot: () => workspace, isAlive: () => true, flushIntervalMs: 5,
-    });
-    await runtime.start();
+    const { journal, runtime } = await openLocal({ workspace });
     const sent: HostMessage[] = [];
     runtime.onNotification((n: RuntimeNotification) => {
       if (n.type === 'update') sent.push({ type: 'update', update: n.update });

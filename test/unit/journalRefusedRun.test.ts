@@ -7,19 +7,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { TranscriptItem } from '../../src/core/transcript';
-import { ChatRuntime } from '../../src/runtime/chatRuntime';
-import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
+import { openRuntime } from './harness';
+import { tempDir, waitFor } from './helpers';
 
 describe('chat runtime: a write the journal refuses mid-run', () => {
   it('ends the turn with journal_refused and the reason shown, once the end can be written', async () => {
     // Found by review: the refusal aborted the run and the run's end checked "aborted" first, so the
     // turn read "Stopped." with no error class, against what docs/ARCHITECTURE.md promises.
     const file = path.join(tempDir(), 'journal.sqlite');
-    const journal = await openJournal(file, { faultInjection: true });
     let speak: (() => void) | undefined;
-    const runtime = new ChatRuntime({
-      journal,
-      instance: fakeInstance('host', process.pid),
+    const { journal, runtime } = await openRuntime({
+      file,
+      journal: { faultInjection: true },
+      instance: 'host',
       agentFor: () => ({
         provider: 'local',
         label: 'speaks when told, then waits for its abort',
@@ -29,10 +29,7 @@ describe('chat runtime: a write the journal refuses mid-run', () => {
             ctx.signal.addEventListener('abort', () => resolve({ status: 'completed' }));
           }),
       }),
-      workspaceRoot: () => tempDir('nac-ws-'),
-      flushIntervalMs: 5,
     });
-    await runtime.start();
     try {
       const s = await runtime.createSession('local');
       assert.ok(s.ok);

@@ -4,29 +4,17 @@
  * answer.
  */
 import { strict as assert } from 'node:assert';
-import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { LiveState } from '../../src/protocol/messages';
 import type { BoundaryOutcome } from '../../src/runtime/agent';
-import { LocalAgent } from '../../src/runtime/agents/localAgent';
-import { ChatRuntime } from '../../src/runtime/chatRuntime';
 import { RunContext } from '../../src/runtime/runContext';
 import type { RuntimeScope } from '../../src/runtime/scope';
-import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
+import { openLocal } from './harness';
+import { waitFor } from './helpers';
 
 describe('live notification', () => {
   it('carries the live state: running with the request the agent waits on, then idle with nothing to answer', async () => {
-    const journal = await openJournal(path.join(tempDir(), 'journal.sqlite'));
-    const agent = new LocalAgent();
-    const workspace = tempDir('nac-ws-');
-    const runtime = new ChatRuntime({
-      journal,
-      instance: fakeInstance('host-a', process.pid),
-      agentFor: (p) => (p === 'local' ? agent : undefined),
-      workspaceRoot: () => workspace,
-      flushIntervalMs: 5,
-    });
-    await runtime.start();
+    const { journal, runtime } = await openLocal();
     const lives: { sessionId: string; live: LiveState }[] = [];
     runtime.onNotification((n) => {
       if (n.type === 'live') lives.push({ sessionId: n.sessionId, live: n.live });

@@ -12,7 +12,6 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Transcript } from '../../src/core/transcript';
-import type { Journal } from '../../src/journal/journal';
 import {
   buildMessages,
   CONTINUE_MESSAGE,
@@ -22,21 +21,15 @@ import {
   NO_API_KEY,
   type OpenAICompatibleAgentConfig,
 } from '../../src/runtime/agents/openaiCompatible/openaiCompatibleAgent';
-import { ChatRuntime } from '../../src/runtime/chatRuntime';
 import { OpenAICompatibleMock, slowText, text, toolCalls } from '../mocks/openaiCompatibleMock';
-import { fakeInstance, openJournal, tempDir, waitFor } from './helpers';
+import { openRuntime, pendingRequest, type RuntimeHarness, type RuntimeHarnessOptions } from './harness';
+import { tempDir, waitFor } from './helpers';
+import { textOf } from './turnItems';
 
 const MODEL = 'qwen2.5-coder:7b';
 const PROVIDER = 'openai-compatible';
 /** Bound of each test (they take 0.1-2 s). */
 const TEST_TIMEOUT_MS = 20_000;
-
-interface Harness {
-  runtime: ChatRuntime;
-  journal: Journal;
-  workspace: string;
-  file: string;
-}
 
 const mocks: OpenAICompatibleMock[] = [];
 after(async () => {
@@ -50,36 +43,12 @@ async function startMock(): Promise<OpenAICompatibleMock> {
 }
 
 /** A runtime whose agent is built per turn from `config()` (as the host does from its settings). */
-async function harness(
-  config: () => OpenAICompatibleAgentConfig,
-  opts: { file?: string; workspace?: string; instance?: string; dead?: string[] } = {},
-): Promise<Harness> {
-  const file = opts.file ?? path.join(tempDir(), 'journal.sqlite');
-  const workspace = opts.workspace ?? tempDir('nac-ws-');
-  const journal = await openJournal(file);
-  const dead = opts.dead ?? [];
-  const runtime = new ChatRuntime({
-    journal,
-    instance: fakeInstance(opts.instance ?? 'host-a', process.pid),
-    agentFor: (p) => (p === PROVIDER ? createOpenAICompatibleAgent(config()) : undefined),
-    workspaceRoot: () => workspace,
-    isAlive: (i) => !dead.includes(i.id),
-    flushIntervalMs: 5,
-  });
-  await runtime.start();
-  return { runtime, journal, workspace, file };
+function harness(config: () => OpenAICompatibleAgentConfig, opts: Omit<RuntimeHarnessOptions, 'agentFor'> = {}): Promise<RuntimeHarness> {
+  return openRuntime({ ...opts, agentFor: (p) => (p === PROVIDER ? createOpenAICompatibleAgent(config()) : undefined) });
 }
 
 function configFor(mock: OpenAICompatibleMock, extra: Partial<OpenAICompatibleAgentConfig> = {}): () => OpenAICompatibleAgentConfig {
   return () => ({ baseUrl: mock.baseUrl, model: MODEL, apiKey: async () => undefined, ...extra });
-}
-
-
-const pendingRequest = (h: Harness, sessionId: string) =>
-  waitFor('a pending boundary request', async () => (await h.runtime.liveState(sessionId)).actionableRequestIds[0]);
-
-function turnText(t: Transcript, index: number): string {
-  return t.turns[index]!.items.filter((i) => i.type === 'text').map((i) => (i as { text: string }).text).join('');
 }
 
 /** The message of a failed turn (its error notice). */
@@ -88,7 +57,7 @@ function failureOf(turn: Transcript['turns'][number]): string | undefined {
   return notices.length === 1 && notices[0]!.type === 'notice' ? notices[0]!.message : undefined;
 }
 
-async function newSession(h: Harness): Promise<string> {
+async function newSession(h: RuntimeHarness): Promise<string> {
   const s = await h.runtime.createSession(PROVIDER);
   assert.ok(s.ok);
   return s.value.id;
@@ -116,7 +85,7 @@ describe('OpenAI-compatible agent: approvals', () => {
     assert.equal(fs.existsSync(path.join(h.workspace, 'made.txt')), true);
     const t = await h.runtime.transcript(sid);
     assert.equal(t.turns[0]!.status, 'completed');
-    assert.equal(turnText(t, 0), 'Creating it.\n\nCreated made.txt.');
+    assert.equal(textOf(t, 0), 'Creating it.\n\nCreated made.txt.');
     const inv = t.turns[0]!.items.find((i) => i.type === 'invocation');
     assert.ok(inv && inv.type === 'invocation');
     assert.equal(inv.tool, 'run');
@@ -154,7 +123,7 @@ describe('OpenAI-compatible agent: approvals', () => {
     assert.equal(t.turns[0]!.status, 'completed');
     const inv = t.turns[0]!.items.find((i) => i.type === 'invocation');
     assert.equal(inv?.type === 'invocation' && inv.status, 'denied');
-    assert.equal(turnText(t, 0), 'Understood, I will not.');
+    assert.equal(textOf(t, 0), 'Understood, I will not.');
     assert.equal(mock.requests[0]!.headers.authorization, 'Bearer sk-local-123');
     assert.deepEqual(mock.requests[1]!.body.messages.at(-1), {
       role: 'tool',
@@ -210,7 +179,7 @@ describe('OpenAI-compatible agent: Stop and restarts', () => {
     const parts = Array.from({ length: 100 }, (_, i) => `w${i} `);
     mock.script(slowText(parts, 50));
     await h.runtime.send(sid, 'talk slowly');
-    await waitFor('some streamed text', async () => turnText(await h.runtime.transcript(sid), 0).startsWith('w0 w1 '));
+    await waitFor('some streamed text', async () => textOf(await h.runtime.transcript(sid), 0).startsWith('w0 w1 '));
     const stoppedAt = Date.now();
     assert.deepEqual(await h.runtime.stop(sid), { ok: true, value: { stopped: true } });
     await h.runtime.whenIdle(sid);
@@ -247,7 +216,7 @@ describe('OpenAI-compatible agent: Stop and restarts', () => {
     assert.equal(failed.errorClass, 'sandbox_boundary_closed_by_restart');
     const card = failed.items.find((i) => i.type === 'boundary');
     assert.equal(card?.type === 'boundary' && card.closureReason, 'host_restarted');
-    assert.equal(turnText(await b.runtime.transcript(sid), 0), 'I will create proof.txt.');
+    assert.equal(textOf(await b.runtime.transcript(sid), 0), 'I will create proof.txt.');
 
     mock.script(toolCalls([{ ...call, id: 'call_r2' }]), text('Proved.'));
     assert.ok((await b.runtime.retry(sid, failed.id)).ok);
@@ -266,7 +235,7 @@ describe('OpenAI-compatible agent: Stop and restarts', () => {
     const t = await b.runtime.transcript(sid);
     assert.equal(t.turns[1]!.origin, 'retry');
     assert.equal(t.turns[1]!.status, 'completed');
-    assert.equal(turnText(t, 1), 'Proved.');
+    assert.equal(textOf(t, 1), 'Proved.');
     assert.equal(fs.existsSync(path.join(workspace, 'proof.txt')), true);
     assert.deepEqual(mock.requests[2]!.body.messages.at(-1), { role: 'tool', tool_call_id: 'call_r2', content: 'proved\n' });
     assert.equal(mock.requests.length, 3);
@@ -283,7 +252,7 @@ describe('OpenAI-compatible agent: Stop and restarts', () => {
     await a.runtime.whenIdle(sid);
     mock.script(slowText(Array.from({ length: 100 }, (_, i) => `p${i} `), 50));
     await a.runtime.send(sid, 'write an essay');
-    await waitFor('a partial reply in the journal', async () => turnText(await a.runtime.transcript(sid), 1).startsWith('p0 p1 '));
+    await waitFor('a partial reply in the journal', async () => textOf(await a.runtime.transcript(sid), 1).startsWith('p0 p1 '));
     a.runtime.dispose();
     await a.journal.close();
     await waitFor('host A to hang up', () => mock.requests[1]!.clientClosedEarly);
@@ -292,7 +261,7 @@ describe('OpenAI-compatible agent: Stop and restarts', () => {
     const before = await b.runtime.transcript(sid);
     const failed = before.turns[1]!;
     assert.equal(failed.errorClass, 'app_restarted');
-    const partial = turnText(before, 1);
+    const partial = textOf(before, 1);
     assert.match(partial, /^p0 p1 (p\d+ )*$/);
     mock.script(text('p99 done.'));
     assert.ok((await b.runtime.continueTurn(sid, failed.id)).ok);
@@ -300,7 +269,7 @@ describe('OpenAI-compatible agent: Stop and restarts', () => {
     const t = await b.runtime.transcript(sid);
     assert.equal(t.turns[2]!.origin, 'continue');
     assert.equal(t.turns[2]!.status, 'completed');
-    assert.equal(turnText(t, 2), 'p99 done.');
+    assert.equal(textOf(t, 2), 'p99 done.');
     assert.deepEqual(mock.requests[2]!.body.messages, [
       system(workspace),
       { role: 'user', content: 'say hello' },
@@ -340,7 +309,7 @@ describe('OpenAI-compatible agent: failures', () => {
     await h.runtime.whenIdle(sid);
     const t = await h.runtime.transcript(sid);
     assert.equal(t.turns[1]!.status, 'completed');
-    assert.equal(turnText(t, 1), 'Here now.');
+    assert.equal(textOf(t, 1), 'Here now.');
     // The failed turn had no reply: its prompt and the new one are merged into one user message.
     assert.deepEqual(mock.requests[0]!.body.messages.slice(1), [{ role: 'user', content: 'hello?\n\nhello again' }]);
     await h.journal.close();
@@ -418,7 +387,7 @@ describe('OpenAI-compatible agent: failures', () => {
     const t = await h.runtime.transcript(sid);
     assert.equal(t.turns[0]!.status, 'failed');
     assert.equal(t.turns[0]!.errorClass, 'agent_error');
-    assert.equal(turnText(t, 0), 'Half a ');
+    assert.equal(textOf(t, 0), 'Half a ');
     assert.equal(failureOf(t.turns[0]!), `The reply from the OpenAI-compatible server at ${mock.baseUrl} failed: terminated (UND_ERR_SOCKET). Check the server's log.`);
     await h.journal.close();
   });
@@ -441,7 +410,7 @@ describe('OpenAI-compatible agent: failures', () => {
     await h.runtime.whenIdle(sid);
     const t = await h.runtime.transcript(sid);
     assert.equal(t.turns[0]!.status, 'completed');
-    assert.equal(turnText(t, 0), '_(Stopped after 3 model calls in this turn without a final answer. Send a new message to let it carry on.)_');
+    assert.equal(textOf(t, 0), '_(Stopped after 3 model calls in this turn without a final answer. Send a new message to let it carry on.)_');
     assert.equal(mock.requests.length, 3);
     assert.equal(mock.pending, 1);
     assert.deepEqual(mock.requests[0]!.body.messages, [{ role: 'user', content: 'loop' }]);

@@ -21,7 +21,7 @@ import { recoverOrphanedRuns } from '../../src/runtime/recovery';
 import { runCommand } from '../../src/runtime/toolRuntime';
 import { errorClassShortLabel } from '../../webview/errorClassView';
 import { invocationDetail, PROCESS_GROUP_STOPPED_TEXT } from '../../webview/labels';
-import { CHILD_NODE_FLAGS, fakeInstance, openJournal, steppingClock, tempDir, waitFor } from './helpers';
+import { CHILD_NODE_FLAGS, fakeInstance, lifetime, steppingClock, tempDir, waitFor } from './helpers';
 
 const HOST = path.resolve(__dirname, '../tools/commandHost.js');
 const SELF = fakeInstance('self');
@@ -45,16 +45,6 @@ after(() => {
     }
   }
 });
-
-/** Opens the journal in a new lifetime, runs `fn`, closes it. */
-async function lifetime<T>(file: string, fn: (j: Journal) => Promise<T>): Promise<T> {
-  const j = await openJournal(file);
-  try {
-    return await fn(j);
-  } finally {
-    await j.close();
-  }
-}
 
 /** True while `pid` is a process that has not exited (a zombie has). */
 function running(pid: number): boolean {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Journal } from '../../src/journal/journal';
 import { recoverOrphanedRuns } from '../../src/runtime/recovery';
-import { editJournalFile, fakeInstance, openJournal, steppingClock, tempDir } from './helpers';
+import { editJournalFile, fakeInstance, lifetime, steppingClock, tempDir } from './helpers';
 
 const DEAD = fakeInstance('dead-host');
 const LIVE = fakeInstance('live-host');
@@ -30,16 +30,6 @@ async function seedInvocationWithRequest(j: Journal, run: string, inv: string, r
   assert.ok((await j.write('createBoundaryRequest', {
     id: req, runId: run, invocationId: inv, kind: 'command', subject, why: 'not allowlisted', detail: null, scopeKey: 'command:rm', at: clock(),
   })).ok);
-}
-
-/** Opens the journal in a new lifetime, runs `fn`, closes it. */
-async function lifetime<T>(file: string, fn: (j: Journal) => Promise<T>): Promise<T> {
-  const j = await openJournal(file);
-  try {
-    return await fn(j);
-  } finally {
-    await j.close();
-  }
 }
 
 const recover = (j: Journal, isAlive = (i: { id: string }) => i.id === LIVE.id) =>

@@ -7,45 +7,16 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import type { Transcript, TranscriptItem } from '../../src/core/transcript';
-import type { Journal } from '../../src/journal/journal';
-import { LocalAgent } from '../../src/runtime/agents/localAgent';
-import { ChatRuntime, MAX_TITLE_CHARS, NEW_CHAT_TITLE } from '../../src/runtime/chatRuntime';
-import { closeWindows, fakeInstance, openJournal, openWindow, tempDir, waitFor } from './helpers';
-
-interface Harness {
-  runtime: ChatRuntime;
-  journal: Journal;
-  workspace: string;
-  file: string;
-}
-
-async function harness(file = path.join(tempDir(), 'journal.sqlite'), workspace = tempDir('nac-ws-'), instance = 'host-a', dead: string[] = []): Promise<Harness> {
-  const journal = await openJournal(file);
-  const agent = new LocalAgent();
-  const runtime = new ChatRuntime({
-    journal,
-    instance: fakeInstance(instance, process.pid),
-    agentFor: (p) => (p === 'local' ? agent : undefined),
-    workspaceRoot: () => workspace,
-    isAlive: (i) => !dead.includes(i.id),
-    flushIntervalMs: 5,
-  });
-  await runtime.start();
-  return { runtime, journal, workspace, file };
-}
+import { MAX_TITLE_CHARS, NEW_CHAT_TITLE } from '../../src/runtime/chatRuntime';
+import { closeWindows, openLocal, openWindow, pendingRequest, type RuntimeHarness } from './harness';
+import { openJournal, tempDir, waitFor } from './helpers';
+import { items, textOf } from './turnItems';
 
 
-function items(t: Transcript, turnIndex: number): readonly TranscriptItem[] {
-  return t.turns[turnIndex]!.items;
-}
-
-const pendingRequest = (h: Harness, sessionId: string) =>
-  waitFor('a pending boundary request', async () => (await h.runtime.liveState(sessionId)).actionableRequestIds[0]);
 
 describe('chat runtime with the local agent', () => {
   it('runs an allowlisted command without asking and journals the reply and output', async () => {
-    const h = await harness();
+    const h = await openLocal();
     fs.writeFileSync(path.join(h.workspace, 'hello.txt'), 'hi\n');
     const s = await h.runtime.createSession('local');
     assert.ok(s.ok);
@@ -65,7 +36,7 @@ describe('chat runtime with the local agent', () => {
   });
 
   it('asks before a command outside the allowlist; Allow once runs it', async () => {
-    const h = await harness();
+    const h = await openLocal();
     const s = await h.runtime.createSession('local');
     assert.ok(s.ok);
     await h.runtime.send(s.value.id, 'run touch made.txt && echo made-it');
@@ -89,7 +60,7 @@ describe('chat runtime with the local agent', () => {
   });
 
   it('Deny runs nothing and ends the invocation as denied', async () => {
-    const h = await harness();
+    const h = await openLocal();
     const s = await h.runtime.createSession('local');
     assert.ok(s.ok);
     await h.runtime.send(s.value.id, 'run touch nope.txt');
@@ -107,7 +78,7 @@ describe('chat runtime with the local agent', () => {
   });
 
   it('Allow for this session approves the same kind of request later without asking', async () => {
-    const h = await harness();
+    const h = await openLocal();
     const s = await h.runtime.createSession('local');
     assert.ok(s.ok);
     await h.runtime.send(s.value.id, 'run touch a.txt');
@@ -136,7 +107,7 @@ describe('chat runtime with the local agent', () => {
   });
 
   it('Stop while a request waits closes it as run_stopped and the turn as stopped', async () => {
-    const h = await harness();
+    const h = await openLocal();
     const s = await h.runtime.createSession('local');
     assert.ok(s.ok);
     await h.runtime.send(s.value.id, 'run rm -rf /tmp/definitely-not-here');
@@ -153,7 +124,7 @@ describe('chat runtime with the local agent', () => {
   });
 
   it('Stop kills a running command', async () => {
-    const h = await harness();
+    const h = await openLocal();
     const s = await h.runtime.createSession('local');
     assert.ok(s.ok);
     await h.runtime.send(s.value.id, 'run sleep 30');
@@ -168,7 +139,7 @@ describe('chat runtime with the local agent', () => {
   });
 
   it('refuses a second prompt while the agent works', async () => {
-    const h = await harness();
+    const h = await openLocal();
     const s = await h.runtime.createSession('local');
     assert.ok(s.ok);
     await h.runtime.send(s.value.id, 'run touch x');
@@ -184,7 +155,7 @@ describe('chat runtime with the local agent', () => {
 describe('chat runtime: Stop while a request waits', () => {
   it('closes the request as stopped and marks the invocation stopped, not denied', async () => {
     // A fresh user saw a card "Closed because the run was stopped" under a "Denied" badge.
-    const h = await harness();
+    const h = await openLocal();
     const s = await h.runtime.createSession('local');
     assert.ok(s.ok);
     await h.runtime.send(s.value.id, 'run touch never.txt && echo never');
@@ -205,7 +176,7 @@ describe('chat runtime: Stop while a request waits', () => {
 
 describe('chat runtime: renaming a chat', () => {
   it('keeps the title as typed (trimmed, one line), tells this window, and keeps it after the first prompt', async () => {
-    const h = await harness();
+    const h = await openLocal();
     const s = await h.runtime.createSession('local');
     assert.ok(s.ok);
     const seen: string[] = [];
@@ -223,7 +194,7 @@ describe('chat runtime: renaming a chat', () => {
   });
 
   it('refuses an empty or over-long title and an unknown chat, changing nothing', async () => {
-    const h = await harness();
+    const h = await openLocal();
     const s = await h.runtime.createSession('local');
     assert.ok(s.ok);
     const empty = await h.runtime.renameSession(s.value.id, ' \n ');
@@ -239,7 +210,7 @@ describe('chat runtime: renaming a chat', () => {
 
 describe('chat runtime: deleting a chat', () => {
   it('removes the chat and everything under it, leaves other chats alone, and closes its views', async () => {
-    const h = await harness();
+    const h = await openLocal();
     const keep = await h.runtime.createSession('local');
     const gone = await h.runtime.createSession('local');
     assert.ok(keep.ok && gone.ok);
@@ -298,19 +269,26 @@ describe('chat runtime: deleting a chat', () => {
   });
 });
 
+/**
+ * Host A opens a chat in a fresh workspace and sends `prompt`; `whileAlive` acts on the run while A
+ * lives (say, answers its request) and its value is returned; then A dies, writing nothing more, and
+ * host B opens the same journal and workspace with A counted dead.
+ */
+async function acrossRestart<T>(prompt: string, whileAlive: (a: RuntimeHarness, sessionId: string) => Promise<T>): Promise<{ b: RuntimeHarness; s: { value: { id: string } }; workspace: string; value: T }> {
+  const workspace = tempDir('nac-ws-');
+  const a = await openLocal({ workspace, instance: 'host-a' });
+  const s = await a.runtime.createSession('local');
+  assert.ok(s.ok);
+  await a.runtime.send(s.value.id, prompt);
+  const value = await whileAlive(a, s.value.id);
+  await a.close(); // host A dies: it writes nothing more
+  const b = await openLocal({ file: a.file, workspace, instance: 'host-b', dead: ['host-a'] });
+  return { b, s, workspace, value };
+}
+
 describe('chat runtime across a host restart', () => {
   it('a pending prompt at restart is denied as host_restarted; Retry asks again and Allow once runs it', async () => {
-    const workspace = tempDir('nac-ws-');
-    const a = await harness(undefined, workspace, 'host-a');
-    const s = await a.runtime.createSession('local');
-    assert.ok(s.ok);
-    await a.runtime.send(s.value.id, 'run touch proof.txt && echo made-it');
-    const firstRequest = await pendingRequest(a, s.value.id);
-    // Host A dies: it writes nothing more.
-    a.runtime.dispose();
-    await a.journal.close();
-
-    const b = await harness(a.file, workspace, 'host-b', ['host-a']);
+    const { b, s, workspace, value: firstRequest } = await acrossRestart('run touch proof.txt && echo made-it', (a, id) => pendingRequest(a, id));
     const t = await b.runtime.transcript(s.value.id);
     const failed = t.turns[0]!;
     assert.equal(failed.status, 'failed');
@@ -346,16 +324,9 @@ describe('chat runtime across a host restart', () => {
   });
 
   it('a plain interrupted turn is app_restarted and Continue starts a linked turn', async () => {
-    const workspace = tempDir('nac-ws-');
-    const a = await harness(undefined, workspace, 'host-a');
-    const s = await a.runtime.createSession('local');
-    assert.ok(s.ok);
-    await a.runtime.send(s.value.id, 'run sleep 5');
-    await a.runtime.decide(s.value.id, await pendingRequest(a, s.value.id), 'allow_once');
-    a.runtime.dispose();
-    await a.journal.close();
-
-    const b = await harness(a.file, workspace, 'host-b', ['host-a']);
+    const { b, s } = await acrossRestart('run sleep 5', async (a, id) => {
+      await a.runtime.decide(id, await pendingRequest(a, id), 'allow_once');
+    });
     const failed = (await b.runtime.transcript(s.value.id)).turns[0]!;
     assert.equal(failed.errorClass, 'app_restarted');
     const wrongAction = await b.runtime.retry(s.value.id, 'missing');
@@ -372,16 +343,9 @@ describe('chat runtime across a host restart', () => {
   });
 
   it('Continue says it starts over and asks again before re-running a command allowed for the session', async () => {
-    const workspace = tempDir('nac-ws-');
-    const a = await harness(undefined, workspace, 'host-a');
-    const s = await a.runtime.createSession('local');
-    assert.ok(s.ok);
-    await a.runtime.send(s.value.id, 'run sleep 5');
-    await a.runtime.decide(s.value.id, await pendingRequest(a, s.value.id), 'allow_session');
-    a.runtime.dispose();
-    await a.journal.close();
-
-    const b = await harness(a.file, workspace, 'host-b', ['host-a']);
+    const { b, s } = await acrossRestart('run sleep 5', async (a, id) => {
+      await a.runtime.decide(id, await pendingRequest(a, id), 'allow_session');
+    });
     const failed = (await b.runtime.transcript(s.value.id)).turns[0]!;
     assert.equal(failed.errorClass, 'app_restarted');
     assert.ok((await b.runtime.continueTurn(s.value.id, failed.id)).ok);
@@ -389,7 +353,7 @@ describe('chat runtime across a host restart', () => {
     const requestId = await pendingRequest(b, s.value.id);
     await b.runtime.decide(s.value.id, requestId, 'deny');
     await b.runtime.whenIdle(s.value.id);
-    const said = items(await b.runtime.transcript(s.value.id), 1).filter((i) => i.type === 'text').map((i) => (i as { text: string }).text).join('');
+    const said = textOf(await b.runtime.transcript(s.value.id), 1);
     assert.match(said, /starting it over/);
     assert.match(said, /I'll run `sleep 5` again\. It may have run already: if it needs your approval, I'll ask again first\./);
     assert.doesNotMatch(said, /Picking up where/);
@@ -397,15 +361,7 @@ describe('chat runtime across a host restart', () => {
   });
 
   it('Continue is refused for a turn closed by a boundary restart (Retry is the way)', async () => {
-    const workspace = tempDir('nac-ws-');
-    const a = await harness(undefined, workspace, 'host-a');
-    const s = await a.runtime.createSession('local');
-    assert.ok(s.ok);
-    await a.runtime.send(s.value.id, 'run touch z');
-    await pendingRequest(a, s.value.id);
-    a.runtime.dispose();
-    await a.journal.close();
-    const b = await harness(a.file, workspace, 'host-b', ['host-a']);
+    const { b, s } = await acrossRestart('run touch z', (a, id) => pendingRequest(a, id));
     const failed = (await b.runtime.transcript(s.value.id)).turns[0]!;
     const r = await b.runtime.continueTurn(s.value.id, failed.id);
     assert.equal(!r.ok && r.reason, 'not_retryable');
@@ -416,8 +372,8 @@ describe('chat runtime across a host restart', () => {
 describe('chat runtime in two windows', () => {
   it('a decision taken in the other window reaches the agent once; a late click there says it was decided', async () => {
     const workspace = tempDir('nac-ws-');
-    const a = await harness(undefined, workspace, 'window-a');
-    const b = await harness(a.file, workspace, 'window-b');
+    const a = await openLocal({ workspace, instance: 'window-a' });
+    const b = await openLocal({ file: a.file, workspace, instance: 'window-b' });
     const s = await a.runtime.createSession('local');
     assert.ok(s.ok);
     const refreshed = new Promise<void>((resolve) => b.runtime.onNotification((n) => n.type === 'refresh' && n.sessionId === s.value.id && resolve()));
@@ -443,17 +399,16 @@ describe('chat runtime in two windows', () => {
   it('a window never recovers a run another live window drives, and recovers it once that window dies', async () => {
     const workspace = tempDir('nac-ws-');
     const dead: string[] = [];
-    const a = await harness(undefined, workspace, 'window-a');
+    const a = await openLocal({ workspace, instance: 'window-a' });
     const s = await a.runtime.createSession('local');
     assert.ok(s.ok);
     await a.runtime.send(s.value.id, 'run touch alive.txt');
     const requestId = await pendingRequest(a, s.value.id);
-    const b = await harness(a.file, workspace, 'window-b', dead);
+    const b = await openLocal({ file: a.file, workspace, instance: 'window-b', dead });
     assert.deepEqual(await b.runtime.recoverOrphans(), []);
     assert.equal((await b.journal.read('getBoundaryRequest', requestId))!.status, 'pending');
     // Window A dies (its process is gone): B's next check recovers the run.
-    a.runtime.dispose();
-    await a.journal.close();
+    await a.close();
     dead.push('window-a');
     const recovered = await b.runtime.recoverOrphans();
     assert.deepEqual(recovered.map((r) => r.errorClass), ['sandbox_boundary_closed_by_restart']);
@@ -491,8 +446,8 @@ describe('chat runtime on a failing disk', () => {
 
 describe('chat runtime: a run whose end the journal refused', () => {
   it('is ended in the journal once the disk has room again, so other windows stop seeing it live', async () => {
-    // Found by an adversarial review: a run stopped on a full disk stayed "running" in the journal
-    // while its window lived, so every other window kept showing the chat busy (and refused sends).
+    // A run stopped on a full disk stayed "running" in the journal while its window lived, so every
+    // other window kept showing the chat busy (and refused sends).
     const file = path.join(tempDir(), 'journal.sqlite');
     const w = await openWindow(file, tempDir('nac-ws-'), 'host');
     const { journal, runtime } = w;
@@ -523,7 +478,7 @@ describe('tool runtime: diffs of writes outside the workspace', () => {
     // Found by a fresh user: the card read `+++ b/../../../x.txt`.
     const outside = tempDir('nac-outside-');
     const target = path.join(outside, 'x.txt');
-    const h = await harness();
+    const h = await openLocal();
     const s = await h.runtime.createSession('local');
     assert.ok(s.ok);
     await h.runtime.send(s.value.id, `write ${target}\n\`\`\`\nhello\n\`\`\``);
@@ -545,7 +500,7 @@ describe('tool runtime: symlinks', () => {
   it('a symlink inside the workspace that leads outside needs approval to read or write through it', async () => {
     const outside = tempDir('nac-outside-');
     fs.writeFileSync(path.join(outside, 'secret.txt'), 'top secret\n');
-    const h = await harness();
+    const h = await openLocal();
     fs.symlinkSync(outside, path.join(h.workspace, 'escape'));
     const s = await h.runtime.createSession('local');
     assert.ok(s.ok);
@@ -583,7 +538,7 @@ describe('tool runtime: symlinks', () => {
 
 describe('tool runtime: writes show their diff', () => {
   it('a write of an existing file carries the unified diff of the change', async () => {
-    const h = await harness();
+    const h = await openLocal();
     fs.writeFileSync(path.join(h.workspace, 'notes.md'), 'one\ntwo\nthree\n');
     const s = await h.runtime.createSession('local');
     assert.ok(s.ok);

@@ -1,8 +1,7 @@
 /**
  * Stop pressed in a window that does not drive the reply (chatRuntime.ts `askOwnerToStop`, core.ts
  * `requestStop`): several windows (each its own Journal + ChatRuntime) on one journal file, with a
- * controllable agent (helpers.ts `openWindow`). The first test is from a fresh user's report, the rest
- * from an adversarial review; the first three failed before their fixes.
+ * controllable agent (harness.ts `openWindow`). The first three tests failed before their fixes.
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
@@ -11,7 +10,8 @@ import { describe, it } from 'node:test';
 import type { Journal } from '../../src/journal/journal';
 import type { Transcript } from '../../src/core/transcript';
 import { STOP_ELSEWHERE_NOTICE } from '../../src/runtime/chatRuntime';
-import { closeWindows as closeAll, openWindow, startWaitingRun, tempDir, waitFor } from './helpers';
+import { closeWindows as closeAll, openWindow, startWaitingRun } from './harness';
+import { tempDir, waitFor } from './helpers';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

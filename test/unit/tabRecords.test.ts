@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { isTabOfWindow } from '../../src/core/tabMatch';
 import { SCHEMA_VERSION } from '../../src/journal/schema';
-import { closeWindows, editJournalFile, openJournal, openWindow, tempDir } from './helpers';
+import { closeWindows, openWindow } from './harness';
+import { editJournalFile, openJournal, tempDir } from './helpers';
 
 const session = (id: string) => ({ id, title: `Chat ${id}`, provider: 'local', createdAt: 1, updatedAt: 1 });
 

@@ -5,30 +5,17 @@
  * buttons forever, its clicks going nowhere.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { Window } from 'happy-dom';
-import type { SessionRecord } from '../../src/core/events';
+import { describe, test } from 'node:test';
 import { EMPTY_TRANSCRIPT } from '../../src/core/transcript';
+import { session, useHappyDom } from './happyDom';
 import { Heartbeat } from '../../webview/heartbeat';
 import {
   dismissError, HOST_LOST_CODE, HOST_LOST_MESSAGE, IDLE_LIVE, INITIAL_VIEW_STATE, markHostLost, reduceHostMessage, sendBlockedReason, viewOf, type ViewState,
 } from '../../webview/state';
 import { decideSend } from '../../webview/input';
 
-const window = new Window();
-const globals = globalThis as unknown as Record<string, unknown>;
-before(() => {
-  globals.window = window;
-  globals.document = window.document;
-  globals.Node = window.Node;
-  globals.HTMLElement = window.HTMLElement;
-});
-after(async () => {
-  for (const k of ['window', 'document', 'Node', 'HTMLElement']) delete globals[k];
-  await window.happyDOM.close();
-});
+const window = useHappyDom();
 
-const session: SessionRecord = { id: 's1', title: 'A chat', provider: 'local', createdAt: 1, updatedAt: 1 };
 const waiting: ViewState = {
   ...INITIAL_VIEW_STATE,
   mode: 'chat',

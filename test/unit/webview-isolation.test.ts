@@ -4,29 +4,12 @@
  * the composer included, still follows the state.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { Window } from 'happy-dom';
-import type { SessionRecord } from '../../src/core/events';
+import { describe, test } from 'node:test';
 import { EMPTY_TRANSCRIPT } from '../../src/core/transcript';
+import { session, useHappyDom } from './happyDom';
 
-const window = new Window();
-const globals = globalThis as unknown as Record<string, unknown>;
+const window = useHappyDom();
 
-before(() => {
-  globals.window = window;
-  globals.document = window.document;
-  globals.Node = window.Node;
-  globals.HTMLElement = window.HTMLElement;
-});
-after(async () => {
-  delete globals.window;
-  delete globals.document;
-  delete globals.Node;
-  delete globals.HTMLElement;
-  await window.happyDOM.close();
-});
-
-const session: SessionRecord = { id: 's1', title: 'A chat', provider: 'local', createdAt: 1, updatedAt: 1 };
 
 /** A turn running `touch x && echo ok`, waiting for approval. */
 function waitingTurn(status: 'running' | 'completed', invocation: 'awaiting_approval' | 'stopped', request: 'pending' | 'denied') {

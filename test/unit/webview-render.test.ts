@@ -1,32 +1,14 @@
 /**
  * The chat view on a DOM in plain Node (happy-dom): what the renderer (webview/render.ts and
- * render/*) draws, what a tab remembers (panelMemory.ts, scroll.ts), and the fixes from two
- * adversarial reviews. DOMPurify does not sanitize under happy-dom: what it strips is not tested here.
+ * render/*) draws and what a tab remembers (panelMemory.ts, scroll.ts). DOMPurify does not sanitize under happy-dom: what it strips is not tested here.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { Window } from 'happy-dom';
-import type { SessionRecord } from '../../src/core/events';
+import { describe, test } from 'node:test';
 import { EMPTY_TRANSCRIPT } from '../../src/core/transcript';
+import { session, useHappyDom } from './happyDom';
 
-const window = new Window();
-const globals = globalThis as unknown as Record<string, unknown>;
+const window = useHappyDom();
 
-before(() => {
-  globals.window = window; // DOMPurify binds to the window it finds when first loaded
-  globals.document = window.document;
-  globals.Node = window.Node;
-  globals.HTMLElement = window.HTMLElement;
-});
-after(async () => {
-  delete globals.window;
-  delete globals.document;
-  delete globals.Node;
-  delete globals.HTMLElement;
-  await window.happyDOM.close();
-});
-
-const session: SessionRecord = { id: 's1', title: 'A chat', provider: 'local', createdAt: 1, updatedAt: 1 };
 
 describe('chat view renderer', () => {
   test('says it is loading until the host sends the chat, then shows the chat', async () => {
@@ -301,7 +283,7 @@ describe('what a tab remembers when its view is rebuilt', () => {
   });
 });
 
-describe('an agent reply (adversarial review)', () => {
+describe('an agent reply: Copy copies only what a block shows', () => {
   test('a Copy button copies only what its code block shows (no hidden markup in it)', async () => {
     // DOMPurify keeps raw HTML such as <pre> and the `hidden` attribute (it is in its allowlist),
     // so a reply (say, of an agent misled by a file it read) can show `npm test` in a block whose

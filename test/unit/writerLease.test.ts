@@ -99,7 +99,7 @@ describe('writer lease: the store', () => {
   });
 });
 
-describe('writer lease: the fence across generations (adversarial review)', () => {
+describe('writer lease: the fence across generations', () => {
   /**
    * BUG (acknowledged write lost): the fence only looked for records after this process's offset in
    * its own generation. A breaker that started a new generation first (a forced rotation, as opening
@@ -125,7 +125,7 @@ describe('writer lease: the fence across generations (adversarial review)', () =
   });
 });
 
-describe('the snapshot\'s spare room (adversarial review)', () => {
+describe('the snapshot\'s spare room: a short snapshot is quarantined', () => {
   /**
    * BUG (a damaged file served as healthy): the live database is opened with spare zero bytes after
    * the snapshot; a snapshot missing its last pages then looked complete to SQLite, opened writable
@@ -235,7 +235,7 @@ describe('schema migration 2: events as a rowid table', () => {
   });
 });
 
-describe('full disk at a rotation, closing during a compaction (second adversarial review)', () => {
+describe('full disk at a rotation, closing during a compaction', () => {
   /**
    * BUG (a durable write reported as failed): the record was appended, fdatasync'ed and committed,
    * then starting the next log generation threw ENOSPC out of the write group, so every write of

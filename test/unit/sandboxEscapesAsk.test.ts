@@ -1,8 +1,7 @@
 /**
- * Adversarial tests of the sandbox policy and the tool runtime, written by a reviewer trying to run
- * things outside the sandbox without a boundary request. Every test here FAILS against the code it
- * was written against: each shows a confirmed bypass named in its docstring, and passes once the
- * bypass asks first (a request is raised; the tests deny it) or is refused.
+ * Ways to act outside the workspace through allowlisted commands, globs and symlinks ask first: the
+ * sandbox policy and the tool runtime raise a boundary request (the tests deny it) or refuse. Each
+ * test's docstring names the bypass it closes.
  */
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
@@ -11,10 +10,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { classifyAction } from '../../src/core/sandboxPolicy';
-import { LocalAgent } from '../../src/runtime/agents/localAgent';
-import { ChatRuntime } from '../../src/runtime/chatRuntime';
+import type { ChatRuntime } from '../../src/runtime/chatRuntime';
 import { realTarget } from '../../src/runtime/toolRuntime';
-import { fakeInstance, openJournal, trackedTempDir as tempDir } from './helpers';
+import { openLocal } from './harness';
+import { trackedTempDir as tempDir } from './helpers';
 
 
 /** Sends `prompt`, denies every boundary request it raises, and returns how many it raised. */
@@ -39,23 +38,13 @@ async function sendDenyingEverything(runtime: ChatRuntime, sessionId: string, pr
 }
 
 async function localRuntime(workspace: string) {
-  const journal = await openJournal(path.join(tempDir(), 'journal.sqlite'));
-  const agent = new LocalAgent();
-  const runtime = new ChatRuntime({
-    journal,
-    instance: fakeInstance('host', process.pid),
-    agentFor: () => agent,
-    workspaceRoot: () => workspace,
-    isAlive: () => true,
-    flushIntervalMs: 5,
-  });
-  await runtime.start();
+  const { journal, runtime } = await openLocal({ workspace, instance: 'host' });
   const s = await runtime.createSession('local');
   assert.ok(s.ok);
   return { journal, runtime, sessionId: s.value.id };
 }
 
-describe('adversarial: allowlisted commands that leave the workspace', () => {
+describe('sandbox: allowlisted commands that leave the workspace ask first', () => {
   /**
    * BUG (security): the policy only looks at arguments that *look* like paths and skips every word
    * starting with '-', so paths the shell or the program resolves elsewhere pass as "inside":
@@ -65,7 +54,6 @@ describe('adversarial: allowlisted commands that leave the workspace', () => {
    *   `-f/file`           file(1) reads names from a file outside and prints each line;
    *   `.[.]/…`            '[' is not a "shell operator", and dash globs `.[.]` to `..`.
    * These run with no boundary request (as judged exactly as the tool runtime judges them).
-   * Fails today: all seven are classified `inside`.
    */
   it('classifies paths hidden in ~user and in option values as outside the workspace', () => {
     const workspace = tempDir('nac-ws-');
@@ -89,7 +77,6 @@ describe('adversarial: allowlisted commands that leave the workspace', () => {
    * BUG (security, real effect): `git log --output=<path outside>` is an allowlisted "read-only"
    * command that writes a file anywhere the user can write — content chosen by whoever wrote the
    * commit message (e.g. `--output=$HOME/.bashrc`). End to end through the local agent.
-   * Fails today: the file outside the workspace is created without a boundary request.
    */
   it('an allowlisted git command cannot write a file outside the workspace without asking', async () => {
     const workspace = tempDir('nac-ws-');
@@ -111,7 +98,6 @@ describe('adversarial: allowlisted commands that leave the workspace', () => {
    * so does `git status` — but `.git/config` is inside the workspace, and git runs `core.fsmonitor`
    * (any shell command) on `git status`. Two "inside" tool calls = arbitrary command execution with
    * no boundary request. (Same family: `diff.external` + `git diff`, textconv + `git show`.)
-   * Fails today: the fsmonitor command runs and creates its marker file.
    */
   it('writing .git/config and running git status cannot execute an arbitrary command without asking', async () => {
     const workspace = tempDir('nac-ws-');
@@ -129,12 +115,11 @@ describe('adversarial: allowlisted commands that leave the workspace', () => {
   });
 });
 
-describe('adversarial: globbing', () => {
+describe('sandbox: a glob that climbs out of the workspace asks first', () => {
   /**
    * BUG (security, real effect): SHELL_OPERATORS rejects `*` and `?` but not `[`, and the path check
    * only looks for a literal `..`. `.[.]` is not `..` to the policy (nor to `realTarget`), but dash
    * expands it to `..`, so `cat .[.]/<sibling>/secret.txt` prints a file outside the workspace.
-   * Fails today: the secret is in the command output and no boundary request was raised.
    */
   it('a bracket glob cannot climb out of the workspace without asking', async () => {
     const workspace = tempDir('nac-ws-');
@@ -151,12 +136,11 @@ describe('adversarial: globbing', () => {
   });
 });
 
-describe('adversarial: symlinks', () => {
+describe('sandbox: a symlink pointing outside asks first', () => {
   /**
    * BUG (security): `realTarget` resolves the deepest *existing* ancestor, so a dangling symlink
    * (as a cloned repository can ship: `notes.md -> ../../.bash_aliases`) is judged by the folder it
    * sits in — inside — while `fs.writeFile` follows it and creates the file outside the workspace.
-   * Fails today: the file outside the workspace is created without a boundary request.
    */
   it('writing through a dangling symlink that points outside asks first', async () => {
     const workspace = tempDir('nac-ws-');
