@@ -85,17 +85,15 @@ export class ChatPanel {
   }
 
   private outbox: Promise<void> = Promise.resolve();
-  /** Counts live states received and snapshots begun, to tell which of two is newer. */
-  private clock = 0;
-  /** `clock` when the latest snapshot began reading the journal. */
-  private snapshotReadAt = 0;
+  /** `performance.now()` (ms) when the latest snapshot began reading the journal. */
+  private snapshotReadAt = -Infinity;
 
   /** Sends the full state: session, transcript rebuilt from the journal, live facts. */
   sendSnapshot(): Promise<void> {
     return this.post(async () => {
       const runtime = this.host.runtime;
       if (!this.session) return { type: 'orphan' };
-      this.snapshotReadAt = ++this.clock;
+      this.snapshotReadAt = performance.now();
       const session = await runtime.getSession(this.session);
       if (!session) return { type: 'error', code: 'not_found', message: 'This chat is no longer in the journal.' };
       this.panel.title = session.title;
@@ -105,15 +103,17 @@ export class ChatPanel {
 
   /**
    * Sends the chat's live state as the runtime's `live` notification carries it (in order with the
-   * other messages), or, without one, as the runtime reads it now.
+   * other messages; `readAt`: `performance.now()` in ms when its read began, unset: now), or,
+   * without one, as the runtime reads it now.
    */
-  sendLive(live?: LiveState): Promise<void> {
+  sendLive(live?: LiveState, readAt = performance.now()): Promise<void> {
     const sessionId = this.session;
     if (!sessionId) return Promise.resolve();
     if (live) {
-      const receivedAt = ++this.clock;
-      // A snapshot that began reading after this state was received carries a newer one: keep it.
-      return this.post(async () => (this.snapshotReadAt > receivedAt ? undefined : { type: 'live', live, hostNow: Date.now() }));
+      // A snapshot that began reading after this state's read began carries a newer one: keep it.
+      // (Not "after it was received": a snapshot begun while the state was being read would be
+      // followed by the older state, e.g. a Stop button back after the snapshot cleared it.)
+      return this.post(async () => (this.snapshotReadAt >= readAt ? undefined : { type: 'live', live, hostNow: Date.now() }));
     }
     return this.post(async () => ({ type: 'live', live: await this.host.runtime.liveState(sessionId), hostNow: Date.now() }));
   }

@@ -185,7 +185,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       if (chat.sessionId !== sessionId && !(n.type === 'refresh' && sessionId === ALL_SESSIONS)) continue;
       if (n.type === 'deleted') chat.dispose();
       else if (n.type === 'update') void chat.post({ type: 'update', update: n.update });
-      else if (n.type === 'live') void chat.sendLive(n.live);
+      else if (n.type === 'live') void chat.sendLive(n.live, n.readAt);
       else if (n.type === 'refresh') void chat.sendSnapshot();
       else {
         chat.panel.title = n.session.title;

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AgentTurnContext, BoundaryOutcome, InvocationHandle } from './agent';
+import { closeWaiting } from './boundaryDecisions';
 import type { RunContext } from './runContext';
 import { runJournal, type RuntimeScope } from './scope';
 import { SandboxedToolRunner, type ToolRuntimeOptions } from './toolRuntime';
@@ -83,6 +84,10 @@ async function requestBoundary(scope: RuntimeScope, run: RunContext, request: Ag
   scope.notifier.publish(run.sessionId, created.value.events);
   if (granted) return { approved: true, decision: 'allow_session', requestId };
   const outcome = run.waitFor(requestId);
-  scope.notifier.live(run.sessionId);
+  // Stopped (or refused) while the request was journaled: the closing of the run's waiting requests
+  // ran before this one waited, so it is closed here, or the agent would wait for ever. (A host
+  // shutting down writes nothing: the next host's recovery closes it.)
+  if (run.aborted && !scope.disposed()) await closeWaiting(scope, run, run.refused ? 'run_ended' : 'run_stopped');
+  else scope.notifier.live(run.sessionId);
   return outcome;
 }

@@ -13,8 +13,11 @@ import type { LiveState } from '../protocol/messages';
 /** What the runtime tells its listeners. */
 export type RuntimeNotification =
   | { readonly type: 'update'; readonly sessionId: string; readonly update: TranscriptUpdate }
-  /** The chat's live facts changed (running, answerable requests, read-only reason). */
-  | { readonly type: 'live'; readonly sessionId: string; readonly live: LiveState }
+  /**
+   * The chat's live facts changed (running, answerable requests, read-only reason). `readAt`:
+   * `performance.now()` (ms) when reading `live` began, so a panel can tell it from a snapshot's.
+   */
+  | { readonly type: 'live'; readonly sessionId: string; readonly live: LiveState; readonly readAt: number }
   | { readonly type: 'session'; readonly session: SessionRecord }
   /** This window deleted the chat: its views close. */
   | { readonly type: 'deleted'; readonly sessionId: string }
@@ -74,7 +77,8 @@ export class Notifier {
       // Taken off before the read: a change during the read queues a notification of its own.
       this.liveQueued.delete(sessionId);
       if (this.listeners.size === 0) return;
-      this.emit({ type: 'live', sessionId, live: await this.liveStateOf(sessionId) });
+      const readAt = performance.now();
+      this.emit({ type: 'live', sessionId, live: await this.liveStateOf(sessionId), readAt });
     }).catch((error: unknown) => this.log(`[runtime] could not read the live state of chat ${sessionId}: ${(error as Error).message}`));
   }
 
