@@ -20,7 +20,7 @@ export const WASM_PATH = path.join(path.dirname(require.resolve('sql.js')), 'sql
 /**
  * Node flags a child Node process of a test gets too. The unit stage runs with
  * `--no-concurrent-recompilation` (scripts/test-all.sh): Node 20 can deadlock when a worker thread
- * exits while V8 compiles its code in the background (nodejs/node#54918; docs/ARCHITECTURE.md), and
+ * exits while V8 compiles its code in the background (docs/ARCHITECTURE.md), and
  * the suite opens and closes hundreds of journal workers. A child process exits its workers too.
  */
 export const CHILD_NODE_FLAGS: readonly string[] = process.execArgv.filter((a) => a === '--no-concurrent-recompilation');

@@ -1,6 +1,6 @@
 /**
  * `Journal.close` never hangs its caller on a worker thread that does not exit. Node's worker
- * teardown can deadlock (nodejs/node#54918: the thread waits for V8's background compile jobs while
+ * teardown can deadlock (docs/ARCHITECTURE.md: the thread waits for V8's background compile jobs while
  * one of them waits for a garbage collection only that thread can run); `terminate()` does not reach
  * it. This suite hung for 120 s in CI on exactly that. The stand-in worker (test/tools/stuckWorker.ts)
  * blocks in a system call after answering `close`, which `terminate()` cannot interrupt either.

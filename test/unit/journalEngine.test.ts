@@ -200,7 +200,7 @@ describe('journal engine: several processes', () => {
 
 describe('journal engine: the background thread', () => {
   it('runs every background compaction and the integrity check in one thread that does not exit between jobs', async () => {
-    // Each worker-thread exit risks Node's teardown deadlock (nodejs/node#54918), which then holds every
+    // Each worker-thread exit risks Node's teardown deadlock (docs/ARCHITECTURE.md), which then holds every
     // later exit too: a thread per compaction made that risk recur at every log rotation.
     const file = path.join(tempDir(), 'journal.sqlite');
     const j = await openJournal(file, { rotateAtBytes: 16_384, integrityCheckDelayMs: 0 });
