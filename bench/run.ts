@@ -5,6 +5,7 @@
  *   npm run bench -- --quick           sizes 1 and 10 MB only (under two minutes)
  *   npm run bench -- --sizes=1,10      chosen sizes
  *   npm run bench -- --writes=N        measured single writes per size (engine and native each)
+ *   npm run bench -- --long-chat       only the long-chat section (10 vs 5,000 turns; longChat.ts)
  *
  * Prints a table per size, writes bench/results.json and rewrites docs/BENCHMARKS.md.
  * Built journals are cached in .bench-cache/ (or $NAC_BENCH_CACHE).
@@ -16,30 +17,43 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { cacheDir, type BuiltStats } from './build';
 import { benchSize, type SizePlan, type SizeResult } from './engineBench';
+import { LONG_TURNS, SHORT_TURNS, benchLongChats, keepSection, longChatMarkdown, longChatText, withSection, type LongChatResult } from './longChat';
 import { cleanUp, runTask } from './procs';
 import { TARGETS, describeMachine, markdownTable, textTable, verdictSummary, verdicts, type Machine } from './report';
 
 /** Command-line options. */
 export interface BenchOptions {
   readonly quick: boolean;
+  /** Journal sizes to measure, MB (empty: none, with `--long-chat` alone). */
   readonly sizes: readonly number[];
   readonly writes: number | undefined;
+  /** Whether the long-chat section runs: in the full run and with `--long-chat`, not in `--quick`. */
+  readonly longChat: boolean;
 }
 
-/** Parses `--quick`, `--sizes=1,10`, `--writes=N`. Throws on anything else. */
+/**
+ * Parses `--quick`, `--sizes=1,10`, `--writes=N`, `--long-chat`. `--long-chat` alone runs only the
+ * long-chat section; with `--quick` or `--sizes` it runs after those sizes. Throws on anything else.
+ */
 export function parseArgs(argv: readonly string[]): BenchOptions {
   let quick = false;
   let sizes: number[] | undefined;
   let writes: number | undefined;
+  let longChat = false;
   for (const arg of argv) {
     if (arg === '--quick') quick = true;
+    else if (arg === '--long-chat') longChat = true;
     else if (arg.startsWith('--sizes=')) sizes = arg.slice(8).split(',').map(Number);
     else if (arg.startsWith('--writes=')) writes = Number(arg.slice(9));
-    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N)`);
+    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat)`);
   }
   if (sizes && sizes.some((s) => !Number.isFinite(s) || s <= 0)) throw new Error('--sizes takes positive numbers of MB');
   if (writes !== undefined && (!Number.isInteger(writes) || writes < 10)) throw new Error('--writes takes an integer >= 10');
-  return { quick, sizes: sizes ?? (quick ? [1, 10] : [1, 10, 50, 200]), writes };
+  if (longChat && !quick && !sizes) {
+    if (writes !== undefined) throw new Error('--writes needs journal sizes: add --quick or --sizes=… to --long-chat');
+    return { quick, sizes: [], writes, longChat };
+  }
+  return { quick, sizes: sizes ?? (quick ? [1, 10] : [1, 10, 50, 200]), writes, longChat: longChat || (!quick && !sizes) };
 }
 
 /** Iteration counts for a size (fewer whole-file exports at large sizes: each one costs seconds). */
@@ -81,6 +95,7 @@ Raw figures: \`bench/results.json\`.
 npm run bench                 # 1, 10, 50 and 200 MB journals
 npm run bench -- --quick      # 1 and 10 MB only, under two minutes
 npm run bench -- --sizes=1,50 --writes=500
+npm run bench -- --long-chat  # only the long-chat section (10 vs 5,000 turns), a few minutes
 \`\`\`
 
 Built journals are cached in \`.bench-cache/\` (override with \`NAC_BENCH_CACHE\`; the folder ignores itself
@@ -178,10 +193,43 @@ function liveSection(live: { streaming: LatencySummary; crossWindow: LatencySumm
   ].join('\n');
 }
 
+const DOC = path.join(ROOT, 'docs', 'BENCHMARKS.md');
+const RESULTS = path.join(ROOT, 'bench', 'results.json');
+
+function writeResults(json: object): void {
+  fs.writeFileSync(RESULTS, `${JSON.stringify(json, (_k, val: unknown) => (typeof val === 'number' ? Math.round(val * 1000) / 1000 : val), 2)}\n`);
+}
+
+function previousResults(): { longChat?: LongChatResult } {
+  try {
+    return JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as { longChat?: LongChatResult };
+  } catch {
+    return {};
+  }
+}
+
+/** Runs the long-chat section and prints its table. */
+async function runLongChat(cache: string): Promise<{ result: LongChatResult; markdown: string }> {
+  process.stdout.write(`\n[long chats] ${SHORT_TURNS} vs ${LONG_TURNS} turns\n`);
+  const result = await benchLongChats(cache, (line) => process.stdout.write(`${line}\n`));
+  process.stdout.write(`\n${longChatText(result)}\n`);
+  return { result, markdown: longChatMarkdown(result, process.argv.length > 2 ? `npm run bench -- ${process.argv.slice(2).join(' ')}` : 'npm run bench') };
+}
+
+/** `--long-chat` alone: only that section, written into the existing doc and results.json. */
+async function longChatOnly(cache: string): Promise<void> {
+  const { result, markdown: section } = await runLongChat(cache);
+  fs.writeFileSync(DOC, withSection(fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '', section));
+  const previous = previousResults();
+  writeResults({ ...previous, longChat: result });
+  process.stdout.write(`\nWrote the long-chat section of docs/BENCHMARKS.md and bench/results.json (${(result.wallMs / 1000).toFixed(1)} s)\n`);
+}
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  const started = performance.now();
   const cache = cacheDir(ROOT);
+  if (options.sizes.length === 0) return longChatOnly(cache);
+  const started = performance.now();
   const machine = describeMachine(os.tmpdir(), ROOT);
   process.stdout.write(
     `Chat journal benchmark: sizes ${options.sizes.join(', ')} MB${options.quick ? ' (quick)' : ''}\n` +
@@ -202,6 +250,7 @@ async function main(): Promise<void> {
   const live = { streaming: await streamingLatency(), crossWindow: await crossWindowLatency() };
   const liveText = liveSection(live);
   process.stdout.write(`${liveText}\n`);
+  const longChat = options.longChat ? await runLongChat(cache) : undefined;
   const totalMs = performance.now() - started;
   process.stdout.write(`\nTargets:\n${verdictSummary(results).map((l) => `  ${l}`).join('\n')}\n`);
   const json = {
@@ -212,26 +261,32 @@ async function main(): Promise<void> {
     targets: TARGETS,
     sizes: results.map((r) => ({ ...r, verdicts: verdicts(r) })),
     live,
+    longChat: longChat?.result ?? previousResults().longChat,
   };
-  fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), `${JSON.stringify(json, (_k, val: unknown) => (typeof val === 'number' ? Math.round(val * 1000) / 1000 : val), 2)}\n`);
-  fs.writeFileSync(path.join(ROOT, 'docs', 'BENCHMARKS.md'), markdown(machine, options, results, totalMs).replace('## What is measured', `${liveText}\n\n## What is measured`));
+  writeResults(json);
+  const doc = markdown(machine, options, results, totalMs).replace('## What is measured', `${liveText}\n\n## What is measured`);
+  // A run without the long-chat section keeps the one the file has.
+  const section = longChat?.markdown ?? keepSection(fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '');
+  fs.writeFileSync(DOC, section ? withSection(doc, section) : doc);
   process.stdout.write(`\nWrote bench/results.json and docs/BENCHMARKS.md (${(totalMs / 1000).toFixed(1)} s)\n`);
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    cleanUp();
-    process.exit(130);
-  });
+// Only when run as the bench, not when a unit test imports parseArgs.
+if (require.main === module) {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      cleanUp();
+      process.exit(130);
+    });
+  }
+  main().then(
+    () => {
+      cleanUp();
+    },
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+      cleanUp();
+      process.exit(1);
+    },
+  );
 }
-
-main().then(
-  () => {
-    cleanUp();
-  },
-  (error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    cleanUp();
-    process.exit(1);
-  },
-);

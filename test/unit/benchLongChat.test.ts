@@ -1,0 +1,124 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { LONG_CHAT_HEADING, keepSection, withSection } from '../../bench/longChat';
+import { LONG_CHAT_SESSION, LS_ENTRIES, buildLongChat, longChatId, longChatTurnWrites, lsListing } from '../../bench/longChatRows';
+import { parseArgs } from '../../bench/run';
+import { buildTranscript } from '../../src/core/transcript';
+import { JournalCore } from '../../src/journal/core';
+import { loadSqlJs } from '../../src/journal/sqljs';
+import { LocalAgent } from '../../src/runtime/agents/localAgent';
+import { ChatRuntime } from '../../src/runtime/chatRuntime';
+import { WASM_PATH, fakeInstance, openJournal, trackedTempDir } from './helpers';
+
+/** The shape of a transcript turn, without ids, times and the `ls` output's text. */
+function shapeOf(turn: { prompt: string; status: string; items: readonly { type: string; [k: string]: unknown }[] }): unknown {
+  return {
+    prompt: turn.prompt,
+    status: turn.status,
+    items: turn.items.map((i) => (i.type === 'invocation' ? { type: i.type, tool: i.tool, summary: i.summary, status: i.status, exitCode: i.exitCode, hasOutput: String(i.output).length > 0 } : i)),
+  };
+}
+
+describe('bench: the long-chat row builder', () => {
+  const dirs: string[] = [];
+  after(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+  it('lists LS_ENTRIES sorted names, one a line', () => {
+    const lines = lsListing().split('\n');
+    assert.equal(lines.pop(), '', 'ends with a newline');
+    assert.equal(lines.length, LS_ENTRIES);
+    assert.deepEqual(lines, [...lines].sort());
+    assert.equal(new Set(lines).size, LS_ENTRIES);
+  });
+
+  it('builds N completed `run ls` turns through the journal operations, six ledger events each', async () => {
+    const SQL = await loadSqlJs(WASM_PATH);
+    const db = new SQL.Database(buildLongChat(SQL, 3));
+    try {
+      const core = new JournalCore(db);
+      const turns = core.listTurns(LONG_CHAT_SESSION);
+      assert.deepEqual(turns.map((t) => [t.id, t.prompt, t.status]), [0, 1, 2].map((i) => [longChatId('turn', i), 'run ls', 'completed']));
+      const events = core.listEvents(LONG_CHAT_SESSION);
+      assert.equal(events.length, 18);
+      assert.deepEqual(events.filter((e) => e.turnId === longChatId('turn', 1)).map((e) => [e.seq, e.kind]), [
+        [1, 'text'], [2, 'invocation_started'], [3, 'invocation_output'], [4, 'invocation_finished'], [5, 'text'], [6, 'run_finished'],
+      ]);
+      assert.equal(core.getInvocation(longChatId('inv', 2))?.status, 'completed');
+      assert.deepEqual(core.listTabs().map((t) => t.sessionId), [LONG_CHAT_SESSION]);
+      assert.deepEqual(core.listRunsInFlight(), []);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('makes the same transcript turn as the local agent answering `run ls` through ChatRuntime', async () => {
+    const dir = trackedTempDir('nac-longchat-');
+    dirs.push(dir);
+    fs.writeFileSync(path.join(dir, 'a.txt'), 'x');
+    const journal = await openJournal(path.join(dir, 'journal.sqlite'));
+    try {
+      const runtime = new ChatRuntime({ journal, instance: fakeInstance('real', process.pid), agentFor: () => new LocalAgent(), workspaceRoot: () => dir });
+      await runtime.start();
+      const session = await runtime.createSession('local');
+      assert.ok(session.ok);
+      await runtime.send(session.value.id, 'run ls');
+      await runtime.whenIdle(session.value.id);
+      const real = (await runtime.transcript(session.value.id)).turns;
+      const SQL = await loadSqlJs(WASM_PATH);
+      const db = new SQL.Database(buildLongChat(SQL, 1));
+      const core = new JournalCore(db);
+      const built = buildTranscript(core.listTurns(LONG_CHAT_SESSION), core.listEvents(LONG_CHAT_SESSION)).turns;
+      db.close();
+      assert.equal(real.length, 1);
+      assert.equal(built.length, 1);
+      assert.deepEqual(shapeOf(built[0]!), shapeOf(real[0]!));
+    } finally {
+      await journal.close();
+    }
+  });
+
+  it('gives every turn its own ids, a minute after the one before', () => {
+    const [a, b] = [longChatTurnWrites(0), longChatTurnWrites(1)];
+    assert.deepEqual(a.map((w) => w.op), ['startTurn', 'appendEvents', 'startInvocation', 'appendEvents', 'finishInvocation', 'appendEvents', 'finishRun']);
+    const start = (w: (typeof a)[number]) => (w.op === 'startTurn' ? w.args[0] : assert.fail('not startTurn'));
+    assert.notEqual(start(a[0]!).turn.id, start(b[0]!).turn.id);
+    assert.equal(start(b[0]!).turn.createdAt - start(a[0]!).turn.createdAt, 60_000);
+  });
+});
+
+describe('bench: arguments and the long-chat section of docs/BENCHMARKS.md', () => {
+  it('runs the long-chat section in the full run and with --long-chat, not in --quick', () => {
+    assert.deepEqual(parseArgs([]), { quick: false, sizes: [1, 10, 50, 200], writes: undefined, longChat: true });
+    assert.deepEqual(parseArgs(['--quick']), { quick: true, sizes: [1, 10], writes: undefined, longChat: false });
+    assert.deepEqual(parseArgs(['--sizes=1']), { quick: false, sizes: [1], writes: undefined, longChat: false });
+    assert.deepEqual(parseArgs(['--long-chat']), { quick: false, sizes: [], writes: undefined, longChat: true });
+    assert.deepEqual(parseArgs(['--quick', '--long-chat']), { quick: true, sizes: [1, 10], writes: undefined, longChat: true });
+    assert.throws(() => parseArgs(['--long-chat', '--writes=100']), /--writes needs journal sizes/);
+    assert.throws(() => parseArgs(['--longchat']), /unknown argument --longchat/);
+  });
+
+  const doc = '# Benchmarks\n\nintro\n\n### Live paths\n\n| a |\n\n## What is measured\n\n- notes\n';
+  const section = (figure: string) => `${LONG_CHAT_HEADING}\n\n- one run\n\n| m | ${figure} |\n`;
+
+  it('inserts the section before "## What is measured" and leaves the rest as it was', () => {
+    const out = withSection(doc, section('1'));
+    assert.equal(out, `# Benchmarks\n\nintro\n\n### Live paths\n\n| a |\n\n${section('1')}\n## What is measured\n\n- notes\n`);
+    assert.equal(keepSection(out), section('1'));
+  });
+
+  it('replaces an existing section in place, and keeps it across a rewrite that lacks it', () => {
+    const once = withSection(doc, section('1'));
+    const twice = withSection(once, section('2'));
+    assert.equal(twice, once.replace('| m | 1 |', '| m | 2 |'));
+    assert.equal(keepSection(doc), undefined);
+    // What run.ts does when a run (--quick) does not measure long chats: carry the old one over.
+    assert.equal(withSection(doc, keepSection(twice)!), twice);
+  });
+
+  it('replaces a section that ends the file', () => {
+    const end = `# B\n\n${section('1')}`;
+    assert.equal(withSection(end, section('3')), `# B\n\n${section('3')}`);
+  });
+});
