@@ -59,3 +59,36 @@ describe('transcript projection: late turn records', () => {
     assert.equal(t.turns[0]!.errorClass, 'app_restarted');
   });
 });
+
+describe('building a transcript at once', () => {
+  it('gives what folding every turn record, then every event, with applyUpdate gives', () => {
+    // A deterministic mix: turns out of creation order, equal creation times, a repeated and a
+    // downgraded turn record, events of unknown turns, replayed seqs and two runs per turn.
+    let state = 7;
+    const next = (n: number) => ((state = (state * 1103515245 + 12345) % 2147483648) % n);
+    const turns: TurnRecord[] = [];
+    for (let i = 0; i < 60; i++) turns.push(turn(`t${i}`, { createdAt: next(20), status: next(3) === 0 ? 'completed' : 'running' }));
+    // A later record of a turn (its end) and an older one after it (ignored); a turn keeps its creation time.
+    turns.push(turn('t3', { status: 'failed', errorClass: 'app_restarted', createdAt: turns[3]!.createdAt }), turn('t3', { status: 'running', createdAt: turns[3]!.createdAt }));
+    const events: LedgerEvent[] = [];
+    const seqs = new Map<string, number>();
+    for (let i = 0; i < 600; i++) {
+      const turnId = `t${next(64)}`;
+      const runId = `${turnId}-r${next(2)}`;
+      const s = (seqs.get(runId) ?? 0) + (next(5) === 0 ? 0 : 1);
+      seqs.set(runId, s);
+      const kind = (['text', 'invocation_started', 'invocation_output', 'invocation_finished', 'notice'] as const)[next(5)]!;
+      const payload = kind === 'text' ? { text: `x${i}` }
+        : kind === 'invocation_started' ? { invocationId: `i${next(4)}`, tool: 'run', summary: 's' }
+        : kind === 'invocation_output' ? { invocationId: `i${next(4)}`, chunk: `o${i}` }
+        : kind === 'invocation_finished' ? { invocationId: `i${next(4)}`, status: 'completed' }
+        : { level: 'info', message: `n${i}` };
+      events.push({ runId, seq: s, sessionId: 's', turnId, kind, payload, at: i } as LedgerEvent);
+    }
+    let folded = { turns: [] } as ReturnType<typeof buildTranscript>;
+    for (const t of turns) folded = applyUpdate(folded, { type: 'turn', turn: t });
+    for (const event of events) folded = applyUpdate(folded, { type: 'event', event });
+    assert.ok(folded.turns.some((t) => t.items.length > 3), 'precondition: events were applied');
+    assert.deepEqual(buildTranscript(turns, events), folded);
+  });
+});
