@@ -63,7 +63,7 @@ const ERROR_CLASS_WORDS: Readonly<Record<ErrorClass, ErrorClassWords>> = {
     view: () => ({
       title: 'Reply interrupted by a window reload or restart',
       // A run is recovered like this also when the window driving it closed while another lived on.
-      body: 'The VS Code window running this reply reloaded, restarted or closed, so the reply stopped partway. Nothing was waiting on you.',
+      body: 'The VS Code window running this reply reloaded, restarted or closed, or its extension host stopped, so the reply stopped partway. Nothing was waiting on you.',
       action: 'continue',
       tone: 'restart',
     }),

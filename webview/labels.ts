@@ -98,7 +98,7 @@ export function invocationDetail(
 }
 
 /** Said of a command that recovery found still running after its window's host died, and stopped. */
-export const PROCESS_GROUP_STOPPED_TEXT = 'The command was still running after the window closed; it was stopped.';
+export const PROCESS_GROUP_STOPPED_TEXT = 'The command was still running after the reload, restart or crash that ended this reply; it was stopped.';
 
 /** The small label of a turn that retries or continues an earlier one, or null for a typed prompt. */
 export function turnOriginLabel(turn: Pick<TranscriptTurn, 'origin'>): string | null {

@@ -60,7 +60,7 @@ describe('describeErrorClass', () => {
     const view = describeErrorClass('app_restarted', plainTurn('app_restarted'));
     assert.equal(view.action, 'continue');
     assert.equal(view.tone, 'restart');
-    assert.equal(view.body, 'The VS Code window running this reply reloaded, restarted or closed, so the reply stopped partway. Nothing was waiting on you.');
+    assert.equal(view.body, 'The VS Code window running this reply reloaded, restarted or closed, or its extension host stopped, so the reply stopped partway. Nothing was waiting on you.');
   });
 
   for (const errorClass of ['agent_error', 'agent_unavailable', 'journal_refused'] as const) {
