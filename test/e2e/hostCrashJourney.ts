@@ -32,13 +32,19 @@ const WAITING_COMMAND = 'touch crash-a.txt && echo chat-a';
 const RUNNING_COMMAND = 'sleep 300';
 const LOST = "Lost connection to VS Code's extension host";
 
-/** Pids of processes whose command line is `command` split at spaces, or a shell running it (`sh -c command`). Linux /proc only. */
-function commandPids(command: string): number[] {
-  const want = command.split(' ');
+/**
+ * Pids of live processes running `command` in `cwd`: its argv is `command` split at spaces, or a shell
+ * running it (`sh -c command`). Only this journey's workspace counts: another run's processes on the
+ * machine are not ours. Zombies (empty argv) do not count. Linux /proc only.
+ */
+function commandPids(command: string, cwd: string): number[] {
+  const want = command.split(' ').join(' ');
+  const root = fs.realpathSync(cwd);
   return fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e)).map(Number).filter((pid) => {
     try {
       const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      return argv.join(' ') === want.join(' ') || argv.at(-1) === command && /(^|\/)(ba|da)?sh$/.test(argv[0] ?? '');
+      const runs = argv.join(' ') === want || (argv.at(-1) === command && /(^|\/)(ba|da)?sh$/.test(argv[0] ?? ''));
+      return runs && fs.readlinkSync(`/proc/${pid}/cwd`) === root;
     } catch {
       return false;
     }
@@ -107,6 +113,7 @@ export async function hostCrashJourney(ctx: HostCrashContext): Promise<void> {
   let titleA = '';
   let titleB = '';
   let hostPid = 0;
+  let commandRan: number[] = [];
 
   await step('workbench', async () => {
     await page.goto(ctx.url, { timeout: TIMEOUTS.workbench });
@@ -127,6 +134,10 @@ export async function hostCrashJourney(ctx: HostCrashContext): Promise<void> {
     await (await visible(cardsAbout(frame, RUNNING_COMMAND).last().locator('[data-decision="allow_once"]'), 'chat B\'s card', TIMEOUTS.ui)).click();
     await visible(frame.locator('#stop'), 'Stop while chat B runs', TIMEOUTS.ui);
     titleB = (await tabLabels(page)).active;
+    commandRan = await until(`"${RUNNING_COMMAND}" running in the workspace`, TIMEOUTS.ui, () => {
+      const pids = commandPids(RUNNING_COMMAND, ctx.workspace);
+      return pids.length > 0 ? pids : undefined;
+    });
     if (!titleA || titleA === titleB) throw new Error(`expected two chats with distinct titles, got "${titleA}" and "${titleB}"`);
     const hosts = extensionHostPids(ctx.serverPid);
     if (hosts.length !== 1) throw new Error(`expected one extension host below code-server (${ctx.serverPid}), found ${JSON.stringify(hosts)}`);
@@ -160,8 +171,10 @@ export async function hostCrashJourney(ctx: HostCrashContext): Promise<void> {
     if (await frame.locator('#stop').isVisible()) throw new Error('chat B still offers Stop after the restart');
     // Recovery stopped the command the dead host left running, and the chat says so.
     await visible(frame.locator('.invocation-message', { hasText: 'it was stopped' }), 'the line saying the command was stopped', TIMEOUTS.ui);
-    const left = commandPids(RUNNING_COMMAND);
-    if (left.length > 0) throw new Error(`"${RUNNING_COMMAND}" still runs after recovery (pids ${left.join(', ')})`);
+    // The processes seen running before the kill are gone (a moment for the kernel to finish them).
+    const alive = () => commandPids(RUNNING_COMMAND, ctx.workspace).filter((pid) => commandRan.includes(pid));
+    await until(`"${RUNNING_COMMAND}" (pids ${commandRan.join(', ')}) gone after recovery`, 5_000, () => (alive().length === 0 ? true : undefined))
+      .catch(() => { throw new Error(`"${RUNNING_COMMAND}" still runs after recovery (pids ${alive().join(', ')} of ${commandRan.join(', ')})`); });
     const { labels, active } = await tabLabels(page);
     if (JSON.stringify(labels) !== JSON.stringify([titleA, titleB])) throw new Error(`tabs are ${JSON.stringify(labels)}, expected ${JSON.stringify([titleA, titleB])}`);
     if (active !== titleB) throw new Error(`the active tab is "${active}", expected "${titleB}"`);
