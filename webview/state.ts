@@ -4,7 +4,6 @@
  */
 import type { SessionRecord } from '../src/core/events';
 import { applyUpdate, EMPTY_TRANSCRIPT, type Transcript } from '../src/core/transcript';
-import { hostMessageProblem } from '../src/protocol/checkHostMessage';
 import type { ChatAction, HostMessage, LiveState } from '../src/protocol/messages';
 import { BUSY_ASKING_REASON, BUSY_CODE, BUSY_REASON, busyReason } from './input';
 
@@ -154,7 +153,3 @@ export function dismissError(state: ViewState): ViewState {
   return state.error ? { ...state, error: null } : state;
 }
 
-/** True when `value` is a well-formed host message (`hostMessageProblem`: strict, as the host is with the view's). */
-export function isHostMessage(value: unknown): value is HostMessage {
-  return hostMessageProblem(value) === null;
-}

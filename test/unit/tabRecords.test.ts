@@ -12,22 +12,26 @@ import { editJournalFile, openJournal, tempDir } from './helpers';
 
 const session = (id: string) => ({ id, title: `Chat ${id}`, provider: 'local', createdAt: 1, updatedAt: 1 });
 
+/** Workspace folder keys of two windows (any absolute paths do; none is read). */
+const FOLDER_A = path.resolve('folder-a');
+const FOLDER_B = path.resolve('folder-b');
+
 describe('journal: tab records', () => {
   it('record the folder of the window that showed the tab last; a tab of a deleted chat is not recorded', async () => {
     const file = path.join(tempDir(), 'journal.sqlite');
     const journal = await openJournal(file);
     await journal.write('createSession', session('s1'));
     await journal.write('createSession', session('s2'));
-    await journal.write('recordTab', 's1', 10, '/work/a');
+    await journal.write('recordTab', 's1', 10, FOLDER_A);
     await journal.write('recordTab', 's2', 11, null);
-    await journal.write('recordTab', 'gone', 12, '/work/a');
+    await journal.write('recordTab', 'gone', 12, FOLDER_A);
     assert.deepEqual(await journal.read('listTabs'), [
-      { sessionId: 's1', openedAt: 10, workspace: '/work/a' },
+      { sessionId: 's1', openedAt: 10, workspace: FOLDER_A },
       { sessionId: 's2', openedAt: 11, workspace: null },
     ]);
     // Opened in a window on another folder: the record moves there, and keeps when it was opened.
-    await journal.write('recordTab', 's1', 20, '/work/b');
-    assert.deepEqual((await journal.read('listTabs'))[0], { sessionId: 's1', openedAt: 10, workspace: '/work/b' });
+    await journal.write('recordTab', 's1', 20, FOLDER_B);
+    assert.deepEqual((await journal.read('listTabs'))[0], { sessionId: 's1', openedAt: 10, workspace: FOLDER_B });
     await journal.close();
   });
 
@@ -35,7 +39,7 @@ describe('journal: tab records', () => {
     const file = path.join(tempDir(), 'journal.sqlite');
     const journal = await openJournal(file);
     await journal.write('createSession', session('s1'));
-    await journal.write('recordTab', 's1', 10, '/work/a');
+    await journal.write('recordTab', 's1', 10, FOLDER_A);
     await journal.close();
     await editJournalFile(file, (db) => db.run('ALTER TABLE tabs DROP COLUMN workspace; PRAGMA user_version = 2;'));
     const upgraded = await openJournal(file);
@@ -56,7 +60,7 @@ describe('journal: tab records', () => {
       await noFolder.journal.write('recordTab', b.value.id, 1); // as a schema-2 build records it: no folder known
       const records = await noFolder.journal.read('listTabs');
       const takenBy = (windowKey: string | null) => records.filter((r) => isTabOfWindow(r.workspace, windowKey)).map((r) => r.sessionId).sort();
-      assert.deepEqual(takenBy('/work/a'), [b.value.id]);
+      assert.deepEqual(takenBy(FOLDER_A), [b.value.id]);
       assert.deepEqual(takenBy(noFolder.runtime.workspaceKey), [a.value.id, b.value.id].sort());
     } finally {
       await closeWindows(noFolder);
