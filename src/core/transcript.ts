@@ -51,6 +51,25 @@ export interface Transcript {
   readonly turns: readonly TranscriptTurn[];
 }
 
+/**
+ * A turn's place in its chat's order (creation time in ms, then id): a page cursor. Stable while turns
+ * are added, since a new turn sorts after every turn that existed when it was created.
+ */
+export interface TurnCursor {
+  readonly createdAt: number;
+  readonly id: string;
+}
+
+/** The cursor of a turn. */
+export function cursorOf(turn: Pick<TurnRecord, 'createdAt' | 'id'>): TurnCursor {
+  return { createdAt: turn.createdAt, id: turn.id };
+}
+
+/** Negative when `a` sorts before `b` in a chat's order, 0 when they are the same turn, else positive. */
+export function compareCursors(a: TurnCursor, b: TurnCursor): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
 /** Updates the reducer accepts. */
 export type TranscriptUpdate =
   | { readonly type: 'turn'; readonly turn: TurnRecord }
@@ -72,7 +91,7 @@ export function applyUpdate(transcript: Transcript, update: TranscriptUpdate): T
     const index = transcript.turns.findIndex((t) => t.id === update.turn.id);
     if (index < 0) {
       const turns = [...transcript.turns, { ...update.turn, items: [], applied: {} }];
-      turns.sort((a, b) => a.createdAt - b.createdAt);
+      turns.sort(compareCursors);
       return { turns };
     }
     const existing = transcript.turns[index]!;
@@ -108,8 +127,8 @@ export function buildTranscript(turns: readonly TurnRecord[], events: readonly L
     if (!turn || (turn.applied[event.runId] ?? 0) >= event.seq) continue;
     byId.set(event.turnId, { ...applyEventToTurn(turn, event), applied: { ...turn.applied, [event.runId]: event.seq } });
   }
-  // A stable sort by creation time, as inserting one turn at a time and sorting after each does.
-  return { turns: [...byId.values()].sort((a, b) => a.createdAt - b.createdAt) };
+  // The chat's order (creation time, then id), as inserting one turn at a time and sorting after each does.
+  return { turns: [...byId.values()].sort(compareCursors) };
 }
 
 function replaceTurn(transcript: Transcript, index: number, turn: TranscriptTurn): Transcript {

@@ -61,14 +61,19 @@ const update: Check = (v, w) => {
   return `${w}.type is not turn or event`;
 };
 
+const cursor = strict({ createdAt: num, id });
+const seq = optional(num);
+
 /** The fields of each host message type (besides `type`). */
 const MESSAGES: Record<string, Record<string, Check>> = {
-  snapshot: { session, transcript: strict({ turns: arrayOf(transcriptTurn) }), live, hostNow: optional(num) },
-  update: { update },
-  live: { live, hostNow: optional(num) },
-  orphan: {},
-  error: { code: oneOf(ERROR_CODES), message: str, action: optional(oneOf(CHAT_ACTIONS)) },
-  succeeded: { action: oneOf(CHAT_ACTIONS) },
+  snapshot: { session, transcript: strict({ turns: arrayOf(transcriptTurn) }), hasOlder: bool, turnCount: num, live, hostNow: optional(num), seq },
+  page: { before: cursor, turns: arrayOf(transcriptTurn), hasOlder: bool, seq },
+  update: { update, seq },
+  changes: { session, updates: arrayOf(update), turnCount: num, seq },
+  live: { live, hostNow: optional(num), seq },
+  orphan: { seq },
+  error: { code: oneOf(ERROR_CODES), message: str, action: optional(oneOf(CHAT_ACTIONS)), seq },
+  succeeded: { action: oneOf(CHAT_ACTIONS), seq },
   pong: {},
 };
 

@@ -7,7 +7,7 @@
  * Every message is a member of a discriminated union on `type`.
  */
 import type { SessionRecord } from '../core/events';
-import type { Transcript, TranscriptUpdate } from '../core/transcript';
+import type { Transcript, TranscriptTurn, TranscriptUpdate, TurnCursor } from '../core/transcript';
 import type { BoundaryDecision } from '../core/vocabulary';
 
 /** Longest prompt the host accepts, in characters. */
@@ -43,7 +43,11 @@ export type WebviewMessage =
   /** The user clicked a setting's name in a message: open the Settings editor at it (this extension's settings only). */
   | { readonly type: 'openSetting'; readonly id: string }
   /** Heartbeat: the view asks whether the extension host still answers (see `HEARTBEAT`). */
-  | { readonly type: 'ping' };
+  | { readonly type: 'ping' }
+  /** The user scrolled near the oldest turn the view holds: send the page of turns before `before` (a `page`). */
+  | { readonly type: 'loadOlder'; readonly before: TurnCursor }
+  /** The view found a gap in the messages' `seq`: send a full snapshot. */
+  | { readonly type: 'resync' };
 
 /** The user's actions on a chat that can fail with a refusal (the webview messages that carry them). */
 export type ChatAction = Extract<WebviewMessage['type'], 'send' | 'stop' | 'decide' | 'retry' | 'continue'>;
@@ -77,13 +81,46 @@ export interface LiveState {
   readonly readOnlyReason: string | null;
 }
 
+/**
+ * Most turns in one page: the last page a snapshot carries, and each older page. A page is what fits
+ * a tall view many times over (a turn is rarely under 60 px), so the first paint needs no second page.
+ */
+export const PAGE_TURNS = 30;
+
+/**
+ * Every message a panel sends through its ordered outbox carries `seq`: 1, 2, 3… per panel. A view
+ * that sees a number other than the one after the last it saw missed a message and asks for a
+ * snapshot (`resync`). Messages sent outside the outbox (`pong`, a restoring panel's error) carry none.
+ */
+interface Sequenced {
+  readonly seq?: number;
+}
+
 /** Messages the host sends to a webview. */
-export type HostMessage =
-  /** Full state: sent after `ready` and whenever the host re-reads the journal. */
-  /** `hostNow`: the host's clock (ms since the epoch) when sent, so the view can show elapsed times by the host's clock. */
-  | { readonly type: 'snapshot'; readonly session: SessionRecord; readonly transcript: Transcript; readonly live: LiveState; readonly hostNow?: number }
-  /** One incremental change, applied with `applyUpdate`. */
+export type HostMessage = Sequenced & (
+  /**
+   * Full state, sent after `ready` or `resync` and after the journal was reloaded: the session, the
+   * last page of its transcript (`PAGE_TURNS` turns at most, oldest first), whether older turns exist
+   * (`hasOlder`; `loadOlder` fetches them) and how many turns the chat has (`turnCount`).
+   * `hostNow`: the host's clock (ms since the epoch) when sent, so the view can show elapsed times by the host's clock.
+   */
+  | {
+      readonly type: 'snapshot'; readonly session: SessionRecord; readonly transcript: Transcript; readonly hasOlder: boolean;
+      readonly turnCount: number; readonly live: LiveState; readonly hostNow?: number;
+    }
+  /**
+   * The page of turns just before `before` (the view's oldest turn when it asked), oldest first.
+   * A view whose oldest turn is no longer `before` (a snapshot came meanwhile) drops it.
+   */
+  | { readonly type: 'page'; readonly before: TurnCursor; readonly turns: readonly TranscriptTurn[]; readonly hasOlder: boolean }
+  /** One incremental change made in this window, applied with `applyUpdate`. */
   | { readonly type: 'update'; readonly update: TranscriptUpdate }
+  /**
+   * What another window changed since the panel's last read: the session record (a rename), then the
+   * changed turns' records and the new ledger events, in journal order. A view applies only those of
+   * turns it holds or that are newer than its newest (older ones come with their page).
+   */
+  | { readonly type: 'changes'; readonly session: SessionRecord; readonly updates: readonly TranscriptUpdate[]; readonly turnCount: number }
   /** Live facts changed. */
   | { readonly type: 'live'; readonly live: LiveState; readonly hostNow?: number }
   /** The panel has no session (orphan after a restore with no state and no unclaimed tab). */
@@ -93,7 +130,8 @@ export type HostMessage =
   /** The user's action of this kind succeeded (a refusal of the same kind shown before is over). */
   | { readonly type: 'succeeded'; readonly action: ChatAction }
   /** The answer to a `ping`: the extension host is alive. */
-  | { readonly type: 'pong' };
+  | { readonly type: 'pong' }
+);
 
 /**
  * The view's heartbeat (ms): it pings the host every `intervalMs` while it is shown and takes the
