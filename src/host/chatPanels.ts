@@ -186,10 +186,12 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       if (n.type === 'deleted') chat.dispose();
       else if (n.type === 'update') void chat.post({ type: 'update', update: n.update });
       else if (n.type === 'live') void chat.sendLive(n.live, n.readAt);
-      else if (n.type === 'refresh') void chat.sendSnapshot();
+      // The journal was reloaded from disk: its change marks no longer hold, read the page afresh.
+      else if (n.type === 'refresh' && n.sessionId === ALL_SESSIONS) void chat.sendSnapshot();
+      else if (n.type === 'refresh') void chat.sendChanges();
       else {
         chat.panel.title = n.session.title;
-        void chat.sendSnapshot();
+        void chat.sendChanges();
       }
     }
   }
