@@ -41,7 +41,7 @@ export { ALL_SESSIONS, type RuntimeNotification } from './notifications';
 export type { RuntimeRefusal } from './refusals';
 export { STOP_ELSEWHERE_NOTICE } from './stopAcrossWindows';
 export { cleanTitle, MAX_TITLE_CHARS, NEW_CHAT_TITLE, titleProblem } from './titles';
-export { historyOf } from './turns';
+export { historyFrom } from './turns';
 export { MAX_CHANGE_EVENTS, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
 
 /** Options of the runtime. */

@@ -11,8 +11,8 @@ import type { TurnRecord } from '../../src/core/events';
 import { cursorOf, type TurnCursor } from '../../src/core/transcript';
 import type { Journal } from '../../src/journal/journal';
 import { PAGE_TURNS } from '../../src/protocol/messages';
-import { MAX_CHANGE_EVENTS } from '../../src/runtime/chatRuntime';
-import { closeWindows, openWindow, type Win } from './harness';
+import { historyFrom, MAX_CHANGE_EVENTS } from '../../src/runtime/chatRuntime';
+import { closeWindows, openLocal, openWindow, type Win } from './harness';
 import { tempDir, waitFor } from './helpers';
 
 let clock = 1_700_000_000_000;
@@ -126,6 +126,37 @@ describe('pages of a long chat', () => {
       assert.equal(await a.runtime.changesSince(sessionId, mark), undefined);
     } finally {
       await closeWindows(a, b);
+    }
+  });
+});
+
+describe('the history agents are given', () => {
+  it('is every prompt and the text its agent wrote, without tool output, read without folding the chat', async () => {
+    const workspace = tempDir('nac-ws-');
+    const { journal, runtime } = await openLocal({ workspace });
+    try {
+      const s = await runtime.createSession('local');
+      assert.ok(s.ok);
+      for (const prompt of ['help', 'run echo tool-output-here', 'read missing.txt', 'write note.md\n```md\n# n\n```']) {
+        assert.ok((await runtime.send(s.value.id, prompt)).ok);
+        const live = await waitFor('an approval asked or the reply ended', async () => {
+          const l = await runtime.liveState(s.value.id);
+          return l.actionableRequestIds.length > 0 || !l.running ? l : undefined;
+        });
+        for (const requestId of live.actionableRequestIds) assert.ok((await runtime.decide(s.value.id, requestId, 'allow_once')).ok);
+        await runtime.whenIdle(s.value.id);
+      }
+      // What the fold of the whole transcript gives: a prompt, then the turn's text items joined.
+      const expected = (await runtime.transcript(s.value.id)).turns.flatMap((t) => {
+        const text = t.items.map((i) => (i.type === 'text' ? i.text : '')).join('');
+        return text ? [{ role: 'user' as const, text: t.prompt }, { role: 'assistant' as const, text }] : [{ role: 'user' as const, text: t.prompt }];
+      });
+      const history = historyFrom(await journal.read('listHistory', s.value.id));
+      assert.deepEqual(history, expected);
+      assert.equal(history.length, 8, 'precondition: every turn wrote text');
+      assert.ok(!JSON.stringify(history).includes('tool-output-here\n'), 'no tool output');
+    } finally {
+      await journal.close();
     }
   });
 });

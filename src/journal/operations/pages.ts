@@ -108,6 +108,29 @@ export abstract class PageOps extends InstanceOps {
     };
   }
 
+  /**
+   * The chat's exchanges for agents that take the history in the prompt: each turn's prompt and the
+   * text its agent wrote (its `text` events joined), oldest first; a turn without text has ''.
+   * Reads prompts and text only, never tool output, so a long chat's history costs its words.
+   */
+  listHistory(sessionId: string): { prompt: string; reply: string }[] {
+    const turns = this.decodeAll(this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]), toTurn);
+    const replies = new Map<string, string>();
+    const rows = this.all(
+      "SELECT turn_id, json_extract(payload, '$.text') AS text FROM events WHERE session_id = ? AND kind = 'text' ORDER BY id",
+      [sessionId],
+    );
+    for (const row of rows) {
+      if (typeof row.text === 'string') replies.set(row.turn_id as string, (replies.get(row.turn_id as string) ?? '') + row.text);
+    }
+    return turns.map((t) => ({ prompt: t.prompt, reply: replies.get(t.id) ?? '' }));
+  }
+
+  /** True when a later turn retries or continues `turnId`. */
+  isFollowedUp(turnId: string): boolean {
+    return this.one('SELECT 1 AS x FROM turns WHERE parent_turn_id = ? LIMIT 1', [turnId]) !== undefined;
+  }
+
   /** The events of `turns` (a page: contiguous in the chat's order), in `listEvents` order. */
   private eventsOfTurns(sessionId: string, turns: readonly TurnRecord[]): LedgerEvent[] {
     if (turns.length === 0) return [];
