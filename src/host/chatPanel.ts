@@ -13,6 +13,7 @@ import { decodeWebviewMessage } from '../protocol/decode';
 import type { HostMessage, LiveState, WebviewMessage } from '../protocol/messages';
 import type { TurnCursor } from '../core/transcript';
 import type { ChangeMark, ChatRuntime } from '../runtime/chatRuntime';
+import { agentIcon } from './chatStatus';
 import { openOwnSetting } from './openSetting';
 
 /** The webview view type (also in package.json's `onWebviewPanel:` activation event). */
@@ -36,6 +37,8 @@ export interface ChatPanelHost {
   pickSessionFor(panel: ChatPanel): Promise<void>;
   /** The panel was closed by the user or VS Code. */
   panelDisposed(panel: ChatPanel): void;
+  /** The panel became active or inactive, or its chat's live state or title changed. */
+  panelStateChanged?(panel: ChatPanel): void;
 }
 
 /** One chat tab (see module docstring). `sessionId` is undefined for an orphan panel. */
@@ -49,15 +52,23 @@ export class ChatPanel {
     private readonly host: ChatPanelHost,
   ) {
     panel.webview.options = chatWebviewOptions(host.extensionUri);
-    panel.iconPath = vscode.Uri.joinPath(host.extensionUri, 'media', 'chat.svg');
+    panel.iconPath = agentIcon(host.extensionUri, undefined);
     // A restored panel already shows the view (saying it is loading) since before the journal was
     // ready: keep it rather than reload it. Its session comes with the snapshot.
     if (!panel.webview.html) panel.webview.html = renderHtml(panel.webview, host.extensionUri, session);
     this.disposables.push(
       panel.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
       panel.onDidDispose(() => this.dispose()),
+      panel.onDidChangeViewState(() => this.host.panelStateChanged?.(this)),
     );
   }
+
+  /** The live state the view was last sent (undefined before the first). */
+  get live(): LiveState | undefined {
+    return this.lastLive;
+  }
+
+  private lastLive: LiveState | undefined;
 
   /** The chat this panel shows, or undefined while orphaned. */
   get sessionId(): string | undefined {
@@ -81,7 +92,13 @@ export class ChatPanel {
   post(message: HostMessage | (() => Promise<HostMessage | undefined>)): Promise<void> {
     this.outbox = this.outbox.then(async () => {
       const m = typeof message === 'function' ? await message() : message;
-      if (m && !this.disposed) await this.panel.webview.postMessage({ ...m, seq: ++this.seq });
+      if (m && !this.disposed) {
+        await this.panel.webview.postMessage({ ...m, seq: ++this.seq });
+        if (m.type === 'snapshot' || m.type === 'live') {
+          this.lastLive = m.live;
+          this.host.panelStateChanged?.(this);
+        }
+      }
     }).catch((error: unknown) => this.host.log(`[panel] could not update the chat view: ${(error as Error).message}`));
     return this.outbox;
   }
@@ -106,6 +123,7 @@ export class ChatPanel {
     const session = await runtime.getSession(this.session);
     if (!session) return { type: 'error', code: 'not_found', message: 'This chat is no longer in the journal.' };
     this.panel.title = session.title;
+    this.panel.iconPath = agentIcon(this.host.extensionUri, session.provider);
     const page = await runtime.transcriptPage(session.id);
     this.mark = page.mark;
     return {

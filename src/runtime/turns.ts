@@ -13,7 +13,7 @@ import type { RuntimeRefusal } from './refusals';
 import { RunContext } from './runContext';
 import type { RunEnds } from './runEnd';
 import type { RuntimeScope } from './scope';
-import { NEW_CHAT_TITLE, titleFromPrompt } from './titles';
+import { distinctTitle, NEW_CHAT_TITLE, titleFromPrompt } from './titles';
 
 /** What turns need besides the scope. */
 export interface TurnSettings {
@@ -102,7 +102,8 @@ export async function startTurn(
 
 /** Names a new chat after its first prompt, only while it still has the default title (the user may have renamed it meanwhile). */
 async function nameSession(scope: RuntimeScope, session: SessionRecord, prompt: string): Promise<void> {
-  const named = await scope.journal.write('renameSession', session.id, titleFromPrompt(prompt), scope.now(), NEW_CHAT_TITLE);
+  const others = (await scope.journal.read('listSessions')).filter((s) => s.id !== session.id).map((s) => s.title);
+  const named = await scope.journal.write('renameSession', session.id, distinctTitle(titleFromPrompt(prompt), others), scope.now(), NEW_CHAT_TITLE);
   if (named.ok && named.value.renamed) scope.notifier.emit({ type: 'session', session: named.value.session });
 }
 

@@ -29,7 +29,7 @@ describe('chat panel live state', () => {
   it('drops a carried live state read before a snapshot that began before it arrived', async () => {
     const posted: HostMessage[] = [];
     const webview = { html: 'shown', options: {}, onDidReceiveMessage: () => ({ dispose: () => undefined }), postMessage: async (m: HostMessage) => posted.push(m) };
-    const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), dispose: () => undefined };
+    const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined };
     const session = { id: 'chat-1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
     const running: LiveState = { running: true, actionableRequestIds: [], readOnlyReason: null };
     const idle: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };
@@ -62,7 +62,7 @@ describe('chat panel live state', () => {
   it('posts a carried live state read after the last snapshot began', async () => {
     const posted: HostMessage[] = [];
     const webview = { html: 'shown', options: {}, onDidReceiveMessage: () => ({ dispose: () => undefined }), postMessage: async (m: HostMessage) => posted.push(m) };
-    const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), dispose: () => undefined };
+    const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined };
     const session = { id: 'chat-1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
     const running: LiveState = { running: true, actionableRequestIds: ['r-1'], readOnlyReason: null };
     const idle: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };

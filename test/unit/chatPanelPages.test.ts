@@ -48,7 +48,7 @@ describe('chat panel of a long chat', () => {
         onDidReceiveMessage: (listener: (raw: unknown) => void) => ((receive = listener), { dispose: () => undefined }),
         postMessage: async (m: Posted) => posted.push(m),
       };
-      const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), dispose: () => undefined };
+      const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined };
       const host = { runtime: a.runtime, extensionUri: {}, log: () => undefined, pickSessionFor: async () => undefined, panelDisposed: () => undefined };
       const chat = new ChatPanel(panel as never, s.value.id, host as never);
       a.runtime.onNotification((n) => {
