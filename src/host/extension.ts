@@ -17,6 +17,8 @@ import { describeThisInstance } from '../runtime/instance';
 import { createAgentRegistry } from './agentRegistry';
 import { CHAT_VIEW_TYPE } from './chatPanel';
 import { ChatPanels } from './chatPanels';
+import type { ChatTree } from './chatTree';
+import { registerChatTree } from './chatTreeCommands';
 import { registerCommands } from './commands';
 import { logText, noticeText } from './notices';
 import { setting } from './providers';
@@ -38,6 +40,8 @@ export interface NativeAgentChatsApi {
   openSessionIds(): string[];
   /** The extension's SecretStorage, only when VS Code runs it in test mode (never for other extensions). */
   readonly secretsForTests?: vscode.SecretStorage;
+  /** The Agent Chats view's data, only in test mode. */
+  readonly chatTreeForTests?: ChatTree;
 }
 
 /** What `deactivate` ends: set as each part starts. */
@@ -63,6 +67,7 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
   panels = new ChatPanels(ready, context.extensionUri, log);
   context.subscriptions.push(output, panels, vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, panels));
   registerCommands({ context, ready, panels, output, log });
+  const chatTree = registerChatTree(context, ready);
   teardown = async () => {
     panels.dispose();
     started.runtime?.dispose();
@@ -72,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     ready,
     journalFile,
     openSessionIds: () => panels.openSessionIds(),
-    ...(context.extensionMode === vscode.ExtensionMode.Test ? { secretsForTests: context.secrets } : {}),
+    ...(context.extensionMode === vscode.ExtensionMode.Test ? { secretsForTests: context.secrets, chatTreeForTests: chatTree } : {}),
   };
 }
 

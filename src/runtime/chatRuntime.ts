@@ -26,6 +26,8 @@ import type { LiveState } from '../protocol/messages';
 import { decide, deliverDecidedElsewhere } from './boundaryDecisions';
 import { isInstanceAlive } from './instance';
 import { liveStateOf, otherLiveInstances } from './liveState';
+import type { ChatListEntry } from '../core/chatList';
+import { chatListEntryOf, chatListOf } from './chatList';
 import { ALL_SESSIONS, Notifier, type RuntimeNotification } from './notifications';
 import { changesOf, pageOf, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
 import { recoverOrphanedRuns, type RecoveredRun } from './recovery';
@@ -183,6 +185,16 @@ export class ChatRuntime {
   /** Every chat, most recently updated first. */
   listSessions(): Promise<SessionRecord[]> {
     return this.options.journal.read('listSessions');
+  }
+
+  /** Every chat as the chat list shows it (src/core/chatList.ts), with its state now. */
+  chatList(): Promise<ChatListEntry[]> {
+    return chatListOf(this.scope);
+  }
+
+  /** One chat as the chat list shows it, or undefined when it is gone. */
+  chatListEntry(sessionId: string): Promise<ChatListEntry | undefined> {
+    return chatListEntryOf(this.scope, sessionId);
   }
 
   /** One chat or undefined. */
