@@ -143,7 +143,7 @@ export class ChatRuntime {
   /** Creates a chat with `provider` (refused when the journal refuses). */
   async createSession(provider: ProviderId | string, title = NEW_CHAT_TITLE): Promise<Result<SessionRecord, RuntimeRefusal>> {
     const at = this.scope.now();
-    const created = await this.options.journal.write('createSession', { id: randomUUID(), title, provider, createdAt: at, updatedAt: at });
+    const created = await this.options.journal.write('createSession', { id: randomUUID(), title, provider, createdAt: at, updatedAt: at, workspace: this.workspaceKey });
     if (created.ok) this.scope.notifier.emit({ type: 'session', session: created.value });
     return created;
   }
