@@ -67,7 +67,7 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
   panels = new ChatPanels(ready, context.extensionUri, log);
   context.subscriptions.push(output, panels, vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, panels));
   registerCommands({ context, ready, panels, output, log });
-  const chatTree = registerChatTree(context, ready);
+  const chatTree = registerChatTree(context, ready, panels, log);
   teardown = async () => {
     panels.dispose();
     started.runtime?.dispose();

@@ -1,40 +1,39 @@
 /**
- * The chat list (src/core/chatList.ts) read from the journal: every chat with its state now. A chat
- * is `running` when a run of it is in flight in a live host, `waiting` when such a run waits for an
- * approval; a run whose owner died is neither (recovery settles it).
+ * The chat list (src/core/chatList.ts) read from the journal: every chat's item (`listChats`, three
+ * queries however many chats) with its state now, which needs one thing the journal cannot say:
+ * whether the window owning a run in flight is alive (`isAlive`, asked once per owner).
  */
-import type { ChatListEntry, ChatListState } from '../core/chatList';
-import type { SessionRecord } from '../core/events';
+import { chatState, type ChatListEntry, type ChatListItem } from '../core/chatList';
 import type { RuntimeScope } from './scope';
 
 /** Every chat of the journal as the list shows it, most recently active first. */
 export async function chatListOf(scope: RuntimeScope): Promise<ChatListEntry[]> {
-  const [sessions, states] = await Promise.all([scope.journal.read('listSessions'), liveStates(scope)]);
-  return sessions.map((s) => entryOf(s, states.get(s.id) ?? 'idle'));
+  const items = await scope.journal.read('listChats');
+  const alive = await ownersAlive(scope, items);
+  return items.map((item) => entryOf(item, alive));
 }
 
 /** One chat as the list shows it, or undefined when it is no longer in the journal. */
 export async function chatListEntryOf(scope: RuntimeScope, sessionId: string): Promise<ChatListEntry | undefined> {
-  const session = await scope.journal.read('getSession', sessionId);
-  return session && entryOf(session, (await liveStates(scope)).get(sessionId) ?? 'idle');
+  const item = await scope.journal.read('getChatListItem', sessionId);
+  return item && entryOf(item, await ownersAlive(scope, [item]));
 }
 
-function entryOf(session: SessionRecord, state: ChatListState): ChatListEntry {
-  return { id: session.id, title: session.title, provider: session.provider, workspace: null, updatedAt: session.updatedAt, state };
+function entryOf(item: ChatListItem, alive: ReadonlyMap<string, boolean>): ChatListEntry {
+  return {
+    id: item.id, title: item.title, provider: item.provider, workspace: item.workspace, updatedAt: item.updatedAt,
+    state: chatState(item, (instanceId) => alive.get(instanceId) ?? false),
+  };
 }
 
-/** Chats with a run in flight in a live host: `waiting` when it has a pending request, else `running`. */
-async function liveStates(scope: RuntimeScope): Promise<Map<string, ChatListState>> {
-  const states = new Map<string, ChatListState>();
+/** Whether each owner of the items' runs in flight is alive (this window always is). */
+async function ownersAlive(scope: RuntimeScope, items: readonly ChatListItem[]): Promise<Map<string, boolean>> {
   const alive = new Map<string, boolean>();
-  for (const run of await scope.journal.read('listRunsInFlight')) {
-    if (!alive.has(run.instanceId)) {
-      const owner = run.instanceId === scope.instance.id ? scope.instance : await scope.journal.read('getInstance', run.instanceId);
-      alive.set(run.instanceId, owner !== undefined && (owner.id === scope.instance.id || scope.isAlive(owner)));
-    }
-    if (!alive.get(run.instanceId)) continue;
-    const waiting = (await scope.journal.read('listPendingBoundaryRequests', run.id)).length > 0;
-    if (waiting || !states.has(run.sessionId)) states.set(run.sessionId, waiting ? 'waiting' : 'running');
+  for (const item of items) {
+    const id = item.runInFlight?.instanceId;
+    if (id === undefined || alive.has(id)) continue;
+    const owner = id === scope.instance.id ? scope.instance : await scope.journal.read('getInstance', id);
+    alive.set(id, owner !== undefined && (owner.id === scope.instance.id || scope.isAlive(owner)));
   }
-  return states;
+  return alive;
 }

@@ -145,7 +145,7 @@ export class ChatRuntime {
   /** Creates a chat with `provider` (refused when the journal refuses). */
   async createSession(provider: ProviderId | string, title = NEW_CHAT_TITLE): Promise<Result<SessionRecord, RuntimeRefusal>> {
     const at = this.scope.now();
-    const created = await this.options.journal.write('createSession', { id: randomUUID(), title, provider, createdAt: at, updatedAt: at });
+    const created = await this.options.journal.write('createSession', { id: randomUUID(), title, provider, createdAt: at, updatedAt: at, workspace: this.workspaceKey });
     if (created.ok) this.scope.notifier.emit({ type: 'session', session: created.value });
     return created;
   }
@@ -180,6 +180,20 @@ export class ChatRuntime {
     this.scope.log(`[runtime] chat ${sessionId} deleted`);
     this.scope.notifier.emit({ type: 'deleted', sessionId });
     return ok(undefined);
+  }
+
+  /**
+   * Records this window's folder as the workspace of those chats whose folder is unknown (chats of an
+   * older version); views hear of each. Refused when the journal refuses.
+   */
+  async assignWorkspace(sessionIds: readonly string[]): Promise<Result<{ assigned: string[] }, RuntimeRefusal>> {
+    const result = await this.options.journal.write('assignWorkspace', sessionIds, this.workspaceKey);
+    if (!result.ok) return result;
+    for (const id of result.value.assigned) {
+      const session = await this.getSession(id);
+      if (session) this.scope.notifier.emit({ type: 'session', session });
+    }
+    return result;
   }
 
   /** Every chat, most recently updated first. */

@@ -36,13 +36,16 @@ suite('the Agent Chats view', () => {
     const node = (await tree.getChildren((await tree.getChildren())[0])).find((n) => tree.getTreeItem(n).label === 'Tree view chat');
     assert.ok(node && node.kind === 'chat');
     const item = tree.getTreeItem(node);
-    assert.equal(item.contextValue, 'chat.unknownWorkspace');
+    assert.equal(item.contextValue, 'chat', 'a new chat belongs to this workspace');
     assert.match(String(item.description), /^just now · Local agent$/);
     assert.deepEqual(item.command?.arguments, [{ sessionId }]);
 
     // A context-menu command gets the node itself.
     await vscode.commands.executeCommand('nativeAgentChats.renameChat', { ...node, title: 'Renamed from the view' });
     await waitFor('the new title in the view', async () => ((await shown(tree)).some(([, titles]) => titles.includes('Renamed from the view')) ? true : undefined));
+
+    await vscode.commands.executeCommand('nativeAgentChats.showThisWorkspace');
+    assert.ok((await shown(tree)).some(([, titles]) => titles.includes('Renamed from the view')), 'this workspace\'s chat shows under This Workspace');
 
     await vscode.commands.executeCommand('nativeAgentChats.deleteChat', { sessionId, confirmed: true });
     await waitFor('the chat gone from the view', async () => ((await shown(tree)).some(([, titles]) => titles.includes('Renamed from the view')) ? undefined : true));
