@@ -20,6 +20,7 @@ import { ChatPanels } from './chatPanels';
 import type { ChatTree } from './chatTree';
 import { registerChatTree } from './chatTreeCommands';
 import { registerCommands } from './commands';
+import { migrationProgress } from './migrationProgress';
 import { logText, noticeText } from './notices';
 import { setting } from './providers';
 import { TabRepair } from './tabRepair';
@@ -122,11 +123,13 @@ async function startRuntime(
  */
 async function openJournal(context: vscode.ExtensionContext, journalFile: string, log: (line: string) => void): Promise<Journal> {
   const dist = vscode.Uri.joinPath(context.extensionUri, 'dist');
+  const progress = migrationProgress();
   const journal = await Journal.open({
     file: journalFile,
     wasmPath: vscode.Uri.joinPath(dist, 'sql-wasm.wasm').fsPath,
     workerPath: vscode.Uri.joinPath(dist, 'journal-worker.js').fsPath,
-  });
+    onMigrationProgress: progress.report,
+  }).finally(progress.done);
   context.subscriptions.push({ dispose: journal.onLog(log) });
   const r = journal.report;
   const schema = r.versionFound !== r.version ? `${r.versionFound} → ${r.version}` : r.version === SCHEMA_VERSION ? `${r.version} (current)` : `${r.version} (this version writes ${SCHEMA_VERSION})`;
