@@ -14,26 +14,31 @@ const WHAT: Record<number, string> = { 4: 'Indexing your chats for search' };
  * open has ended (resolved or rejected).
  */
 export function migrationProgress(): { report: (p: MigrationProgress) => void; done: () => void } {
-  let update: ((p: MigrationProgress) => void) | undefined;
+  let latest: MigrationProgress | undefined;
+  let show: ((p: MigrationProgress) => void) | undefined;
   let finish: (() => void) | undefined;
   const finished = new Promise<void>((resolve) => (finish = resolve));
   let last = 0;
   return {
     report(p) {
-      if (!update) {
-        void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Agent Chats: ${WHAT[p.version] ?? 'Updating the chat journal'}` }, (progress) => {
-          update = (q) => {
-            const percent = q.total > 0 ? Math.floor((100 * q.done) / q.total) : 0;
-            progress.report({ increment: percent - last, message: `${q.done.toLocaleString()} of ${q.total.toLocaleString()}` });
-            last = percent;
-          };
-          update(p);
-          return finished;
-        });
-        return;
-      }
-      update(p);
+      latest = p;
+      if (show) return show(p);
+      if (finish === undefined) return; // the open has ended
+      // Reports may come before VS Code runs the task below: the task shows the latest one first.
+      show = () => undefined;
+      void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Agent Chats: ${WHAT[p.version] ?? 'Updating the chat journal'}` }, (progress) => {
+        show = (q) => {
+          const percent = q.total > 0 ? Math.floor((100 * q.done) / q.total) : 0;
+          progress.report({ increment: percent - last, message: `${q.done.toLocaleString()} of ${q.total.toLocaleString()}` });
+          last = percent;
+        };
+        if (latest) show(latest);
+        return finished;
+      });
     },
-    done: () => finish?.(),
+    done: () => {
+      finish?.();
+      finish = undefined;
+    },
   };
 }
