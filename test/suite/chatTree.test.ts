@@ -51,4 +51,28 @@ suite('the Agent Chats view', () => {
     await waitFor('the chat gone from the view', async () => ((await shown(tree)).some(([, titles]) => titles.includes('Renamed from the view')) ? undefined : true));
     await vscode.commands.executeCommand('nativeAgentChats.showThisWorkspace');
   });
+
+  test('Open Chat… lists this workspace\'s chats first, the others under a separator', async () => {
+    const runtime = await (await api()).ready;
+    const here = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'local' });
+    await vscode.commands.executeCommand('nativeAgentChats.renameChat', { sessionId: here, title: 'Chat of this folder' });
+    const at = Date.now() + 60_000; // newer than every chat here: it would come first if not grouped
+    const elsewhere = await runtime.journal.write('createSession', { id: `elsewhere-${at}`, title: 'Chat of another folder', provider: 'local', createdAt: at, updatedAt: at, workspace: '/another/folder' });
+    assert.ok(elsewhere.ok);
+    const win = vscode.window as unknown as { showQuickPick: unknown };
+    const original = win.showQuickPick;
+    let items: { label: string; kind?: vscode.QuickPickItemKind }[] = [];
+    win.showQuickPick = (given: typeof items) => ((items = given), Promise.resolve(undefined));
+    try {
+      await vscode.commands.executeCommand('nativeAgentChats.openChat');
+    } finally {
+      win.showQuickPick = original;
+    }
+    const labels = items.map((i) => (i.kind === vscode.QuickPickItemKind.Separator ? `-- ${i.label}` : i.label));
+    assert.equal(labels[0], '-- This workspace');
+    assert.ok(labels.indexOf('Chat of this folder') < labels.indexOf('-- Other workspaces'), labels.join(' | '));
+    assert.ok(labels.indexOf('-- Other workspaces') < labels.indexOf('Chat of another folder'), labels.join(' | '));
+    await runtime.deleteSession(elsewhere.value.id);
+    await runtime.deleteSession(here);
+  });
 });
