@@ -5,7 +5,7 @@
  * for a closure reason, the sentence on a settled boundary request's card. Each is an exhaustive
  * `Record` over the vocabulary (`src/core/vocabulary.ts`), so a new error class or closure reason
  * without words fails to compile. Pure and DOM-free (unit-tested): the view (through
- * `webview/errorClassView.ts`) and the host both word them here.
+ * `webview/errorClassView.ts`) and the Markdown export (`exportMarkdown.ts`) both word them here.
  *
  * `body` is inline markdown: fixed words plus the request's subject in a code span; the renderer
  * turns it into sanitized HTML.

@@ -5,7 +5,7 @@
  * `errorClassWords.ts`.
  */
 import type { TranscriptItem, TranscriptTurn } from './transcript';
-import type { InvocationStatus } from './vocabulary';
+import type { BoundaryDecision, InvocationStatus } from './vocabulary';
 import { isRestartErrorClass, settledRequestText } from './errorClassWords';
 
 export { boundaryKindLabel, boundaryKindVerb, codeSpan, oneLine } from './words';
@@ -42,6 +42,13 @@ export function describeBoundary(item: BoundaryItem, actionableIds: ReadonlySet<
   }
   return { state: item.status, text: settledRequestText(item.status, item.decision, item.closureReason) };
 }
+
+/** A decision as the card's button names it. */
+export const DECISION_LABELS: Readonly<Record<BoundaryDecision, string>> = {
+  allow_once: 'Allow once',
+  allow_session: 'Allow for this session',
+  deny: 'Deny',
+};
 
 const INVOCATION_WORDS: Readonly<Record<InvocationStatus, string>> = {
   running: 'Running',
