@@ -18,7 +18,7 @@ import {
   type BoundaryItem, type InvocationItem,
 } from './labels';
 import { escapeText, fencedBlock, markdownWithoutHtml, quote } from './markdownText';
-import { isFollowedUp, MAX_INVOCATION_OUTPUT_CHARS, type Transcript, type TranscriptItem, type TranscriptTurn } from './transcript';
+import { MAX_INVOCATION_OUTPUT_CHARS, type Transcript, type TranscriptItem, type TranscriptTurn } from './transcript';
 import type { TurnStatus } from './vocabulary';
 
 /** How `chatToMarkdown` writes a chat. */
@@ -62,9 +62,10 @@ const NOTICE_WORDS = { info: 'Note', warning: 'Warning', error: 'Error' } as con
 
 /** What writing one turn needs to know of the chat. */
 interface ChatContext {
-  readonly transcript: Transcript;
   /** Turn id → its number (1-based, the chat's order). */
   readonly numbers: ReadonlyMap<string, number>;
+  /** Turn id → the first later turn that retries or continues it. */
+  readonly followUps: ReadonlyMap<string, TranscriptTurn>;
   readonly time: (ms: number) => string;
 }
 
@@ -72,7 +73,9 @@ interface ChatContext {
 export function chatToMarkdown(session: SessionRecord, transcript: Transcript, options: ExportOptions = {}): string {
   const time = (ms: number) => isoTime(ms, options.utcOffsetMinutes);
   const numbers = new Map(transcript.turns.map((t, i) => [t.id, i + 1]));
-  const chat: ChatContext = { transcript, numbers, time };
+  const followUps = new Map<string, TranscriptTurn>();
+  for (const t of transcript.turns) if (t.parentTurnId !== null && !followUps.has(t.parentTurnId)) followUps.set(t.parentTurnId, t);
+  const chat: ChatContext = { numbers, followUps, time };
   const blocks = [
     `# ${escapeText(session.title) || 'Untitled chat'}`,
     [
@@ -116,15 +119,18 @@ function turnToMarkdown(turn: TranscriptTurn, chat: ChatContext): string {
  */
 function itemsToMarkdown(items: readonly TranscriptItem[]): string[] {
   const invocationIds = new Set(items.flatMap((i) => (i.type === 'invocation' ? [i.id] : [])));
-  const ownedBy = (item: TranscriptItem) => (item.type === 'boundary' && item.invocationId && invocationIds.has(item.invocationId) ? item.invocationId : null);
+  const requestsOf = new Map<string, BoundaryItem[]>();
+  for (const item of items) {
+    if (item.type === 'boundary' && item.invocationId && invocationIds.has(item.invocationId)) requestsOf.set(item.invocationId, [...(requestsOf.get(item.invocationId) ?? []), item]);
+  }
   return items.flatMap((item): string[] => {
     switch (item.type) {
       case 'text':
         return item.text.trim() === '' ? [] : [markdownWithoutHtml(item.text)];
       case 'invocation':
-        return [invocationToMarkdown(item, items.filter((i): i is BoundaryItem => ownedBy(i) === item.id))];
+        return [invocationToMarkdown(item, requestsOf.get(item.id) ?? [])];
       case 'boundary':
-        return ownedBy(item) ? [] : [boundaryToMarkdown(item, null)];
+        return item.invocationId && invocationIds.has(item.invocationId) ? [] : [boundaryToMarkdown(item, null)];
       case 'notice':
         return [quote(`**${NOTICE_WORDS[item.level] ?? 'Note'}:** ${escapeText(item.message, true)}`)];
     }
@@ -183,9 +189,9 @@ function boundaryToMarkdown(item: BoundaryItem, invocation: InvocationItem | nul
 /** A failed turn's banner: its error class in words, and where it was retried or continued. */
 function bannerToMarkdown(turn: TranscriptTurn, chat: ChatContext): string {
   const view = describeErrorClass(turn.errorClass!, turn, {});
-  const followUp = isFollowedUp(chat.transcript, turn.id) ? chat.transcript.turns.find((t) => t.parentTurnId === turn.id) : undefined;
+  const followUp = chat.followUps.get(turn.id);
   const link = followUp ? turnLink(followUp.id, chat) : null;
-  const next = link ? `${followUp!.origin === 'continue' ? 'Continued' : 'Retried'} in ${link}.` : null;
+  const next = followUp && link ? `${followUp.origin === 'continue' ? 'Continued' : 'Retried'} in ${link}.` : null;
   const label = view.tone === 'restart' ? 'Note' : 'Error';
   return quote([`**${label}: ${escapeText(view.title)}.** ${view.body}`, next].filter(Boolean).join('\\\n'));
 }

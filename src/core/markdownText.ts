@@ -36,8 +36,11 @@ export function fencedBlock(content: string, info = 'text'): string {
   return `${fence}${info}\n${body}${body.endsWith('\n') || body === '' ? '' : '\n'}${fence}`;
 }
 
-/** Characters Markdown may read as inline markup anywhere in a line (GFM: `~` strikes, `|` makes tables). */
-const INLINE_MARKUP = /[\\`*_[\]<>|~]/g;
+/**
+ * Characters Markdown may read as inline markup anywhere in a line (GFM: `~` strikes, `|` makes
+ * tables; GitHub: `$` opens math).
+ */
+const INLINE_MARKUP = /[\\`*_[\]<>|~$]/g;
 
 /** Escapes one line's characters (not the line's start: `escapeLineStart`). */
 function escapeInline(text: string): string {
@@ -50,12 +53,17 @@ function escapeLineStart(line: string): string {
   return line.replace(/^([#+\-=])/, '\\$1').replace(/^(\d+)([.)])/, '$1\\$2');
 }
 
+/** Escapes a run of `#` ending a line after a blank: a heading would drop it as its closing sequence. */
+function escapeLineEnd(line: string): string {
+  return line.replace(/(\s)(#+)$/, '$1\\$2');
+}
+
 /**
  * `text` shown as written, as one paragraph: every character Markdown would read as markup is
  * backslash-escaped, except inside `code spans` (single backticks, one line) when `codeSpans` is
  * true (messages quote commands and settings that way, and the view shows them as code). Lines keep
  * their breaks (hard line breaks); blank lines and leading blanks are dropped (they would end the
- * paragraph or start a code block).
+ * paragraph or start a code block). Also fit for a heading's text.
  */
 export function escapeText(text: string, codeSpans = false): string {
   const lines = normalizeNewlines(text).split('\n').map((l) => l.trim()).filter((l) => l !== '');
@@ -63,7 +71,7 @@ export function escapeText(text: string, codeSpans = false): string {
     .map((line) => {
       const parts = codeSpans ? line.split(/(`[^`\n]+`)/) : [line];
       const escaped = parts.map((part, i) => (i % 2 === 1 ? part : escapeInline(part))).join('');
-      return parts[0] === '' ? escaped : escapeLineStart(escaped);
+      return escapeLineEnd(parts[0] === '' ? escaped : escapeLineStart(escaped));
     })
     .join('\\\n');
 }

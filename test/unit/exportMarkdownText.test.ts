@@ -62,8 +62,20 @@ describe('export: fenced blocks', () => {
 
 describe('export: text as written and Markdown without HTML', () => {
   it('text shown as written renders as written', () => {
-    for (const text of ['*not emphasis* and _this_', '# not a heading', '- not a list', '1. not a number', '> not a quote', 'a | b', '[x](y) ![i](j)', 'C:\\dir\\', '&amp; stays &amp;', '<b>tag</b>', '~~no strike~~', '===']) {
+    for (const text of ['*not emphasis* and _this_', '# not a heading', '- not a list', '1. not a number', '> not a quote', 'a | b', '[x](y) ![i](j)', 'C:\\dir\\', '&amp; stays &amp;', '<b>tag</b>', '~~no strike~~', '===', 'costs $5 or $6']) {
       assert.equal(shown(escapeText(text)), text, text);
+    }
+  });
+
+  it('dollars are escaped: GitHub reads `$…$` as math (marked does not, so this is checked as text)', () => {
+    assert.equal(escapeText('set $HOME and $PATH$'), 'set \\$HOME and \\$PATH\\$');
+  });
+
+  it('a heading of any title shows the title', () => {
+    for (const title of ['C# tips #', '# not a level', 'plain']) {
+      const heading = tokens(`# ${escapeText(title)}`).find((t) => t.type === 'heading');
+      assert.equal(shown(`# ${escapeText(title)}`), title);
+      assert.ok(heading, title);
     }
   });
 
