@@ -102,6 +102,7 @@ function turnSection(markdown: string, n: number): string {
   return markdown.slice(start, end < 0 ? undefined : end);
 }
 
+/** `text` matched literally in a RegExp. */
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -16,7 +16,7 @@ import type { Journal } from '../../src/journal/journal';
 import { openLocal, pendingRequest, type RuntimeHarness } from './harness';
 import { trackedTempDir, waitFor } from './helpers';
 
-/** The chat built, the harness it lives in (open: the caller closes it) and its clock's start. */
+/** The chat built and the harness it lives in (open: the caller closes it). */
 export interface ExportScenario {
   readonly h: RuntimeHarness;
   readonly sessionId: string;
