@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api } from './helpers';
+import { api, waitFor } from './helpers';
 
 /** A chat with the local agent's answer to `prompt`, titled `title`; resolves its session id. */
 async function chatWith(prompt: string, title: string): Promise<string> {
@@ -37,6 +37,16 @@ suite('export as Markdown', () => {
       assert.match(text, /^\*\*Tool `run`:\*\* `ls`\\$/m);
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     }
+  });
+
+  test('with no argument, Open Chat as Markdown takes the active chat tab\'s chat', async () => {
+    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'local' });
+    await vscode.commands.executeCommand('nativeAgentChats.renameChat', { sessionId, title: 'The active one' });
+    await waitFor('its tab to be the active one', () => (vscode.window.tabGroups.activeTabGroup.activeTab?.label === 'The active one' ? true : undefined));
+    const uri = await vscode.commands.executeCommand<string>('nativeAgentChats.openChatAsMarkdown');
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    assert.match(document?.getText() ?? '', /^# The active one$/m);
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 
   test('Export Chat as Markdown writes the chat to the file given', async () => {
