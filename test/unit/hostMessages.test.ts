@@ -37,7 +37,8 @@ describe('host messages checked in the view', () => {
       assert.ok(!refused.ok);
       sent.push({ type: 'error', code: refused.reason, message: refused.message, action: 'decide' }, { type: 'succeeded', action: 'send' });
       const session = (await runtime.getSession(s.value.id))!;
-      sent.push({ type: 'snapshot', session, transcript: await runtime.transcript(s.value.id), live: await runtime.liveState(s.value.id), hostNow: Date.now() });
+      const transcript = await runtime.transcript(s.value.id);
+      sent.push({ type: 'snapshot', session, transcript, hasOlder: false, turnCount: transcript.turns.length, live: await runtime.liveState(s.value.id), hostNow: Date.now(), seq: 1 });
       sent.push({ type: 'orphan' }, { type: 'pong' });
       assert.ok(sent.filter((m) => m.type === 'update').length > 10, 'precondition: the chat streamed updates');
       for (const message of sent) assert.equal(hostMessageProblem(message), null, `${message.type}: ${JSON.stringify(message).slice(0, 300)}`);
