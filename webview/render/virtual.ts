@@ -62,7 +62,7 @@ export interface VirtualOptions {
   readonly schedule?: (run: () => void) => void;
 }
 
-/** Most passes in one layout: each one after turns measured other than estimated. */
+/** Most extra rounds of one pass: each one lays out again after mounted turns measured other than assumed. */
 const MAX_ROUNDS = 4;
 
 /** Keeps a window of turns mounted in `content`, inside the scrolling `scroller` (see module docstring). */
@@ -77,7 +77,12 @@ export class VirtualTranscript {
   private mounted: readonly string[] = [];
   /** The mounted turn elements and their ids. */
   private mountedEls = new Map<Node, string>();
-  private readonly spacers: HTMLElement[] = [];
+  /**
+   * Spacer elements by where they stand: `TOP` for the top one, a turn's id for a gap just before it,
+   * '' for the bottom one. Keyed so that a spacer never moves past a turn: a
+   * focused element moved in the DOM loses the focus.
+   */
+  private spacers = new Map<string, HTMLElement>();
   private pending: Anchor | null = null;
   private scheduled = false;
   private readonly resizes: ResizeObserver | undefined;
@@ -141,15 +146,14 @@ export class VirtualTranscript {
     const before = this.mounted;
     this.measureMounted();
     let layout = this.layout(source);
-    let kept = this.keptIds();
-    for (let round = 0; round < MAX_ROUNDS; round++) {
+    for (let round = 0; ; round++) {
       const top = anchor === 'bottom' ? layout.total - viewport : layout.tops[layout.index.get(anchor.turnId)!]! + anchor.offset;
-      const wanted = mountedIndices(layout, top, viewport, kept);
-      this.write(source, layout, wanted);
-      if (!this.measureMounted()) break;
+      this.write(source, layout, mountedIndices(layout, top, viewport, this.keptIds()));
+      // Done when the turns mounted are as tall as assumed (the average of the unmeasured ones is then the same too).
+      if (!this.measureMounted() || round === MAX_ROUNDS) break;
       layout = this.layout(source);
-      kept = this.keptIds();
     }
+    // What the DOM holds now: the next pass reads its anchor from it.
     this.written = layout;
     this.scrollTo(layout, anchor, viewport);
     if (source.hasOlder && this.scroller.scrollTop - 2 * viewport < (layout.tops[0] ?? 0)) this.options.onNearTop?.();
@@ -188,23 +192,26 @@ export class VirtualTranscript {
   /** Puts the `wanted` turns (sorted indices) in the DOM, with a spacer for each run of turns left out. */
   private write(source: TurnSource, layout: Layout, wanted: readonly number[]): void {
     const children: HTMLElement[] = [];
-    let spacer = 0;
-    const gap = (px: number) => {
-      const el = (this.spacers[spacer++] ??= makeSpacer(this.content.ownerDocument));
+    const spacers = new Map<string, HTMLElement>();
+    const gap = (before: string, px: number) => {
+      const el = this.spacers.get(before) ?? makeSpacer(this.content.ownerDocument);
       const height = `${Math.max(0, Math.round(px))}px`;
       if (el.style.height !== height) el.style.height = height;
+      spacers.set(before, el);
       children.push(el);
     };
     const els = new Map<Node, string>();
     let next = 0;
     for (const i of wanted) {
-      if (i > next || (i === 0 && layout.unloadedPx > 0)) gap(layout.tops[i]! - (next === 0 ? layout.contentTop : layout.tops[next]!));
+      const id = source.ids[i]!;
+      if (i > next || (i === 0 && layout.unloadedPx > 0)) gap(next === 0 ? TOP : id, layout.tops[i]! - (next === 0 ? layout.contentTop : layout.tops[next]!));
       const el = source.element(i);
-      els.set(el, source.ids[i]!);
+      els.set(el, id);
       children.push(el);
       next = i + 1;
     }
-    if (next < source.ids.length) gap(layout.total - layout.tops[next]!);
+    if (next < source.ids.length) gap('', layout.total - layout.tops[next]!);
+    this.spacers = spacers;
     const write = () => reconcileChildren(this.content, children);
     if (this.options.aroundWrite) this.options.aroundWrite(write);
     else write();
@@ -252,6 +259,9 @@ export class VirtualTranscript {
   }
 }
 
+/** The key of the top spacer (no turn id is empty or starts with a space). */
+const TOP = ' top';
+
 /** The height (px) assumed for a turn before any turn was measured. */
 const ESTIMATED_TURN_PX = 120;
 
@@ -266,11 +276,15 @@ function sameIds(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((id, i) => id === b[i]);
 }
 
-/** Makes `parent`'s children exactly `wanted`, in order, moving only what is out of place. */
+/**
+ * Makes `parent`'s children exactly `wanted`, in order: removes the others first, so that children
+ * kept in the same order are never moved (a moved element loses the focus), then inserts the new ones.
+ */
 export function reconcileChildren(parent: HTMLElement, wanted: readonly HTMLElement[]): void {
+  const keep = new Set<Element>(wanted);
+  for (const child of [...parent.children]) if (!keep.has(child)) child.remove();
   wanted.forEach((el, i) => {
     const current = parent.children[i];
     if (current !== el) parent.insertBefore(el, current ?? null);
   });
-  while (parent.children.length > wanted.length) parent.lastElementChild!.remove();
 }
