@@ -14,7 +14,7 @@
  *
  * Measuring goes through `Geometry`, so tests on a DOM without a layout engine give the heights.
  */
-import { atTurn, type Anchor, type Layout, layOut, mountedIndices, turnNear } from './windowing';
+import { atTurn, type Anchor, type Layout, layOut, mountedIndices, topOf, turnNear } from './windowing';
 
 /** How a pass reads sizes (px). The browser's is `BROWSER_GEOMETRY`; tests give theirs. */
 export interface Geometry {
@@ -83,6 +83,8 @@ export class VirtualTranscript {
    * focused element moved in the DOM loses the focus.
    */
   private spacers = new Map<string, HTMLElement>();
+  /** The height last set on each spacer. */
+  private readonly spacerHeights = new WeakMap<HTMLElement, string>();
   private pending: Anchor | null = null;
   private scheduled = false;
   private readonly resizes: ResizeObserver | undefined;
@@ -147,7 +149,7 @@ export class VirtualTranscript {
     this.measureMounted();
     let layout = this.layout(source);
     for (let round = 0; ; round++) {
-      const top = anchor === 'bottom' ? layout.total - viewport : layout.tops[layout.index.get(anchor.turnId)!]! + anchor.offset;
+      const top = anchor === 'bottom' ? layout.total - viewport : topOf(layout, anchor);
       this.write(source, layout, mountedIndices(layout, top, viewport, this.keptIds()));
       // Done when the turns mounted are as tall as assumed (the average of the unmeasured ones is then the same too).
       if (!this.measureMounted() || round === MAX_ROUNDS) break;
@@ -184,7 +186,7 @@ export class VirtualTranscript {
   private scrollTo(layout: Layout, anchor: Anchor | 'bottom', viewport: number): void {
     const top = anchor === 'bottom'
       ? Math.max(layout.total - viewport, this.scroller.scrollHeight - viewport)
-      : layout.tops[layout.index.get(anchor.turnId)!]! + anchor.offset;
+      : topOf(layout, anchor);
     // Only a real move: each assignment fires a scroll event (and a pass).
     if (Math.abs(this.scroller.scrollTop - top) >= 1) this.scroller.scrollTop = Math.max(0, top);
   }
@@ -196,7 +198,11 @@ export class VirtualTranscript {
     const gap = (before: string, px: number) => {
       const el = this.spacers.get(before) ?? makeSpacer(this.content.ownerDocument);
       const height = `${Math.max(0, Math.round(px))}px`;
-      if (el.style.height !== height) el.style.height = height;
+      // Compared with what was set, not read back: the browser gives 1289040px back as "1.28904e+06px".
+      if (this.spacerHeights.get(el) !== height) {
+        this.spacerHeights.set(el, height);
+        el.style.height = height;
+      }
       spacers.set(before, el);
       children.push(el);
     };
