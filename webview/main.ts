@@ -11,10 +11,11 @@ import type { BoundaryDecision } from '../src/core/vocabulary';
 import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
 import { decideSend, isSelectAllKey, isSendKey } from './input';
 import { buildSkeleton } from './layout';
-import { PanelMemory } from './panelMemory';
+import { PanelMemory, type ScrollAnchor } from './panelMemory';
 import { ChatRenderer } from './render';
 import { tickElapsed } from './render/items';
 import { bannerToReveal } from './reveal';
+import { restoreStep } from './restore';
 import { ScrollPin } from './scroll';
 import { settingToOpen } from './settingLinks';
 import {
@@ -43,9 +44,12 @@ const memory = new PanelMemory(host);
 sk.composer.value = memory.draft;
 // 'input' as the user types; 'change' also after a paste or a programmatic edit is committed.
 for (const kind of ['input', 'change']) sk.composer.addEventListener(kind, () => memory.saveDraft(sk.composer.value ?? ''));
+/** The place a rebuilt view is getting back to, and how many older pages it asked for to get there. */
+let restoring: { readonly anchor: ScrollAnchor; pages: number } | undefined;
 let scrollSave = 0;
 sk.transcript.addEventListener('scroll', () => {
-  if (scrollSave) return;
+  // The end shown while older pages load is not where the user was: the kept place stays.
+  if (scrollSave || restoring) return;
   scrollSave = requestAnimationFrame(() => {
     scrollSave = 0;
     memory.saveScroll(scroll.atBottom ? undefined : renderer.virtual.anchor());
@@ -128,15 +132,31 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     if (memory.showSession(message.session.id)) sk.composer.value = '';
     if (previous.session?.id !== message.session.id) {
       // A view rebuilt after its tab was hidden (or the window reloaded) goes back to where the user
-      // read when that turn is in the last page; from farther up it opens at the end.
+      // read (`restore.ts`); it shows the end until that turn is loaded.
       const kept = previous.session === null ? memory.scrollAnchor : undefined;
-      if (kept && message.transcript.turns.some((t) => t.id === kept.turnId)) {
-        scroll.release();
-        renderer.virtual.restoreTo(kept);
-      } else scroll.pin();
+      restoring = kept ? { anchor: kept, pages: 0 } : undefined;
+      scroll.pin();
     }
   }
+  if (restoring && (message.type === 'snapshot' || message.type === 'page')) continueRestore(restoring);
 });
+
+/** Takes the next step back to the kept place: scroll there, ask for an older page, or give up. */
+function continueRestore(r: { readonly anchor: ScrollAnchor; pages: number }): void {
+  const step = restoreStep(state, r.anchor, r.pages);
+  if (step.kind === 'wait') return;
+  if (step.kind === 'load') {
+    host.post({ type: 'loadOlder', before: step.before });
+    state = markOlderAsked(state, step.before);
+    r.pages++;
+    return;
+  }
+  restoring = undefined;
+  if (step.kind === 'restore') {
+    scroll.release();
+    renderer.virtual.restoreTo(step.anchor);
+  }
+}
 
 /** Sends the composer's text if it may be sent, then clears it. */
 function send(): void {

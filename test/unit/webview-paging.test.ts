@@ -113,4 +113,24 @@ describe('the view of a long chat', () => {
     receive({ type: 'live', live, seq: 17 });
     assert.equal(resyncs, 2, 'a new gap after the snapshot asks again');
   });
+
+  test('a rebuilt view loads older pages until it holds the turn the user read, within a limit', async () => {
+    const { MAX_RESTORE_PAGES, restoreStep } = await import('../../webview/restore');
+    const anchor = { turnId: record(12).id, offset: 40 };
+    let s = lastPage(); // turns 70..99
+    assert.deepEqual(restoreStep(s, { turnId: record(85).id, offset: 5 }, 0), { kind: 'restore', anchor: { turnId: record(85).id, offset: 5 } }, 'in the last page: at once');
+    let pages = 0;
+    for (let step = restoreStep(s, anchor, pages); step.kind !== 'restore'; step = restoreStep(s, anchor, pages)) {
+      assert.equal(step.kind, 'load');
+      if (step.kind !== 'load') break;
+      s = markOlderAsked(s, step.before);
+      assert.equal(restoreStep(s, anchor, ++pages).kind, 'wait', 'one page at a time');
+      const to = step.before.createdAt;
+      s = reduceHostMessage(s, { type: 'page', before: step.before, turns: range(Math.max(0, to - 30), to), hasOlder: to > 30 });
+    }
+    assert.equal(pages, 2, 'two pages (40..69, 10..39) hold turn 12');
+    assert.equal(restoreStep(lastPage(), anchor, MAX_RESTORE_PAGES).kind, 'give-up', 'farther up than the pages allowed: the end');
+    const whole = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: range(70, 100) }, hasOlder: false, turnCount: 30, live });
+    assert.equal(restoreStep(whole, anchor, 0).kind, 'give-up', 'a turn no longer in the chat');
+  });
 });
