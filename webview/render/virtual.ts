@@ -86,12 +86,20 @@ export class VirtualTranscript {
   /** The height last set on each spacer. */
   private readonly spacerHeights = new WeakMap<HTMLElement, string>();
   private pending: Anchor | null = null;
+  /** Turns mounted for keyboard navigation past the window (`beforeTab`), until the next scroll. */
+  private readonly extra = new Set<string>();
   private scheduled = false;
   private readonly resizes: ResizeObserver | undefined;
 
   constructor(private readonly scroller: HTMLElement, private readonly content: HTMLElement, private readonly options: VirtualOptions = {}) {
     this.geometry = options.geometry ?? BROWSER_GEOMETRY;
-    scroller.addEventListener('scroll', () => this.later(), { passive: true });
+    scroller.addEventListener('scroll', () => {
+      this.extra.clear();
+      this.later();
+    }, { passive: true });
+    content.addEventListener('keydown', (event) => {
+      if (event.key === 'Tab' && !event.altKey && !event.ctrlKey && !event.metaKey) this.beforeTab(event.target as Node, event.shiftKey ? -1 : 1);
+    });
     this.resizes = typeof ResizeObserver !== 'undefined' && !options.geometry ? new ResizeObserver(() => this.later()) : undefined;
     this.resizes?.observe(scroller);
   }
@@ -109,6 +117,7 @@ export class VirtualTranscript {
 
   /** Forgets the turns (the content shows something else now: the welcome text, the loading status). */
   reset(): void {
+    this.extra.clear();
     for (const [el] of this.mountedEls) this.resizes?.unobserve(el as Element);
     this.source = null;
     this.written = null;
@@ -129,6 +138,23 @@ export class VirtualTranscript {
   /** Brings `anchor` back to the top of the viewport at the next layout that holds its turn. */
   restoreTo(anchor: Anchor): void {
     this.pending = anchor;
+  }
+
+  /**
+   * Tab from the first or last turn in the DOM: mounts the next `TAB_REACH_TURNS` turns that way first,
+   * so the focus goes on to their buttons as it would without virtualization (the browser picks the
+   * next focusable element after this handler). They stay mounted until the next scroll.
+   */
+  private beforeTab(target: Node, direction: 1 | -1): void {
+    const at = this.turnIdOf(target);
+    const ids = this.source?.ids;
+    if (!at || !ids || at !== (direction > 0 ? this.mounted.at(-1) : this.mounted[0])) return;
+    const edge = ids.indexOf(at);
+    for (let k = 1; k <= TAB_REACH_TURNS; k++) {
+      const id = ids[edge + direction * k];
+      if (id !== undefined) this.extra.add(id);
+    }
+    this.pass();
   }
 
   private later(): void {
@@ -241,9 +267,9 @@ export class VirtualTranscript {
     return changed;
   }
 
-  /** Turns that stay mounted wherever the viewport is: those of the text selection, and the focused one. */
+  /** Turns that stay mounted wherever the viewport is: those of the text selection, the focused one, those mounted for Tab. */
   private keptIds(): Set<string> {
-    const kept = new Set<string>();
+    const kept = new Set<string>(this.extra);
     const doc = this.content.ownerDocument;
     const focused = this.turnIdOf(doc.activeElement);
     if (focused) kept.add(focused);
@@ -264,6 +290,9 @@ export class VirtualTranscript {
     return el ? this.mountedEls.get(el) : undefined;
   }
 }
+
+/** How many turns past the window a Tab at its edge mounts. */
+const TAB_REACH_TURNS = 10;
 
 /** The key of the top spacer (no turn id is empty or starts with a space). */
 const TOP = ' top';
