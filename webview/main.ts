@@ -136,6 +136,11 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       const kept = previous.session === null ? memory.scrollAnchor : undefined;
       restoring = kept ? { anchor: kept, pages: 0 } : undefined;
       scroll.pin();
+    } else if (!scroll.atBottom) {
+      // Another snapshot of this chat (a resync, the host back) holds only its last page: the view
+      // gets back to the turn being read the same way. (The layout is still the one on screen.)
+      const reading = renderer.virtual.anchor();
+      restoring = reading ? { anchor: reading, pages: 0 } : undefined;
     }
   }
   if (restoring && (message.type === 'snapshot' || message.type === 'page')) continueRestore(restoring);

@@ -259,7 +259,8 @@ export class VirtualTranscript {
     for (const [el, id] of this.mountedEls) {
       const px = this.geometry.height(el as HTMLElement);
       const had = this.heights.get(id);
-      if (had === px) continue;
+      // A turn is never 0 px tall (it has padding) unless not laid out (a hidden view): keep what was known.
+      if (had === px || px <= 0) continue;
       this.heightSum += px - (had ?? 0);
       this.heights.set(id, px);
       changed = true;
