@@ -71,6 +71,7 @@ const MESSAGES: Record<string, Record<string, Check>> = {
   update: { update, seq },
   changes: { session, updates: arrayOf(update), turnCount: num, seq },
   live: { live, hostNow: optional(num), seq },
+  reveal: { at: cursor, terms: arrayOf(str), seq },
   orphan: { seq },
   error: { code: oneOf(ERROR_CODES), message: str, action: optional(oneOf(CHAT_ACTIONS)), seq },
   succeeded: { action: oneOf(CHAT_ACTIONS), seq },
