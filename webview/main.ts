@@ -15,7 +15,8 @@ import { PanelMemory, type ScrollAnchor } from './panelMemory';
 import { ChatRenderer } from './render';
 import { tickElapsed } from './render/items';
 import { bannerToReveal } from './reveal';
-import { restoreStep } from './restore';
+import { MAX_RESTORE_PAGES, restoreStep } from './restore';
+import { markRanges, termRanges } from './highlight';
 import { ScrollPin } from './scroll';
 import { settingToOpen } from './settingLinks';
 import {
@@ -44,12 +45,25 @@ const memory = new PanelMemory(host);
 sk.composer.value = memory.draft;
 // 'input' as the user types; 'change' also after a paste or a programmatic edit is committed.
 for (const kind of ['input', 'change']) sk.composer.addEventListener(kind, () => memory.saveDraft(sk.composer.value ?? ''));
-/** The place a rebuilt view is getting back to, and how many older pages it asked for to get there. */
-let restoring: { readonly anchor: ScrollAnchor; pages: number } | undefined;
+/**
+ * A turn the view is getting to (`restore.ts`): the kept place of a rebuilt view, the place read before
+ * a resync, or a search result (`terms`: the words to mark); `pages`: older pages asked for so far.
+ */
+interface Goal {
+  readonly anchor: ScrollAnchor;
+  pages: number;
+  readonly maxPages: number;
+  readonly terms?: readonly string[];
+}
+let goal: Goal | undefined;
+/** A search result's turn and words, marked after the render that draws it. */
+let toMark: { readonly turnId: string; readonly terms: readonly string[] } | undefined;
+/** How far (px) below the top of the view a revealed search result's turn starts. */
+const REVEAL_MARGIN_PX = 40;
 let scrollSave = 0;
 sk.transcript.addEventListener('scroll', () => {
   // The end shown while older pages load is not where the user was: the kept place stays.
-  if (scrollSave || restoring) return;
+  if (scrollSave || goal) return;
   scrollSave = requestAnimationFrame(() => {
     scrollSave = 0;
     memory.saveScroll(scroll.atBottom ? undefined : renderer.virtual.anchor());
@@ -71,6 +85,7 @@ function schedule(): void {
       // Scrolling and the elapsed times go on even if something escaped the renderer.
       scroll.restore();
       revealRestartBanner();
+      markSearch();
       keepTicking();
     }
   });
@@ -85,6 +100,17 @@ function askOlder(): void {
   if (!before) return;
   host.post({ type: 'loadOlder', before });
   state = markOlderAsked(state, before);
+}
+
+/** Marks a revealed search result's words once its turn is drawn, and brings the first into sight. */
+function markSearch(): void {
+  if (!toMark) return;
+  const el = sk.content.querySelector(`section.turn[data-turn-id="${CSS.escape(toMark.turnId)}"]`);
+  if (!el) return;
+  const ranges = termRanges(el, toMark.terms);
+  toMark = undefined;
+  markRanges(window, ranges);
+  if (ranges[0]) scroll.reveal(ranges[0]);
 }
 
 /** Brings a restart banner the user has not been shown into sight, once per tab (`reveal.ts`). */
@@ -134,33 +160,39 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       // A view rebuilt after its tab was hidden (or the window reloaded) goes back to where the user
       // read (`restore.ts`); it shows the end until that turn is loaded.
       const kept = previous.session === null ? memory.scrollAnchor : undefined;
-      restoring = kept ? { anchor: kept, pages: 0 } : undefined;
+      // (A search result asked for before the chat came goes first.)
+      if (!goal?.terms) goal = kept ? { anchor: kept, pages: 0, maxPages: MAX_RESTORE_PAGES } : undefined;
       scroll.pin();
-    } else if (!scroll.atBottom) {
+    } else if (!scroll.atBottom && !goal) {
       // Another snapshot of this chat (a resync, the host back) holds only its last page: the view
       // gets back to the turn being read the same way. (The layout is still the one on screen.)
       const reading = renderer.virtual.anchor();
-      restoring = reading ? { anchor: reading, pages: 0 } : undefined;
+      goal = reading ? { anchor: reading, pages: 0, maxPages: MAX_RESTORE_PAGES } : undefined;
     }
   }
-  if (restoring && (message.type === 'snapshot' || message.type === 'page')) continueRestore(restoring);
+  if (message.type === 'reveal') {
+    // A search result: however far up, a page at a time.
+    goal = { anchor: { turnId: message.at.id, offset: -REVEAL_MARGIN_PX }, pages: 0, maxPages: Number.POSITIVE_INFINITY, terms: message.terms };
+  }
+  if (goal && (message.type === 'snapshot' || message.type === 'page' || message.type === 'reveal')) continueToGoal(goal);
 });
 
-/** Takes the next step back to the kept place: scroll there, ask for an older page, or give up. */
-function continueRestore(r: { readonly anchor: ScrollAnchor; pages: number }): void {
-  const step = restoreStep(state, r.anchor, r.pages);
+/** Takes the next step to the goal: scroll there (and mark a search's words), ask for an older page, or give up. */
+function continueToGoal(g: Goal): void {
+  const step = restoreStep(state, g.anchor, g.pages, g.maxPages);
   if (step.kind === 'wait') return;
   if (step.kind === 'load') {
     host.post({ type: 'loadOlder', before: step.before });
     state = markOlderAsked(state, step.before);
-    r.pages++;
+    g.pages++;
     return;
   }
-  restoring = undefined;
-  if (step.kind === 'restore') {
-    scroll.release();
-    renderer.virtual.restoreTo(step.anchor);
-  }
+  goal = undefined;
+  if (step.kind !== 'restore') return;
+  scroll.release();
+  renderer.virtual.restoreTo(step.anchor);
+  if (g.terms) toMark = { turnId: step.anchor.turnId, terms: g.terms };
+  schedule();
 }
 
 /** Sends the composer's text if it may be sent, then clears it. */

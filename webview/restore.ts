@@ -1,8 +1,9 @@
 /**
- * Going back to where the user read when a chat's view is rebuilt (its tab was hidden, or the window
- * reloaded): the panel's state keeps the turn at the top of the view (`ScrollAnchor`); the snapshot
- * holds only the chat's last page, so the view loads older pages until that turn is held, at most
- * `MAX_RESTORE_PAGES` of them, and opens at the end if it is farther up. Pure (unit-tested).
+ * Getting the view to a turn it may not hold yet. When a chat's view is rebuilt (its tab was hidden,
+ * or the window reloaded) the panel's state keeps the turn at the top of the view (`ScrollAnchor`);
+ * the snapshot holds only the chat's last page, so the view loads older pages until that turn is
+ * held, at most `MAX_RESTORE_PAGES` of them, and opens at the end if it is farther up. A `reveal`
+ * (a search result) goes the same way with no limit on pages. Pure (unit-tested).
  */
 import type { TurnCursor } from '../src/core/transcript';
 import type { ScrollAnchor } from './panelMemory';
@@ -22,11 +23,11 @@ export type RestoreStep =
   /** The turn is not in the chat, or farther up than the pages allowed: stay at the end. */
   | { readonly kind: 'give-up' };
 
-/** The next step towards `anchor` in `state`, `pagesAsked` pages having been asked for so far. */
-export function restoreStep(state: ViewState, anchor: ScrollAnchor, pagesAsked: number): RestoreStep {
+/** The next step towards `anchor` in `state`, `pagesAsked` of at most `maxPages` pages having been asked for so far. */
+export function restoreStep(state: ViewState, anchor: ScrollAnchor, pagesAsked: number, maxPages = MAX_RESTORE_PAGES): RestoreStep {
   if (state.mode !== 'chat') return { kind: 'wait' };
   if (state.transcript.turns.some((t) => t.id === anchor.turnId)) return { kind: 'restore', anchor };
   if (state.olderAsked) return { kind: 'wait' };
-  const before = pagesAsked < MAX_RESTORE_PAGES ? olderPageToAsk(state) : null;
+  const before = pagesAsked < maxPages ? olderPageToAsk(state) : null;
   return before ? { kind: 'load', before } : { kind: 'give-up' };
 }

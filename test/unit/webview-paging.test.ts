@@ -130,6 +130,7 @@ describe('the view of a long chat', () => {
     }
     assert.equal(pages, 2, 'two pages (40..69, 10..39) hold turn 12');
     assert.equal(restoreStep(lastPage(), anchor, MAX_RESTORE_PAGES).kind, 'give-up', 'farther up than the pages allowed: the end');
+    assert.equal(restoreStep(lastPage(), anchor, MAX_RESTORE_PAGES, Number.POSITIVE_INFINITY).kind, 'load', 'a search result is followed however far up');
     const whole = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: range(70, 100) }, hasOlder: false, turnCount: 30, live });
     assert.equal(restoreStep(whole, anchor, 0).kind, 'give-up', 'a turn no longer in the chat');
   });
