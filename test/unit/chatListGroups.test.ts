@@ -1,5 +1,5 @@
 /**
- * The chat list's rules (src/core/chatList.ts): day groups by local calendar days, this workspace's
+ * The chat list's grouping rules (src/core/chatList.ts): day groups by local calendar days, this workspace's
  * chats or all, newest first, the words for the last activity, the waiting badge.
  */
 import { strict as assert } from 'node:assert';
