@@ -1,0 +1,176 @@
+/**
+ * `npm run bench -- --long-chat-view`: the long chat as a user sees it, in code-server and headless
+ * Chromium (test/harness/codeServer.ts), on a journal seeded with a long chat of LONG_TURNS turns and a
+ * short one of SHORT_TURNS (longChatSeed.ts). In one window (A):
+ * 1. Open Chat… the short chat (activates nothing new: the extension starts on startup; this opens
+ *    the journal's chats in the host), then the long chat `opens` times (closing it in between):
+ *    Enter in the picker → the long chat's last turn painted, warm host;
+ * 2. extension host RSS (its process, the journal worker thread included) 5 s after the short chat
+ *    opened, and 5 s after the long chat opened (same host, same journal);
+ * 3. Reload Window with the long chat open: the new page's navigation start → the workbench ready
+ *    (the status bar painted) → the long chat's last turn painted;
+ * 4. the mouse wheel scrolls the transcript to its first turn: the view's animation-frame deltas and
+ *    long tasks (in the chat's content frame);
+ * Then a second window (B, another browser tab on the same server) opens the long chat, and `cards`
+ * times A sends a command that needs approval and decides its card (Allow once) with the mouse: the
+ * click → A's buttons disabled, → A's card painted with its outcome, → B's card painted without
+ * buttons. Times are taken inside the pages (longChatProbe.ts), ms.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { chatFrame, copyDir, ensureInstalled, launchBrowser, repoRoot, runCommand, startCodeServer, tempDir, waitForWorkbench, type CodeServer } from '../test/harness/codeServer';
+import { extensionHostPids } from '../test/e2e/hostCrashJourney';
+import { chatContentFrame, installProbe, probeState, seenAt, watchFor } from './longChatProbe';
+import { firstTurnId, lastTurnId, seedLongChats, seededChats } from './longChatSeed';
+import { closeActiveEditor, decideTimed, openChatTimed, pendingCardId, rssOf, scrollToTopTimed, sendPrompt, turnSelector, type DecisionTimes, type ScrollResult } from './longChatSteps';
+
+/** Options of one run. */
+export interface ViewOptions {
+  /** The extension folder to install (default the repository: its dist/ must be built). */
+  readonly extensionPath: string;
+  readonly longTurns: number;
+  readonly shortTurns: number;
+  /** Times the long chat is opened (the first one and the reopenings after closing it). */
+  readonly opens: number;
+  /** Cards decided in window A with window B watching. */
+  readonly cards: number;
+  /** Wheel step (px) and the longest time spent scrolling up (ms). */
+  readonly wheelPx: number;
+  readonly scrollCapMs: number;
+  /** Longest wait for any one thing to show (ms). */
+  readonly timeoutMs: number;
+}
+
+/** Defaults: 5,000 vs 10 turns, 3 opens, 10 cards, 1,500 px per wheel step for at most 150 s. */
+export const VIEW_DEFAULTS: Omit<ViewOptions, 'extensionPath'> = {
+  longTurns: 5000, shortTurns: 10, opens: 3, cards: 10, wheelPx: 1500, scrollCapMs: 150_000, timeoutMs: 90_000,
+};
+
+/** Everything one run measured (ms, bytes). */
+export interface LongChatViewResult {
+  readonly date: string;
+  readonly extension: string;
+  readonly load: { readonly start: number; readonly end: number };
+  readonly wallMs: number;
+  readonly longTurns: number;
+  readonly shortTurns: number;
+  readonly journalBytes: number;
+  /** Enter → last turn painted: the short chat (first open in the host), then each long-chat open. */
+  readonly openShortMs: number;
+  readonly openLongMs: number[];
+  readonly rssShort: number;
+  readonly rssLong: number;
+  /** Navigation start of the reloaded page → status bar painted; → the long chat's last turn painted. */
+  readonly reloadReadyMs: number;
+  readonly reloadShownMs: number;
+  readonly scroll: ScrollResult & { readonly heightPx: number };
+  /** Window B: Enter → last turn painted (B's host opens the chat for the first time). */
+  readonly openInBMs: number;
+  readonly decisions: DecisionTimes[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The one extension host below `server` (waits for it). @throws Error when there is not exactly one. */
+async function hostPid(server: CodeServer, exclude: readonly number[] = []): Promise<number> {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(250)) {
+    const pids = extensionHostPids(server.pid).filter((p) => !exclude.includes(p));
+    if (pids.length === 1) return pids[0]!;
+    if (pids.length > 1) throw new Error(`several extension hosts: ${pids.join(', ')}`);
+  }
+  throw new Error('no extension host');
+}
+
+/** Runs the view bench (see the module docstring). `log` prints progress. */
+export async function benchLongChatView(options: ViewOptions, log: (line: string) => void): Promise<LongChatViewResult> {
+  const started = Date.now();
+  const loadStart = os.loadavg()[0]!;
+  const o = options;
+  ensureInstalled();
+  const tmp = tempDir('nac-bench-view-');
+  const workspace = path.join(tmp, 'workspace');
+  copyDir(path.join(repoRoot(), 'test', 'fixtures', 'workspace'), workspace);
+  const userDataDir = path.join(tmp, 'user-data');
+  const journalBytes = await seedLongChats(userDataDir, o.longTurns, o.shortTurns);
+  const { long, short } = seededChats(o.longTurns, o.shortTurns);
+  const [lastLong, firstLong, lastShort] = [turnSelector(lastTurnId(long)), turnSelector(firstTurnId(long)), turnSelector(lastTurnId(short))];
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  try {
+    server = await startCodeServer({
+      workspace, userDataDir, installExtensionFrom: o.extensionPath,
+      settings: { 'chat.disableAIFeatures': true, 'window.confirmBeforeClose': 'never' },
+    });
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    await installProbe(context, [lastLong]);
+    const a = await context.newPage();
+    await a.goto(server.folderUrl, { timeout: o.timeoutMs });
+    await waitForWorkbench(a, o.timeoutMs);
+    const hostA = await hostPid(server);
+    log(`[long chat view] workbench ready; extension host pid ${hostA}`);
+
+    const openShortMs = await openChatTimed(a, short.title, lastShort, o.timeoutMs);
+    await sleep(5000);
+    const rssShort = rssOf(hostA);
+    log(`[long chat view] short chat open in ${openShortMs.toFixed(0)} ms; host RSS ${(rssShort / 1048576).toFixed(0)} MB`);
+    const openLongMs: number[] = [];
+    let rssLong = 0;
+    for (let i = 0; i < o.opens; i++) {
+      if (i > 0) await closeActiveEditor(a, o.timeoutMs);
+      openLongMs.push(await openChatTimed(a, long.title, lastLong, o.timeoutMs));
+      if (i === 0) {
+        await sleep(5000);
+        rssLong = rssOf(hostA);
+      }
+      log(`[long chat view] long chat open #${i + 1} in ${openLongMs[i]!.toFixed(0)} ms${i === 0 ? `; host RSS ${(rssLong / 1048576).toFixed(0)} MB` : ''}`);
+    }
+
+    await runCommand(a, 'Developer: Reload Window', o.timeoutMs);
+    await a.waitForFunction(() => (window as unknown as { __nacProbe?: { statusBarAt?: number } }).__nacProbe?.statusBarAt !== undefined, undefined, { timeout: o.timeoutMs });
+    const shownAt = await seenAt(a, lastLong, o.timeoutMs);
+    const navStart = await a.evaluate(() => performance.timeOrigin);
+    const readyAt = (await probeState(a)).statusBarAt!;
+    const reloadReadyMs = readyAt - navStart;
+    const reloadShownMs = shownAt - readyAt;
+    await watchFor(a, []);
+    log(`[long chat view] reload: workbench ready ${reloadReadyMs.toFixed(0)} ms after navigation start, the last turn painted ${reloadShownMs.toFixed(0)} ms after that`);
+
+    const heightPx = await chatContentFrame(a, o.timeoutMs).then((f) => f.evaluate(() => document.getElementById('transcript')?.scrollHeight ?? -1));
+    const scroll = { ...(await scrollToTopTimed(a, firstLong, o.wheelPx, o.scrollCapMs, o.timeoutMs)), heightPx };
+    log(`[long chat view] scrolled ${scroll.reachedTop ? 'to the top' : 'NOT to the top'} in ${scroll.wheelSteps} wheel steps, ${(scroll.wallMs / 1000).toFixed(1)} s; ${scroll.frames.deltas.length} frames, ${scroll.frames.longTasks.length} long tasks`);
+
+    // Another browser profile: in the same one, B's workbench would restore A's layout, tabs included.
+    const contextB = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    await installProbe(contextB, []);
+    const b = await contextB.newPage();
+    await b.goto(server.folderUrl, { timeout: o.timeoutMs });
+    await waitForWorkbench(b, o.timeoutMs);
+    const openInBMs = await openChatTimed(b, long.title, lastLong, o.timeoutMs);
+    log(`[long chat view] window B: long chat open in ${openInBMs.toFixed(0)} ms`);
+    const decisions: DecisionTimes[] = [];
+    for (let i = 1; i <= o.cards; i++) {
+      const command = `touch card-${i}.txt && echo card-${i}-done`;
+      await a.bringToFront();
+      await sendPrompt(a, `run ${command}`, o.timeoutMs);
+      const id = await pendingCardId(a, command, o.timeoutMs);
+      if ((await pendingCardId(b, command, o.timeoutMs)) !== id) throw new Error(`windows show different requests for ${command}`);
+      const d = await decideTimed(a, b, id, o.timeoutMs);
+      decisions.push(d);
+      log(`[long chat view] card ${i}: disabled ${d.disabledMs.toFixed(1)} ms, A decided ${d.decidedAMs.toFixed(0)} ms, B cleared ${d.clearedBMs.toFixed(0)} ms`);
+      await chatFrame(a).locator('pre.output', { hasText: `card-${i}-done` }).first().waitFor({ state: 'visible', timeout: o.timeoutMs });
+      await chatFrame(a).locator('#send').waitFor({ state: 'visible', timeout: o.timeoutMs });
+    }
+    return {
+      date: new Date(started).toISOString(), extension: o.extensionPath, load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: Date.now() - started,
+      longTurns: o.longTurns, shortTurns: o.shortTurns, journalBytes, openShortMs, openLongMs, rssShort, rssLong,
+      reloadReadyMs, reloadShownMs, scroll, openInBMs, decisions,
+    };
+  } finally {
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
