@@ -74,7 +74,8 @@ async function openRuntime(file: string, id: string): Promise<{ journal: Journal
 async function snapshotMessage(runtime: ChatRuntime): Promise<HostMessage> {
   const session = await runtime.getSession(LONG_CHAT_SESSION);
   if (!session) throw new Error('the long chat is missing from the journal');
-  return { type: 'snapshot', session, transcript: await runtime.transcript(session.id), live: await runtime.liveState(session.id), hostNow: Date.now() };
+  const transcript = await runtime.transcript(session.id);
+  return { type: 'snapshot', session, transcript, hasOlder: false, turnCount: transcript.turns.length, live: await runtime.liveState(session.id), hostNow: Date.now() };
 }
 
 function webviewApply(state: ViewState, message: unknown): ViewState {

@@ -11,7 +11,9 @@ import { noticeText } from './notices';
 import { randomBytes } from 'node:crypto';
 import { decodeWebviewMessage } from '../protocol/decode';
 import type { HostMessage, LiveState, WebviewMessage } from '../protocol/messages';
-import type { ChatRuntime } from '../runtime/chatRuntime';
+import type { TurnCursor } from '../core/transcript';
+import type { ChangeMark, ChatRuntime } from '../runtime/chatRuntime';
+import { agentIcon } from './chatStatus';
 import { openOwnSetting } from './openSetting';
 
 /** The webview view type (also in package.json's `onWebviewPanel:` activation event). */
@@ -35,6 +37,8 @@ export interface ChatPanelHost {
   pickSessionFor(panel: ChatPanel): Promise<void>;
   /** The panel was closed by the user or VS Code. */
   panelDisposed(panel: ChatPanel): void;
+  /** The panel became active or inactive, or its chat's live state or title changed. */
+  panelStateChanged?(panel: ChatPanel): void;
 }
 
 /** One chat tab (see module docstring). `sessionId` is undefined for an orphan panel. */
@@ -48,15 +52,23 @@ export class ChatPanel {
     private readonly host: ChatPanelHost,
   ) {
     panel.webview.options = chatWebviewOptions(host.extensionUri);
-    panel.iconPath = vscode.Uri.joinPath(host.extensionUri, 'media', 'chat.svg');
+    panel.iconPath = agentIcon(host.extensionUri, undefined);
     // A restored panel already shows the view (saying it is loading) since before the journal was
     // ready: keep it rather than reload it. Its session comes with the snapshot.
     if (!panel.webview.html) panel.webview.html = renderHtml(panel.webview, host.extensionUri, session);
     this.disposables.push(
       panel.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
       panel.onDidDispose(() => this.dispose()),
+      panel.onDidChangeViewState(() => this.host.panelStateChanged?.(this)),
     );
   }
+
+  /** The live state the view was last sent (undefined before the first). */
+  get live(): LiveState | undefined {
+    return this.lastLive;
+  }
+
+  private lastLive: LiveState | undefined;
 
   /** The chat this panel shows, or undefined while orphaned. */
   get sessionId(): string | undefined {
@@ -71,33 +83,84 @@ export class ChatPanel {
 
   /**
    * Sends one message to the webview, in order with every other message of this panel: messages
-   * whose content is computed asynchronously (snapshots, live state) are produced one after another,
-   * so a snapshot read before an update can never arrive after it and undo it. (An update that the
-   * snapshot already holds is applied twice harmlessly: the reducer drops a seq it has seen.)
+   * whose content is computed asynchronously (snapshots, pages, changes, live state) are produced one
+   * after another, so a snapshot read before an update can never arrive after it and undo it. (An
+   * update that the snapshot already holds is applied twice harmlessly: the reducer drops a seq it has
+   * seen.) Each message sent gets the next `seq`, so the view can tell when one went missing.
    * Dropped if the panel is gone.
    */
   post(message: HostMessage | (() => Promise<HostMessage | undefined>)): Promise<void> {
     this.outbox = this.outbox.then(async () => {
       const m = typeof message === 'function' ? await message() : message;
-      if (m && !this.disposed) await this.panel.webview.postMessage(m);
+      if (m && !this.disposed) {
+        await this.panel.webview.postMessage({ ...m, seq: ++this.seq });
+        if (m.type === 'snapshot' || m.type === 'live') {
+          this.lastLive = m.live;
+          this.host.panelStateChanged?.(this);
+        }
+      }
     }).catch((error: unknown) => this.host.log(`[panel] could not update the chat view: ${(error as Error).message}`));
     return this.outbox;
   }
 
   private outbox: Promise<void> = Promise.resolve();
+  /** The `seq` of the last message sent (see `HostMessage`). */
+  private seq = 0;
+  /** Where the view's reads of the journal stopped; undefined until the first snapshot. */
+  private mark: ChangeMark | undefined;
   /** `performance.now()` (ms) when the latest snapshot began reading the journal. */
   private snapshotReadAt = -Infinity;
 
-  /** Sends the full state: session, transcript rebuilt from the journal, live facts. */
+  /** Sends the full state: session, the transcript's last page read from the journal, live facts. */
   sendSnapshot(): Promise<void> {
-    return this.post(async () => {
+    return this.post(() => this.snapshot());
+  }
+
+  private async snapshot(): Promise<HostMessage> {
+    const runtime = this.host.runtime;
+    if (!this.session) return { type: 'orphan' };
+    this.snapshotReadAt = performance.now();
+    const session = await runtime.getSession(this.session);
+    if (!session) return { type: 'error', code: 'not_found', message: 'This chat is no longer in the journal.' };
+    this.panel.title = session.title;
+    this.panel.iconPath = agentIcon(this.host.extensionUri, session.provider);
+    const page = await runtime.transcriptPage(session.id);
+    this.mark = page.mark;
+    return {
+      type: 'snapshot', session, transcript: page.transcript, hasOlder: page.hasOlder, turnCount: page.turnCount,
+      live: await runtime.liveState(session.id), hostNow: Date.now(),
+    };
+  }
+
+  /**
+   * Another window (or this one's rename) changed the chat: sends what changed since the view's last
+   * read (`changes`), then its live state; a snapshot instead when there was no read yet or too much
+   * changed. Reads only the changed rows: the panel keeps no copy of the transcript.
+   */
+  sendChanges(): Promise<void> {
+    const sessionId = this.session;
+    if (!sessionId) return Promise.resolve();
+    void this.post(async () => {
       const runtime = this.host.runtime;
-      if (!this.session) return { type: 'orphan' };
-      this.snapshotReadAt = performance.now();
-      const session = await runtime.getSession(this.session);
+      const mark = this.mark;
+      const changes = mark && (await runtime.changesSince(sessionId, mark));
+      if (!changes) return this.snapshot();
+      const session = await runtime.getSession(sessionId);
       if (!session) return { type: 'error', code: 'not_found', message: 'This chat is no longer in the journal.' };
       this.panel.title = session.title;
-      return { type: 'snapshot', session, transcript: await runtime.transcript(session.id), live: await runtime.liveState(session.id), hostNow: Date.now() };
+      this.mark = changes.mark;
+      return { type: 'changes', session, updates: changes.updates, turnCount: changes.turnCount };
+    });
+    return this.sendLive();
+  }
+
+  /** Sends the page of turns before `before` (the view scrolled up to its oldest turn). */
+  private sendPage(before: TurnCursor): Promise<void> {
+    const sessionId = this.session;
+    if (!sessionId) return Promise.resolve();
+    return this.post(async () => {
+      const page = await this.host.runtime.transcriptPage(sessionId, before);
+      return { type: 'page', before, turns: page.transcript.turns, hasOlder: page.hasOlder };
     });
   }
 
@@ -140,7 +203,8 @@ export class ChatPanel {
       if (!this.disposed) void this.panel.webview.postMessage({ type: 'pong' } satisfies HostMessage).then(undefined, () => undefined);
       return;
     }
-    if (message.type === 'ready') return this.sendSnapshot();
+    if (message.type === 'ready' || message.type === 'resync') return this.sendSnapshot();
+    if (message.type === 'loadOlder') return this.sendPage(message.before);
     if (message.type === 'pickSession') return this.host.pickSessionFor(this);
     if (message.type === 'viewError') {
       // The view went on without the part that failed; the log keeps what failed for a bug report.

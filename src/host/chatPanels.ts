@@ -16,6 +16,7 @@ import type { HostMessage } from '../protocol/messages';
 import { logText, noticeText } from './notices';
 import { PROVIDERS } from './providers';
 import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, renderHtml, type ChatPanelHost } from './chatPanel';
+import { agentIcon, ChatStatus } from './chatStatus';
 
 /** The open chat tabs of this window (see module docstring). */
 export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer, vscode.Disposable {
@@ -23,6 +24,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   /** Panels VS Code handed to the serializer that are not adopted yet (they wait for the journal). */
   private readonly restoring = new Set<vscode.WebviewPanel>();
   private shuttingDown = false;
+  private readonly status = new ChatStatus();
 
   /**
    * @param ready resolves with the runtime once the journal is open and recovery has run;
@@ -98,7 +100,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     // Show the view at once: it says "Loading the chat…" until the journal is open and recovery has
     // run (a fresh user saw an empty tab for 2-5 s after a reload while this waited).
     panel.webview.options = chatWebviewOptions(this.extensionUri);
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'chat.svg');
+    panel.iconPath = agentIcon(this.extensionUri, undefined);
     panel.webview.html = renderHtml(panel.webview, this.extensionUri, sessionIdFromState(state));
     this.restoring.add(panel);
     // The host is alive while the journal opens: say so to the view's heartbeat until the panel is adopted.
@@ -163,14 +165,20 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     await this.runtime.recordTab(session.id);
   }
 
+  panelStateChanged(): void {
+    this.status.update([...this.panels].map((p) => ({ sessionId: p.sessionId, title: p.panel.title, active: p.panel.active, live: p.live })));
+  }
+
   panelDisposed(chat: ChatPanel): void {
     this.panels.delete(chat);
+    this.panelStateChanged();
     if (!this.shuttingDown && chat.sessionId) void this.runtimeValue?.removeTab(chat.sessionId);
   }
 
   /** The window is going away: panels vanish without the user closing them, so keep tab records. */
   dispose(): void {
     this.shuttingDown = true;
+    this.status.dispose();
   }
 
   private adopt(panel: vscode.WebviewPanel, sessionId: string | undefined): ChatPanel {
@@ -186,10 +194,12 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       if (n.type === 'deleted') chat.dispose();
       else if (n.type === 'update') void chat.post({ type: 'update', update: n.update });
       else if (n.type === 'live') void chat.sendLive(n.live, n.readAt);
-      else if (n.type === 'refresh') void chat.sendSnapshot();
+      // The journal was reloaded from disk: its change marks no longer hold, read the page afresh.
+      else if (n.type === 'refresh' && n.sessionId === ALL_SESSIONS) void chat.sendSnapshot();
+      else if (n.type === 'refresh') void chat.sendChanges();
       else {
         chat.panel.title = n.session.title;
-        void chat.sendSnapshot();
+        void chat.sendChanges();
       }
     }
   }

@@ -42,8 +42,10 @@ export function registerCommands(deps: CommandDeps): void {
     vscode.commands.registerCommand('nativeAgentChats.setApiKey', () => promptForApiKey(context.secrets)),
   );
   command('nativeAgentChats.newChat', (runtime, args) => newChat(runtime, panels, args));
-  command('nativeAgentChats.openChat', async (runtime) => {
-    const session = await pickSession(runtime, 'Open a chat');
+  command('nativeAgentChats.openChat', async (runtime, args) => {
+    // `{ sessionId }` (the status-bar item, tree items, tests) skips the picker.
+    const given = (args as { sessionId?: unknown } | undefined)?.sessionId;
+    const session = typeof given === 'string' ? await runtime.getSession(given) : await pickSession(runtime, 'Open a chat');
     if (session) await panels.open(session);
     return session?.id;
   });

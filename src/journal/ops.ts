@@ -17,6 +17,7 @@ export const READ_OPS = [
   'getFence', 'getProviderState', 'getSession', 'listSessions', 'getTurn', 'listTurns', 'getRun', 'listRunsInFlight',
   'stopRequested', 'listEvents', 'getInvocation', 'listOpenInvocations', 'getBoundaryRequest', 'listPendingBoundaryRequests',
   'listSessionPendingBoundaryRequests', 'listRestartClosures', 'hasSessionGrant', 'listTabs', 'getInstance', 'listInstances', 'listProcessGroups',
+  'readTurnPage', 'readChangesSince', 'listHistory', 'isFollowedUp',
 ] as const;
 
 /** Operations that write: each runs as a logged transaction under the write lock. */

@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SessionRecord } from '../core/events';
 import { fail, ok, type Result } from '../core/result';
-import type { Transcript } from '../core/transcript';
+import type { Transcript, TurnCursor } from '../core/transcript';
 import type { BoundaryDecision, ProviderId } from '../core/vocabulary';
 import type { Journal } from '../journal/journal';
 import type { InstanceRecord, TabRecord } from '../journal/records';
@@ -27,6 +27,7 @@ import { decide, deliverDecidedElsewhere } from './boundaryDecisions';
 import { isInstanceAlive } from './instance';
 import { liveStateOf, otherLiveInstances } from './liveState';
 import { ALL_SESSIONS, Notifier, type RuntimeNotification } from './notifications';
+import { changesOf, pageOf, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
 import { recoverOrphanedRuns, type RecoveredRun } from './recovery';
 import type { RuntimeRefusal } from './refusals';
 import type { RunContext } from './runContext';
@@ -40,7 +41,8 @@ export { ALL_SESSIONS, type RuntimeNotification } from './notifications';
 export type { RuntimeRefusal } from './refusals';
 export { STOP_ELSEWHERE_NOTICE } from './stopAcrossWindows';
 export { cleanTitle, MAX_TITLE_CHARS, NEW_CHAT_TITLE, titleProblem } from './titles';
-export { historyOf } from './turns';
+export { historyFrom } from './turns';
+export { MAX_CHANGE_EVENTS, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
 
 /** Options of the runtime. */
 export interface ChatRuntimeOptions extends TurnSettings {
@@ -188,9 +190,19 @@ export class ChatRuntime {
     return this.options.journal.read('getSession', id);
   }
 
-  /** The chat's transcript rebuilt from the journal. */
+  /** The chat's whole transcript rebuilt from the journal (views read pages: `transcriptPage`). */
   transcript(sessionId: string): Promise<Transcript> {
     return transcriptOf(this.scope, sessionId);
+  }
+
+  /** The page of turns before `before`, or the chat's last page, with its change mark (see `pages.ts`). */
+  transcriptPage(sessionId: string, before?: TurnCursor): Promise<TranscriptPage> {
+    return pageOf(this.scope, sessionId, before);
+  }
+
+  /** What changed in the chat since `mark`, or undefined when too much did (read a page instead). */
+  changesSince(sessionId: string, mark: ChangeMark): Promise<TranscriptChanges | undefined> {
+    return changesOf(this.scope, sessionId, mark);
   }
 
   /** Live facts of a chat (see `liveState.ts`); `live` notifications carry the same. */

@@ -35,3 +35,16 @@ export function titleFromPrompt(prompt: string): string {
   const title = firstLine.length > PROMPT_TITLE_CHARS ? `${firstLine.slice(0, PROMPT_TITLE_CHARS - 1).join('')}…` : firstLine.join('');
   return title || NEW_CHAT_TITLE;
 }
+
+/**
+ * `title`, or when another chat already has it, the same with the first free number after it
+ * ("list the files (2)", "(3)"…): tabs of chats named by the same first prompt told apart.
+ */
+export function distinctTitle(title: string, taken: Iterable<string>): string {
+  const used = new Set(taken);
+  if (!used.has(title)) return title;
+  for (let n = 2; ; n++) {
+    const candidate = `${title} (${n})`;
+    if (!used.has(candidate)) return candidate;
+  }
+}

@@ -6,14 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import type { SessionRecord, TurnRecord } from '../core/events';
 import { fail, ok, type Result } from '../core/result';
-import { buildTranscript, isFollowedUp, type Transcript } from '../core/transcript';
+import { buildTranscript, type Transcript } from '../core/transcript';
 import type { Agent, AgentTurnOutcome, AgentTurnRequest, HistoryEntry } from './agent';
 import { agentContextFor } from './agentContext';
 import type { RuntimeRefusal } from './refusals';
 import { RunContext } from './runContext';
 import type { RunEnds } from './runEnd';
 import type { RuntimeScope } from './scope';
-import { NEW_CHAT_TITLE, titleFromPrompt } from './titles';
+import { distinctTitle, NEW_CHAT_TITLE, titleFromPrompt } from './titles';
 
 /** What turns need besides the scope. */
 export interface TurnSettings {
@@ -42,15 +42,12 @@ export async function transcriptOf(scope: RuntimeScope, sessionId: string): Prom
   return buildTranscript(turns, events);
 }
 
-/** Earlier exchanges of a transcript, for agents without their own history. */
-export function historyOf(transcript: Transcript): HistoryEntry[] {
-  const history: HistoryEntry[] = [];
-  for (const turn of transcript.turns) {
-    history.push({ role: 'user', text: turn.prompt });
-    const text = turn.items.filter((i) => i.type === 'text').map((i) => (i as { text: string }).text).join('');
-    if (text) history.push({ role: 'assistant', text });
-  }
-  return history;
+/**
+ * Earlier exchanges for agents without their own history, from the journal's `listHistory`: each
+ * turn's prompt, then its agent's text when it wrote any.
+ */
+export function historyFrom(exchanges: readonly { prompt: string; reply: string }[]): HistoryEntry[] {
+  return exchanges.flatMap(({ prompt, reply }): HistoryEntry[] => (reply ? [{ role: 'user', text: prompt }, { role: 'assistant', text: reply }] : [{ role: 'user', text: prompt }]));
 }
 
 /**
@@ -61,7 +58,7 @@ export async function followUpTarget(scope: RuntimeScope, sessionId: string, tur
   const turn = await scope.journal.read('getTurn', turnId);
   if (!turn || turn.sessionId !== sessionId) return fail('not_found', 'That turn is not part of this chat.');
   if (turn.status !== 'failed') return fail('not_retryable', 'Only a failed turn can be retried or continued.');
-  if (isFollowedUp(await transcriptOf(scope, sessionId), turnId)) return fail('not_retryable', 'That turn was already retried or continued.');
+  if (await scope.journal.read('isFollowedUp', turnId)) return fail('not_retryable', 'That turn was already retried or continued.');
   return ok(turn);
 }
 
@@ -78,7 +75,7 @@ export async function startTurn(
   if (!session) return fail('not_found', 'This chat no longer exists in the journal.');
   const agent = settings.agentFor(session.provider);
   if (!agent) return fail('no_agent', `The agent "${session.provider}" is not available in this version.`);
-  const history = historyOf(await transcriptOf(scope, sessionId));
+  const history = historyFrom(await journal.read('listHistory', sessionId));
   const providerState = await journal.read('getProviderState', sessionId);
   const run = new RunContext(scope, randomUUID(), randomUUID(), sessionId, settings.flushIntervalMs);
   // Reserve the session before the first await that could interleave with another send.
@@ -105,7 +102,8 @@ export async function startTurn(
 
 /** Names a new chat after its first prompt, only while it still has the default title (the user may have renamed it meanwhile). */
 async function nameSession(scope: RuntimeScope, session: SessionRecord, prompt: string): Promise<void> {
-  const named = await scope.journal.write('renameSession', session.id, titleFromPrompt(prompt), scope.now(), NEW_CHAT_TITLE);
+  const others = (await scope.journal.read('listSessions')).filter((s) => s.id !== session.id).map((s) => s.title);
+  const named = await scope.journal.write('renameSession', session.id, distinctTitle(titleFromPrompt(prompt), others), scope.now(), NEW_CHAT_TITLE);
   if (named.ok && named.value.renamed) scope.notifier.emit({ type: 'session', session: named.value.session });
 }
 

@@ -29,14 +29,14 @@ describe('chat panel live state', () => {
   it('drops a carried live state read before a snapshot that began before it arrived', async () => {
     const posted: HostMessage[] = [];
     const webview = { html: 'shown', options: {}, onDidReceiveMessage: () => ({ dispose: () => undefined }), postMessage: async (m: HostMessage) => posted.push(m) };
-    const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), dispose: () => undefined };
+    const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined };
     const session = { id: 'chat-1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
     const running: LiveState = { running: true, actionableRequestIds: [], readOnlyReason: null };
     const idle: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };
     const sessionRead = deferred<typeof session>();
     const runtime = {
       getSession: () => sessionRead.promise,
-      transcript: async () => ({ turns: [] }),
+      transcriptPage: async () => ({ transcript: { turns: [] }, hasOlder: false, turnCount: 0, mark: { eventId: 0, turnRow: 0, turns: 0 } }),
       liveState: async () => idle, // what the journal says once the snapshot reads it: the run ended
     };
     const host = { runtime, extensionUri: {}, log: () => undefined, pickSessionFor: async () => undefined, panelDisposed: () => undefined };
@@ -62,16 +62,16 @@ describe('chat panel live state', () => {
   it('posts a carried live state read after the last snapshot began', async () => {
     const posted: HostMessage[] = [];
     const webview = { html: 'shown', options: {}, onDidReceiveMessage: () => ({ dispose: () => undefined }), postMessage: async (m: HostMessage) => posted.push(m) };
-    const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), dispose: () => undefined };
+    const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined };
     const session = { id: 'chat-1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
     const running: LiveState = { running: true, actionableRequestIds: ['r-1'], readOnlyReason: null };
     const idle: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };
-    const runtime = { getSession: async () => session, transcript: async () => ({ turns: [] }), liveState: async () => idle };
+    const runtime = { getSession: async () => session, transcriptPage: async () => ({ transcript: { turns: [] }, hasOlder: false, turnCount: 0, mark: { eventId: 0, turnRow: 0, turns: 0 } }), liveState: async () => idle };
     const host = { runtime, extensionUri: {}, log: () => undefined, pickSessionFor: async () => undefined, panelDisposed: () => undefined };
     const chat = new ChatPanel(panel as never, 'chat-1', host as never);
     await chat.sendSnapshot();
     await chat.sendLive(running, performance.now());
     assert.deepEqual(posted.map((m) => m.type), ['snapshot', 'live']);
-    assert.deepEqual(posted[1], { type: 'live', live: running, hostNow: (posted[1] as { hostNow: number }).hostNow });
+    assert.deepEqual(posted[1], { type: 'live', live: running, hostNow: (posted[1] as { hostNow: number }).hostNow, seq: 2 });
   });
 });

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { hostMessageProblem } from '../../src/protocol/checkHostMessage';
+import { cursorOf } from '../../src/core/transcript';
 import type { HostMessage } from '../../src/protocol/messages';
 import type { RuntimeNotification } from '../../src/runtime/chatRuntime';
 import { openLocal } from './harness';
@@ -37,7 +38,14 @@ describe('host messages checked in the view', () => {
       assert.ok(!refused.ok);
       sent.push({ type: 'error', code: refused.reason, message: refused.message, action: 'decide' }, { type: 'succeeded', action: 'send' });
       const session = (await runtime.getSession(s.value.id))!;
-      sent.push({ type: 'snapshot', session, transcript: await runtime.transcript(s.value.id), live: await runtime.liveState(s.value.id), hostNow: Date.now() });
+      const last = await runtime.transcriptPage(s.value.id);
+      sent.push({ type: 'snapshot', session, transcript: last.transcript, hasOlder: last.hasOlder, turnCount: last.turnCount, live: await runtime.liveState(s.value.id), hostNow: Date.now(), seq: 1 });
+      const before = cursorOf(last.transcript.turns[2]!);
+      const older = await runtime.transcriptPage(s.value.id, before);
+      sent.push({ type: 'page', before, turns: older.transcript.turns, hasOlder: older.hasOlder, seq: 2 });
+      const changes = await runtime.changesSince(s.value.id, { eventId: 0, turnRow: 0, turns: 0 });
+      assert.ok(changes && changes.updates.length > 10, 'precondition: every turn and event changed since the start');
+      sent.push({ type: 'changes', session, updates: changes.updates, turnCount: changes.turnCount, seq: 3 });
       sent.push({ type: 'orphan' }, { type: 'pong' });
       assert.ok(sent.filter((m) => m.type === 'update').length > 10, 'precondition: the chat streamed updates');
       for (const message of sent) assert.equal(hostMessageProblem(message), null, `${message.type}: ${JSON.stringify(message).slice(0, 300)}`);
@@ -63,7 +71,11 @@ describe('host messages checked in the view', () => {
       [{ type: 'succeeded' }, /action is missing/],
       [{ type: 'update', update: { type: 'other' } }, /update\.type is not turn or event/],
       [{ type: 'update', update: { type: 'event', event: { runId: 'r', seq: 1, sessionId: 's', turnId: 't', kind: 'nope', payload: {}, at: 1 } } }, /kind is not one of/],
-      [{ type: 'snapshot', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, transcript: { turns: [{}] }, live }, /turns\[0\]\.id is missing/],
+      [{ type: 'snapshot', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, transcript: { turns: [{}] }, hasOlder: false, turnCount: 1, live }, /turns\[0\]\.id is missing/],
+      [{ type: 'snapshot', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, transcript: { turns: [] }, turnCount: 0, live }, /hasOlder is missing/],
+      [{ type: 'page', before: { createdAt: 1 }, turns: [], hasOlder: false }, /before\.id is missing/],
+      [{ type: 'changes', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, updates: [{ type: 'x' }], turnCount: 1 }, /updates\[0\]\.type is not turn or event/],
+      [{ type: 'live', live, seq: '3' }, /seq is not a number/],
     ];
     for (const [raw, problem] of cases) assert.match(hostMessageProblem(raw) ?? 'accepted', problem, JSON.stringify(raw));
     assert.equal(hostMessageProblem({ type: 'live', live }), null, 'hostNow may be absent');

@@ -175,6 +175,26 @@ describe('chat runtime: Stop while a request waits', () => {
 });
 
 describe('chat runtime: renaming a chat', () => {
+  it('names chats started by the same prompt apart: "run ls", "run ls (2)", "run ls (3)"', async () => {
+    const h = await openLocal();
+    try {
+      const titles: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const s = await h.runtime.createSession('local');
+        assert.ok(s.ok);
+        assert.ok((await h.runtime.send(s.value.id, 'run ls')).ok);
+        await h.runtime.whenIdle(s.value.id);
+        titles.push(await waitFor('the chat named', async () => {
+          const title = (await h.runtime.getSession(s.value.id))!.title;
+          return title !== NEW_CHAT_TITLE ? title : undefined;
+        }));
+      }
+      assert.deepEqual(titles, ['run ls', 'run ls (2)', 'run ls (3)']);
+    } finally {
+      await h.journal.close();
+    }
+  });
+
   it('keeps the title as typed (trimmed, one line), tells this window, and keeps it after the first prompt', async () => {
     const h = await openLocal();
     const s = await h.runtime.createSession('local');

@@ -1,0 +1,155 @@
+/**
+ * Reads a long chat in pieces: one page of turns with their events, and what changed since a view's
+ * last read. A view of a 5,000-turn chat then costs what its page costs, not what the chat holds.
+ *
+ * A page is ordered by the chat's order (turns' `created_at`, then `id`, the `TurnCursor`); its
+ * events are found through the runs of its turns, whose index `runs_by_session(session_id,
+ * started_at)` bounds the scan to the page's time span (a turn's run starts when the turn is
+ * created: `startTurn` writes both). Changes are found by a `ChangeMark`: the chat's highest event
+ * id (events have an INTEGER PRIMARY KEY, which no VACUUM renumbers) and highest turn rowid when the
+ * view last read. Every turn change writes an event (a run's end writes `run_finished` in the same
+ * transaction), except a new turn, which the rowid finds. Ids are never reused within a chat while
+ * it exists: SQLite takes the table's highest rowid plus one, and the chat's own rows keep that at
+ * or above its mark. A database reloaded from disk may number turns differently, so after a reload
+ * views read a fresh page (the worker reports every session changed).
+ */
+import type { LedgerEvent, TurnRecord } from '../../core/events';
+import type { TurnCursor } from '../../core/transcript';
+import { InstanceOps } from './instances';
+import { toEvent, toTurn, type Row } from './rows';
+
+/**
+ * Where a view's reads of a chat stopped: the chat's highest event id and turn rowid then (0: none),
+ * and how many turns it had (a chat's turns are only ever added, or deleted with the whole chat).
+ */
+export interface ChangeMark {
+  readonly eventId: number;
+  readonly turnRow: number;
+  readonly turns: number;
+}
+
+/** One page of a chat's turns (see `readTurnPage`). */
+export interface TurnPage {
+  /** The page's turns, oldest first. */
+  readonly turns: TurnRecord[];
+  /** Their runs' events, in run start order, then run id, then sequence (as `listEvents`). */
+  readonly events: LedgerEvent[];
+  /** Turns older than the page exist. */
+  readonly hasOlder: boolean;
+  /** Turns of the whole chat. */
+  readonly turnCount: number;
+  /** The chat's change mark as of this read (for `readChangesSince`). */
+  readonly mark: ChangeMark;
+}
+
+/** What changed in a chat since a mark (see `readChangesSince`). */
+export type ChatChanges =
+  | {
+      readonly tooMany: false;
+      /** Turns created or changed since the mark, in the chat's order. */
+      readonly turns: TurnRecord[];
+      /** Events appended since the mark, in the order they were written. */
+      readonly events: LedgerEvent[];
+      readonly turnCount: number;
+      readonly mark: ChangeMark;
+    }
+  /** More than the caller's limit of events changed: read a page instead. */
+  | { readonly tooMany: true };
+
+/** The operations of this concern, on top of InstanceOps (see module docstring). */
+export abstract class PageOps extends InstanceOps {
+  /**
+   * The page of at most `maxTurns` (≥ 1) turns just before `before` in the chat's order, or its last
+   * page when `before` is null; the cursor need not be a turn that still exists. Unreadable rows are
+   * left out and fence the chat, as in every read.
+   */
+  readTurnPage(sessionId: string, before: TurnCursor | null, maxTurns: number): TurnPage {
+    const limit = Math.max(1, Math.floor(maxTurns));
+    const rows = before
+      ? this.all(
+          `SELECT * FROM turns WHERE session_id = ? AND (created_at < ? OR (created_at = ? AND id < ?))
+           ORDER BY created_at DESC, id DESC LIMIT ?`,
+          [sessionId, before.createdAt, before.createdAt, before.id, limit + 1],
+        )
+      : this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at DESC, id DESC LIMIT ?', [sessionId, limit + 1]);
+    const hasOlder = rows.length > limit;
+    const turns = this.decodeAll(rows.slice(0, limit).reverse(), toTurn);
+    const mark = this.markOf(sessionId);
+    return { turns, events: this.eventsOfTurns(sessionId, turns), hasOlder, turnCount: mark.turns, mark };
+  }
+
+  /**
+   * What changed in the chat since `mark`: turns created since (by rowid) or touched by an event
+   * since, and the events since, or `tooMany` when more than `maxEvents` events were written since.
+   */
+  readChangesSince(sessionId: string, mark: ChangeMark, maxEvents: number): ChatChanges {
+    const eventRows = this.all('SELECT * FROM events WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?', [sessionId, mark.eventId, maxEvents + 1]);
+    if (eventRows.length > maxEvents) return { tooMany: true };
+    // By rowid, not by the chat's index: the turns written since the mark in any chat are few, the
+    // chat's own entries in its index are all its turns.
+    const turnRows = this.all('SELECT rowid AS turn_row, * FROM turns WHERE rowid > ? AND +session_id = ?', [mark.turnRow, sessionId]);
+    const newIds = new Set(turnRows.map((r) => r.id as string));
+    const touched = [...new Set(eventRows.map((r) => r.turn_id as string))].filter((id) => !newIds.has(id));
+    if (touched.length > 0) {
+      turnRows.push(...this.all(`SELECT * FROM turns WHERE id IN (${touched.map(() => '?').join(', ')})`, touched));
+    }
+    const turns = this.decodeAll(turnRows, toTurn).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const lastEvent = eventRows[eventRows.length - 1];
+    return {
+      tooMany: false,
+      turns,
+      events: this.decodeAll(eventRows, toEvent),
+      turnCount: mark.turns + newIds.size,
+      mark: {
+        eventId: lastEvent ? (lastEvent.id as number) : mark.eventId,
+        turnRow: Math.max(mark.turnRow, ...turnRows.map((r) => (r.turn_row as number | undefined) ?? 0)),
+        turns: mark.turns + newIds.size,
+      },
+    };
+  }
+
+  /**
+   * The chat's exchanges for agents that take the history in the prompt: each turn's prompt and the
+   * text its agent wrote (its `text` events joined), oldest first; a turn without text has ''.
+   * Reads prompts and text only, never tool output, so a long chat's history costs its words.
+   */
+  listHistory(sessionId: string): { prompt: string; reply: string }[] {
+    const turns = this.decodeAll(this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]), toTurn);
+    const replies = new Map<string, string>();
+    const rows = this.all(
+      "SELECT turn_id, json_extract(payload, '$.text') AS text FROM events WHERE session_id = ? AND kind = 'text' ORDER BY id",
+      [sessionId],
+    );
+    for (const row of rows) {
+      if (typeof row.text === 'string') replies.set(row.turn_id as string, (replies.get(row.turn_id as string) ?? '') + row.text);
+    }
+    return turns.map((t) => ({ prompt: t.prompt, reply: replies.get(t.id) ?? '' }));
+  }
+
+  /** True when a later turn retries or continues `turnId`. */
+  isFollowedUp(turnId: string): boolean {
+    return this.one('SELECT 1 AS x FROM turns WHERE parent_turn_id = ? LIMIT 1', [turnId]) !== undefined;
+  }
+
+  /** The events of `turns` (a page: contiguous in the chat's order), in `listEvents` order. */
+  private eventsOfTurns(sessionId: string, turns: readonly TurnRecord[]): LedgerEvent[] {
+    if (turns.length === 0) return [];
+    const ids = turns.map((t) => t.id);
+    const rows: Row[] = this.all(
+      `SELECT e.* FROM runs r JOIN events e ON e.run_id = r.id
+       WHERE r.session_id = ? AND r.started_at >= ? AND r.started_at <= ? AND r.turn_id IN (${ids.map(() => '?').join(', ')})
+       ORDER BY r.started_at, e.run_id, e.seq`,
+      [sessionId, turns[0]!.createdAt, turns[turns.length - 1]!.createdAt, ...ids],
+    );
+    return this.decodeAll(rows, toEvent);
+  }
+
+  private markOf(sessionId: string): ChangeMark {
+    const row = this.one(
+      `SELECT (SELECT max(id) FROM events WHERE session_id = ?) AS event_id, max(rowid) AS turn_row, count(*) AS turns
+       FROM turns WHERE session_id = ?`,
+      [sessionId, sessionId],
+    );
+    return { eventId: Number(row?.event_id ?? 0), turnRow: Number(row?.turn_row ?? 0), turns: Number(row?.turns ?? 0) };
+  }
+}
