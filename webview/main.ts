@@ -18,7 +18,8 @@ import { bannerToReveal } from './reveal';
 import { ScrollPin } from './scroll';
 import { settingToOpen } from './settingLinks';
 import {
-  dismissError, INITIAL_VIEW_STATE, markBusy, markHostLost, reduceHostMessage, requestBusyKey, sendBlockedReason, turnBusyKey, viewOf, type ViewState,
+  dismissError, INITIAL_VIEW_STATE, markBusy, markHostLost, markOlderAsked, olderPageToAsk, reduceHostMessage, requestBusyKey,
+  sendBlockedReason, turnBusyKey, viewOf, type ViewState,
 } from './state';
 import { viewErrorReporter } from './viewErrors';
 import { hostMessageProblem } from '../src/protocol/checkHostMessage';
@@ -36,8 +37,8 @@ window.addEventListener('error', (event) => reportError(event.error ?? event.mes
 window.addEventListener('unhandledrejection', (event) => reportError(event.reason, 'unhandled rejection'));
 const app = document.getElementById('app') ?? document.body.appendChild(document.createElement('div'));
 const sk = buildSkeleton(app);
-const renderer = new ChatRenderer(sk, reportError);
 const scroll = new ScrollPin(sk.transcript, sk.content);
+const renderer = new ChatRenderer(sk, reportError, { atBottom: () => scroll.atBottom, onNearTop: askOlder, onMounted: () => keepTicking() });
 const memory = new PanelMemory(host);
 sk.composer.value = memory.draft;
 // 'input' as the user types; 'change' also after a paste or a programmatic edit is committed.
@@ -47,7 +48,7 @@ sk.transcript.addEventListener('scroll', () => {
   if (scrollSave) return;
   scrollSave = requestAnimationFrame(() => {
     scrollSave = 0;
-    memory.saveScroll(scroll.atBottom ? undefined : sk.transcript.scrollTop);
+    memory.saveScroll(scroll.atBottom ? undefined : renderer.virtual.anchor());
   });
 }, { passive: true });
 
@@ -69,6 +70,17 @@ function schedule(): void {
       keepTicking();
     }
   });
+}
+
+/**
+ * Asks the host for the page of turns before the oldest loaded one (the user scrolled near it), once
+ * per oldest turn until the page comes. The page changes nothing on screen yet, so no render.
+ */
+function askOlder(): void {
+  const before = olderPageToAsk(state);
+  if (!before) return;
+  host.post({ type: 'loadOlder', before });
+  state = markOlderAsked(state, before);
 }
 
 /** Brings a restart banner the user has not been shown into sight, once per tab (`reveal.ts`). */
@@ -110,13 +122,18 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   // Back from silence: what happened meanwhile is in the journal, not in the messages missed.
   if (previous.hostLost) host.post({ type: 'ready' });
   setState(reduceHostMessage(state, message));
+  // A message was missed (a gap in `seq`): ask once for the whole state; the rest goes on meanwhile.
+  if (state.seq.resyncAsked && !previous.seq.resyncAsked) host.post({ type: 'resync' });
   if (message.type === 'snapshot') {
     if (memory.showSession(message.session.id)) sk.composer.value = '';
     if (previous.session?.id !== message.session.id) {
-      // A view rebuilt after its tab was hidden (or the window reloaded) goes back to where the user read.
-      const kept = previous.session === null ? memory.scrollTop : undefined;
-      if (kept !== undefined) scroll.holdAt(kept);
-      else scroll.pin();
+      // A view rebuilt after its tab was hidden (or the window reloaded) goes back to where the user
+      // read when that turn is in the last page; from farther up it opens at the end.
+      const kept = previous.session === null ? memory.scrollAnchor : undefined;
+      if (kept && message.transcript.turns.some((t) => t.id === kept.turnId)) {
+        scroll.release();
+        renderer.virtual.restoreTo(kept);
+      } else scroll.pin();
     }
   }
 });

@@ -7,6 +7,9 @@
  */
 import type { WebviewPersistedState } from '../src/protocol/messages';
 
+/** A place in the transcript: `offset` px below the top of turn `turnId`. */
+export type ScrollAnchor = NonNullable<WebviewPersistedState['scrollAnchor']>;
+
 /** Where the state lives: `HostChannel.restore` / `HostChannel.persist` in the view. */
 export interface StateStore {
   restore(): WebviewPersistedState | undefined;
@@ -27,12 +30,14 @@ export class PanelMemory {
   }
 
   /**
-   * Where the user had scrolled the transcript to (px from its top), or undefined when they were at
-   * the bottom (following the chat) or nothing was kept.
+   * Where the user had scrolled the transcript to (the turn at the top of the view, and px into it),
+   * or undefined when they were at the bottom (following the chat) or nothing was kept.
    */
-  get scrollTop(): number | undefined {
-    const top = this.state.scrollTop;
-    return typeof top === 'number' && Number.isFinite(top) && top >= 0 ? top : undefined;
+  get scrollAnchor(): ScrollAnchor | undefined {
+    const anchor: unknown = this.state.scrollAnchor;
+    if (typeof anchor !== 'object' || anchor === null) return undefined;
+    const { turnId, offset } = anchor as Record<string, unknown>;
+    return typeof turnId === 'string' && typeof offset === 'number' && Number.isFinite(offset) ? { turnId, offset } : undefined;
   }
 
   /** The turn whose restart banner was last scrolled into view, if any. */
@@ -51,12 +56,14 @@ export class PanelMemory {
     this.save({ ...this.state, draft: text });
   }
 
-  /** Records the transcript's scroll position (px from the top), or undefined when at the bottom. */
-  saveScroll(top: number | undefined): void {
-    const rounded = top === undefined ? undefined : Math.round(top);
-    if (rounded === this.scrollTop) return;
-    const { scrollTop: _dropped, ...rest } = this.state;
-    this.save(rounded === undefined ? rest : { ...rest, scrollTop: rounded });
+  /** Records the transcript's scroll position (a turn and px into it), or undefined when at the bottom. */
+  saveScroll(anchor: ScrollAnchor | undefined): void {
+    const next = anchor === undefined ? undefined : { turnId: anchor.turnId, offset: Math.round(anchor.offset) };
+    const kept = this.scrollAnchor;
+    if (next?.turnId === kept?.turnId && next?.offset === kept?.offset) return;
+    // (`scrollTop`: the px offset kept by earlier versions, meaningless once a chat loads in pages.)
+    const { scrollAnchor: _dropped, scrollTop: _old, ...rest } = this.state as WebviewPersistedState & { scrollTop?: unknown };
+    this.save(next === undefined ? rest : { ...rest, scrollAnchor: next });
   }
 
   /**
@@ -66,7 +73,7 @@ export class PanelMemory {
    */
   showSession(sessionId: string): boolean {
     if (this.state.sessionId === sessionId) return false;
-    const dropped = this.state.sessionId !== undefined && (this.draft !== '' || this.scrollTop !== undefined);
+    const dropped = this.state.sessionId !== undefined && (this.draft !== '' || this.scrollAnchor !== undefined);
     this.save(this.state.sessionId !== undefined ? { sessionId } : { ...this.state, sessionId });
     return dropped;
   }

@@ -1,17 +1,23 @@
 /**
  * Renders a `ViewState` into the skeleton. Turns are cached by identity (the reducer returns new
  * objects only for changed turns) plus a context key, so an update re-renders only the turns it
- * touched and leaves the others' DOM (and any text selection in them) alone.
+ * touched and leaves the others' DOM (and any text selection in them) alone. Only the turns near the
+ * viewport are rendered and in the DOM (`render/virtual.ts`): an update to a turn out of sight
+ * changes no DOM.
  */
-import type { TranscriptTurn } from '../src/core/transcript';
-import { isFollowedUp } from '../src/core/transcript';
+import type { Transcript, TranscriptTurn } from '../src/core/transcript';
 import { renderHeader, renderLoading, renderOrphan, renderWelcome } from './render/chrome';
 import { safely, type RenderErrorSink } from './render/failed';
 import { followOutputs, outputScrolls } from './render/follow';
 import { renderTurn, turnKey, type TurnContext } from './render/turn';
+import { VirtualTranscript, type VirtualOptions } from './render/virtual';
 import { setFlag, type Skeleton } from './layout';
 import { linkSettings } from './settingLinks';
 import { requestBusyKey, turnBusyKey, type ViewState } from './state';
+
+/** Most turn elements kept rendered (mounted or not): scrolling back and forth reuses them. */
+const CACHED_TURNS = 200;
+const REQUEST_BUSY_PREFIX = requestBusyKey('');
 
 interface CachedTurn {
   readonly turn: TranscriptTurn;
@@ -26,12 +32,26 @@ export class ChatRenderer {
   private welcome: HTMLElement | undefined;
   private loading: HTMLElement | undefined;
   private welcomeFor: string | undefined;
+  private facts: { readonly transcript: Transcript; readonly ids: readonly string[]; readonly followedUp: ReadonlySet<string> } | undefined;
+  /** The window of turns in the DOM (`render/virtual.ts`). */
+  readonly virtual: VirtualTranscript;
 
   /**
    * Creates a renderer for a skeleton built by `buildSkeleton`. `onError` is told about every part
-   * that threw while rendering (that part is left out or shown as a stand-in box).
+   * that threw while rendering (that part is left out or shown as a stand-in box). `options`: how the
+   * virtualized transcript measures, follows the bottom and asks for older turns (`VirtualOptions`).
    */
-  constructor(private readonly sk: Skeleton, private readonly onError?: RenderErrorSink) {}
+  constructor(private readonly sk: Skeleton, private readonly onError?: RenderErrorSink, options: VirtualOptions = {}) {
+    this.virtual = new VirtualTranscript(sk.transcript, sk.content, {
+      ...options,
+      // Output boxes keep their scroll positions (or follow a running command's end) across every change.
+      aroundWrite: (write) => {
+        const outputs = outputScrolls(sk.content);
+        write();
+        followOutputs(sk.content, outputs);
+      },
+    });
+  }
 
   /**
    * Brings the DOM in line with `state`. Never touches the composer's text or focus. Never throws:
@@ -78,58 +98,76 @@ export class ChatRenderer {
 
   private renderTranscript(state: ViewState): void {
     const content = this.sk.content;
-    if (state.mode === 'loading') {
+    if (state.mode !== 'chat' || state.transcript.turns.length === 0) {
       this.turns.clear();
-      this.loading ??= renderLoading();
-      if (content.firstChild !== this.loading || content.childNodes.length !== 1) content.replaceChildren(this.loading);
-      return;
-    }
-    if (state.mode !== 'chat') {
-      this.turns.clear();
-      content.replaceChildren();
+      this.virtual.reset();
+      const shown = state.mode === 'loading' ? (this.loading ??= renderLoading()) : state.mode === 'chat' ? this.welcomeOf(state) : null;
+      if (!shown) content.replaceChildren();
+      else if (content.firstChild !== shown || content.childNodes.length !== 1) content.replaceChildren(shown);
       return;
     }
     const turns = state.transcript.turns;
-    if (turns.length === 0) {
-      this.turns.clear();
-      const provider = state.session?.provider ?? 'local';
-      if (this.welcomeFor !== provider) {
-        this.welcome = renderWelcome(provider);
-        this.welcomeFor = provider;
-      }
-      this.welcome ??= renderWelcome(provider);
-      if (content.firstChild !== this.welcome || content.childNodes.length !== 1) content.replaceChildren(this.welcome);
-      return;
+    const facts = this.factsOf(state);
+    this.virtual.show({
+      ids: facts.ids,
+      hasOlder: state.hasOlder,
+      unloaded: state.turnCount - turns.length,
+      element: (i) => this.turnElement(turns[i]!, state, facts.followedUp),
+    });
+    this.prune();
+  }
+
+  /** The welcome text of an empty chat, for its agent. */
+  private welcomeOf(state: ViewState): HTMLElement {
+    const provider = state.session?.provider ?? 'local';
+    if (this.welcomeFor !== provider || !this.welcome) {
+      this.welcome = renderWelcome(provider);
+      this.welcomeFor = provider;
     }
-    const actionableIds = new Set(state.live.actionableRequestIds);
+    return this.welcome;
+  }
+
+  /** The ids of a transcript's turns and the turns a later one retries or continues (computed once per transcript). */
+  private factsOf(state: ViewState): { readonly ids: readonly string[]; readonly followedUp: ReadonlySet<string> } {
+    if (this.facts?.transcript !== state.transcript) {
+      const turns = state.transcript.turns;
+      const followedUp = new Set<string>();
+      for (const t of turns) if (t.parentTurnId !== null) followedUp.add(t.parentTurnId);
+      this.facts = { transcript: state.transcript, ids: turns.map((t) => t.id), followedUp };
+    }
+    return this.facts;
+  }
+
+  /** The element of one turn: the cached one while the turn and what it shows of the state are the same. */
+  private turnElement(turn: TranscriptTurn, state: ViewState, followedUp: ReadonlySet<string>): HTMLElement {
     const busyRequestIds = new Set<string>();
-    for (const item of turns.flatMap((t) => t.items)) {
-      if (item.type === 'boundary' && state.busy.has(requestBusyKey(item.id))) busyRequestIds.add(item.id);
+    for (const key of state.busy) if (key.startsWith(REQUEST_BUSY_PREFIX)) busyRequestIds.add(key.slice(REQUEST_BUSY_PREFIX.length));
+    const ctx: TurnContext = {
+      actionableIds: new Set(state.live.actionableRequestIds),
+      busyRequestIds,
+      busyTurn: state.busy.has(turnBusyKey(turn.id)),
+      followedUp: turn.errorClass ? followedUp.has(turn.id) : false,
+      running: state.live.running,
+      onError: this.onError,
+    };
+    const key = turnKey(turn, ctx);
+    const cached = this.turns.get(turn.id);
+    const entry = cached && cached.turn === turn && cached.key === key
+      ? cached
+      : { turn, key, el: safely(() => renderTurn(turn, ctx), `turn ${turn.id}`, this.onError, 'section') };
+    // Most recently used last, so `prune` drops the longest unused first.
+    this.turns.delete(turn.id);
+    this.turns.set(turn.id, entry);
+    return entry.el;
+  }
+
+  /** Keeps the cache of turn elements bounded: the mounted ones and the most recently used others. */
+  private prune(): void {
+    const mounted = new Set(this.virtual.mountedIds);
+    for (const id of this.turns.keys()) {
+      if (this.turns.size <= CACHED_TURNS) break;
+      if (!mounted.has(id)) this.turns.delete(id);
     }
-    const outputs = outputScrolls(content);
-    const wanted: HTMLElement[] = [];
-    const next = new Map<string, CachedTurn>();
-    for (const turn of turns) {
-      const ctx: TurnContext = {
-        actionableIds,
-        busyRequestIds,
-        busyTurn: state.busy.has(turnBusyKey(turn.id)),
-        followedUp: turn.errorClass ? isFollowedUp(state.transcript, turn.id) : false,
-        running: state.live.running,
-        onError: this.onError,
-      };
-      const key = turnKey(turn, ctx);
-      const cached = this.turns.get(turn.id);
-      const entry = cached && cached.turn === turn && cached.key === key
-        ? cached
-        : { turn, key, el: safely(() => renderTurn(turn, ctx), `turn ${turn.id}`, this.onError, 'section') };
-      next.set(turn.id, entry);
-      wanted.push(entry.el);
-    }
-    this.turns.clear();
-    for (const [id, entry] of next) this.turns.set(id, entry);
-    reconcileChildren(content, wanted);
-    followOutputs(content, outputs);
   }
 
   private renderBars(state: ViewState): void {
@@ -158,13 +196,4 @@ function setText(el: HTMLElement, text: string): void {
   el.dataset.text = text;
   el.textContent = text;
   linkSettings(el);
-}
-
-/** Makes `parent`'s children exactly `wanted`, in order, moving only what is out of place. */
-function reconcileChildren(parent: HTMLElement, wanted: readonly HTMLElement[]): void {
-  wanted.forEach((el, i) => {
-    const current = parent.children[i];
-    if (current !== el) parent.insertBefore(el, current ?? null);
-  });
-  while (parent.children.length > wanted.length) parent.lastElementChild!.remove();
 }

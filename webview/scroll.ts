@@ -7,8 +7,6 @@ import { isNearBottom } from './input';
 /** Tracks whether the user is at the bottom of `box` and re-pins when content or size changes. */
 export class ScrollPin {
   private pinned = true;
-  /** A position to return to at the next `restore` (a rebuilt view going back to where the user read). */
-  private pending: number | undefined;
 
   /** Watches `box` (the scroller) and `content` (what grows inside it). */
   constructor(private readonly box: HTMLElement, content: HTMLElement) {
@@ -27,18 +25,17 @@ export class ScrollPin {
     return this.pinned;
   }
 
-  /** Scrolls to the bottom if the user was there (call after each render), or to a position `holdAt` asked for. */
+  /** Scrolls to the bottom if the user was there (call after each render). */
   restore(): void {
-    if (this.pending !== undefined) {
-      this.box.scrollTop = this.pending;
-      this.pending = undefined;
-    } else if (this.pinned) this.box.scrollTop = this.box.scrollHeight;
+    if (this.pinned) this.box.scrollTop = this.box.scrollHeight;
   }
 
-  /** Stops following the bottom and scrolls to `top` (px) after the next render. */
-  holdAt(top: number): void {
+  /**
+   * Stops following the bottom (a rebuilt view going back to where the user read: the virtualized
+   * transcript scrolls there, `VirtualTranscript.restoreTo`).
+   */
+  release(): void {
     this.pinned = false;
-    this.pending = top;
   }
 
   /**
@@ -52,7 +49,6 @@ export class ScrollPin {
     if (r.top >= box.top && r.bottom <= box.bottom) return false;
     // Bottom into view; but never push the element's top out of view (one taller than the box).
     const delta = Math.min(r.bottom - box.bottom, r.top - box.top);
-    this.pending = undefined;
     this.box.scrollTop += r.bottom > box.bottom ? delta : r.top - box.top;
     this.pinned = isNearBottom(this.box.scrollTop, this.box.scrollHeight, this.box.clientHeight);
     return true;
@@ -61,7 +57,6 @@ export class ScrollPin {
   /** Pins to the bottom now (e.g. after the user sent a prompt or a new snapshot arrived). */
   pin(): void {
     this.pinned = true;
-    this.pending = undefined;
     this.restore();
   }
 }

@@ -3,9 +3,10 @@
  * entry point (`main.ts`) feeds every `HostMessage` through `reduceHostMessage` and re-renders.
  */
 import type { SessionRecord } from '../src/core/events';
-import { applyUpdate, EMPTY_TRANSCRIPT, type Transcript } from '../src/core/transcript';
+import { compareCursors, EMPTY_TRANSCRIPT, type Transcript, type TurnCursor } from '../src/core/transcript';
 import type { ChatAction, HostMessage, LiveState } from '../src/protocol/messages';
 import { BUSY_ASKING_REASON, BUSY_CODE, BUSY_REASON, busyReason } from './input';
+import { applyUpdates, NO_SEQ, olderToAsk, prependPage, trackSeq, type SeqTrack, type Suffix } from './paging';
 
 /** Live facts before the host sent any: nothing running, nothing actionable, writable. */
 export const IDLE_LIVE: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };
@@ -15,7 +16,16 @@ export interface ViewState {
   /** `loading` until the first snapshot; `orphan` when the host says the tab has no session. */
   readonly mode: 'loading' | 'chat' | 'orphan';
   readonly session: SessionRecord | null;
+  /** The loaded turns: the chat's newest, oldest first (older ones come a page at a time, `paging.ts`). */
   readonly transcript: Transcript;
+  /** Turns older than the oldest loaded one exist. */
+  readonly hasOlder: boolean;
+  /** Turns in the whole chat, loaded or not. */
+  readonly turnCount: number;
+  /** The cursor of the last `loadOlder` sent whose page has not come (null when none waits). */
+  readonly olderAsked: TurnCursor | null;
+  /** The host's message numbers seen, and whether a `resync` was asked (see `trackSeq`). */
+  readonly seq: SeqTrack;
   readonly live: LiveState;
   /**
    * The latest error the host reported, until dismissed or, when it refused an action (`action`),
@@ -43,6 +53,10 @@ export const INITIAL_VIEW_STATE: ViewState = {
   mode: 'loading',
   session: null,
   transcript: EMPTY_TRANSCRIPT,
+  hasOlder: false,
+  turnCount: 0,
+  olderAsked: null,
+  seq: NO_SEQ,
   live: IDLE_LIVE,
   error: null,
   busy: new Set(),
@@ -64,22 +78,37 @@ export function turnBusyKey(turnId: string): string {
 
 /**
  * Applies one host message. Unknown message types leave the state as it was. Any message proves
- * the host alive again: the lost-host notice goes.
+ * the host alive again: the lost-host notice goes. A gap in the messages' `seq` sets
+ * `seq.resyncAsked` (the entry point posts `resync` when it turns true).
  */
 export function reduceHostMessage(state: ViewState, message: HostMessage): ViewState {
-  return reduceMessage(state.hostLost ? hostFound(state) : state, message);
+  const next = reduceMessage(state.hostLost ? hostFound(state) : state, message);
+  const seq = trackSeq(next.seq, message.seq, message.type === 'snapshot');
+  return seq === next.seq ? next : { ...next, seq };
 }
 
 function reduceMessage(state: ViewState, message: HostMessage): ViewState {
   switch (message.type) {
     case 'snapshot':
-      return { ...state, mode: 'chat', session: message.session, transcript: message.transcript, live: message.live, busy: NOTHING_BUSY, error: errorAfter(state.error, message.live), hostClockOffsetMs: offsetFrom(state, message.hostNow) };
+      return {
+        ...state, mode: 'chat', session: message.session, transcript: message.transcript, hasOlder: message.hasOlder,
+        turnCount: Math.max(message.turnCount, message.transcript.turns.length), olderAsked: null, live: message.live,
+        busy: NOTHING_BUSY, error: errorAfter(state.error, message.live), hostClockOffsetMs: offsetFrom(state, message.hostNow),
+      };
     case 'update':
-      return { ...state, transcript: applyUpdate(state.transcript, message.update), busy: NOTHING_BUSY };
+      return { ...state, ...applyUpdates(suffixOf(state), [message.update]), busy: NOTHING_BUSY };
+    case 'changes':
+      return { ...state, session: state.mode === 'chat' ? message.session : state.session, ...applyUpdates(suffixOf(state), message.updates, message.turnCount), busy: NOTHING_BUSY };
+    case 'page': {
+      const suffix = prependPage(suffixOf(state), message.before, message.turns, message.hasOlder);
+      // A page that no longer fits (a snapshot came meanwhile) is dropped; the next scroll asks again.
+      const answered = state.olderAsked !== null && compareCursors(state.olderAsked, message.before) === 0;
+      return { ...state, ...suffix, olderAsked: answered ? null : state.olderAsked };
+    }
     case 'live':
       return { ...state, live: message.live, busy: NOTHING_BUSY, error: errorAfter(state.error, message.live), hostClockOffsetMs: offsetFrom(state, message.hostNow) };
     case 'orphan':
-      return { ...state, mode: 'orphan', session: null, transcript: EMPTY_TRANSCRIPT, live: IDLE_LIVE, busy: NOTHING_BUSY };
+      return { ...state, mode: 'orphan', session: null, transcript: EMPTY_TRANSCRIPT, hasOlder: false, turnCount: 0, olderAsked: null, live: IDLE_LIVE, busy: NOTHING_BUSY };
     case 'error':
       return { ...state, error: { code: message.code, message: message.message, ...(message.action ? { action: message.action } : {}) }, busy: NOTHING_BUSY };
     case 'succeeded':
@@ -108,6 +137,23 @@ function errorAfter(error: ViewState['error'], live: LiveState): ViewState['erro
  */
 function offsetFrom(state: ViewState, hostNow: number | undefined, now = Date.now()): number {
   return typeof hostNow === 'number' && Number.isFinite(hostNow) ? hostNow - now : state.hostClockOffsetMs;
+}
+
+function suffixOf(state: ViewState): Suffix {
+  return { transcript: state.transcript, hasOlder: state.hasOlder, turnCount: state.turnCount };
+}
+
+/**
+ * The cursor to send in a `loadOlder` now (the view's oldest loaded turn), or null: nothing older,
+ * not a chat, or that page was already asked for. The caller posts it and records it with `markOlderAsked`.
+ */
+export function olderPageToAsk(state: ViewState): TurnCursor | null {
+  return state.mode === 'chat' ? olderToAsk(suffixOf(state), state.olderAsked) : null;
+}
+
+/** Records that the page before `cursor` was asked for (not asked again until it comes or a snapshot does). */
+export function markOlderAsked(state: ViewState, cursor: TurnCursor): ViewState {
+  return { ...state, olderAsked: cursor };
 }
 
 /** Marks a button as waiting for the host's answer. */

@@ -144,14 +144,16 @@ export const HEARTBEAT = { intervalMs: 2000, lostAfterMs: 6000 } as const;
 /**
  * State the webview persists with `setState`: VS Code keeps it while the tab is hidden (its view is
  * destroyed then) and across a window reload, and hands it to the serializer on restore.
- * `sessionId`: the chat the panel shows. `draft`: the composer's unsent text, if any. `scrollTop`:
- * where the user had scrolled the transcript to (px), absent while they follow its bottom.
+ * `sessionId`: the chat the panel shows. `draft`: the composer's unsent text, if any. `scrollAnchor`:
+ * where the user had scrolled the transcript to (the turn at the top of the view and how many px into
+ * it the view started; a turn, not a px offset, since the view holds only some turns of a long chat),
+ * absent while they follow its bottom.
  * `bannerShown`: the turn whose restart banner the view last scrolled into view, so a view rebuilt
  * later (a switch of tabs) goes back to where the user read instead of to that banner again.
  */
 export interface WebviewPersistedState {
   readonly sessionId?: string;
   readonly draft?: string;
-  readonly scrollTop?: number;
+  readonly scrollAnchor?: { readonly turnId: string; readonly offset: number };
   readonly bannerShown?: string;
 }

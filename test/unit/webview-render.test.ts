@@ -235,26 +235,26 @@ describe('what a tab remembers when its view is rebuilt', () => {
   test('where the user was reading comes back; following the bottom keeps nothing', async () => {
     // The view is destroyed whenever its tab is hidden: switching tabs put a reader back at the bottom.
     const { PanelMemory } = await import('../../webview/panelMemory');
-    const m = memory({ sessionId: 's1' });
+    const m = memory({ sessionId: 's1', scrollTop: 900 });
     const first = new PanelMemory(m.store);
-    assert.equal(first.scrollTop, undefined);
-    first.saveScroll(1234.6);
-    assert.deepEqual(m.kept(), { sessionId: 's1', scrollTop: 1235 });
-    assert.equal(new PanelMemory(m.store).scrollTop, 1235);
+    assert.equal(first.scrollAnchor, undefined, 'a px offset kept by an earlier version is not a place in a paged chat');
+    first.saveScroll({ turnId: 't7', offset: 34.6 });
+    assert.deepEqual(m.kept(), { sessionId: 's1', scrollAnchor: { turnId: 't7', offset: 35 } });
+    assert.deepEqual(new PanelMemory(m.store).scrollAnchor, { turnId: 't7', offset: 35 });
     first.saveScroll(undefined); // back at the bottom
     assert.deepEqual(m.kept(), { sessionId: 's1' });
-    assert.equal(new PanelMemory(memory({ scrollTop: -5 }).store).scrollTop, undefined, 'a malformed position is ignored');
+    for (const bad of [{ turnId: 7, offset: 1 }, { turnId: 't', offset: 'x' }, 'x', null]) {
+      assert.equal(new PanelMemory(memory({ scrollAnchor: bad }).store).scrollAnchor, undefined, `malformed ${JSON.stringify(bad)} is ignored`);
+    }
   });
 
-  test('the transcript goes back to a kept position once, then stays where the user leaves it', async () => {
+  test('a view that no longer follows the bottom stays where the user leaves it until pinned again', async () => {
     const { ScrollPin } = await import('../../webview/scroll');
     const box = window.document.createElement('div') as unknown as HTMLElement;
     const pin = new ScrollPin(box, window.document.createElement('div') as unknown as HTMLElement);
     assert.equal(pin.atBottom, true);
-    pin.holdAt(50);
+    pin.release();
     assert.equal(pin.atBottom, false);
-    pin.restore(); // the render after the snapshot
-    assert.equal(box.scrollTop, 50);
     box.scrollTop = 20; // the user scrolls on; later renders leave it there
     pin.restore();
     assert.equal(box.scrollTop, 20);
@@ -264,12 +264,12 @@ describe('what a tab remembers when its view is rebuilt', () => {
 
   test('a draft typed for one chat is dropped when the tab is given another chat', async () => {
     const { PanelMemory } = await import('../../webview/panelMemory');
-    const m = memory({ sessionId: 's1', draft: 'for s1', scrollTop: 40 });
+    const m = memory({ sessionId: 's1', draft: 'for s1', scrollAnchor: { turnId: 't1', offset: 40 } });
     const keeper = new PanelMemory(m.store);
     assert.equal(keeper.showSession('s2'), true);
     assert.deepEqual(m.kept(), { sessionId: 's2' });
     assert.equal(keeper.draft, '');
-    assert.equal(keeper.scrollTop, undefined);
+    assert.equal(keeper.scrollAnchor, undefined);
   });
 
   test('ignores a malformed stored draft and writes nothing when nothing changed', async () => {

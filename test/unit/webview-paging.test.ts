@@ -1,0 +1,108 @@
+/**
+ * How the view holds the newest turns of a long chat (webview/paging.ts through webview/state.ts):
+ * older pages prepended only when they answer the oldest turn held, turn records of turns older than
+ * those held left for their page, one `loadOlder` per oldest turn, one `resync` per gap in `seq`.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { SessionRecord, TurnRecord } from '../../src/core/events';
+import { cursorOf, type TranscriptTurn } from '../../src/core/transcript';
+import type { HostMessage } from '../../src/protocol/messages';
+import { INITIAL_VIEW_STATE, markOlderAsked, olderPageToAsk, reduceHostMessage, type ViewState } from '../../webview/state';
+
+const session: SessionRecord = { id: 's1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
+const live = { running: false, actionableRequestIds: [], readOnlyReason: null };
+
+/** Turn record n of the chat (created at n ms, so turn n sorts before turn n + 1). */
+function record(n: number): TurnRecord {
+  return { id: `t${String(n).padStart(4, '0')}`, sessionId: 's1', prompt: `prompt ${n}`, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt: n };
+}
+function turn(n: number): TranscriptTurn {
+  return { ...record(n), items: [], applied: {} };
+}
+function range(from: number, to: number): TranscriptTurn[] {
+  return Array.from({ length: to - from }, (_, i) => turn(from + i));
+}
+const ids = (s: ViewState) => s.transcript.turns.map((t) => t.createdAt);
+
+/** A view holding turns 70..99 of a 100-turn chat. */
+function lastPage(seq?: number): ViewState {
+  return reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: range(70, 100) }, hasOlder: true, turnCount: 100, live, ...(seq ? { seq } : {}) });
+}
+
+describe('the view of a long chat', () => {
+  test('prepends a page that answers its oldest turn, once, and drops one that does not', () => {
+    let s = lastPage();
+    assert.equal(s.hasOlder, true);
+    assert.equal(s.turnCount, 100);
+    const before = olderPageToAsk(s);
+    assert.deepEqual(before, cursorOf(turn(70)));
+    s = markOlderAsked(s, before!);
+    assert.equal(olderPageToAsk(s), null, 'not asked twice while the page is on its way');
+
+    // The page overlaps what is held by one turn (70): it is not shown twice.
+    const page: HostMessage = { type: 'page', before: before!, turns: range(40, 71), hasOlder: true };
+    s = reduceHostMessage(s, page);
+    assert.deepEqual(ids(s), [...range(40, 100).map((t) => t.createdAt)]);
+    assert.equal(s.olderAsked, null);
+    assert.deepEqual(olderPageToAsk(s), cursorOf(turn(40)), 'the next page is asked before the new oldest turn');
+
+    assert.equal(reduceHostMessage(s, page).transcript, s.transcript, 'the same page again changes nothing');
+    // A snapshot came while a page was on its way: the page no longer fits and is dropped.
+    const fresh = lastPage();
+    assert.equal(reduceHostMessage(fresh, { type: 'page', before: cursorOf(turn(40)), turns: range(10, 40), hasOlder: true }).transcript, fresh.transcript);
+
+    s = reduceHostMessage(s, { type: 'page', before: cursorOf(turn(40)), turns: range(0, 40), hasOlder: false });
+    assert.equal(s.transcript.turns.length, 100);
+    assert.equal(s.hasOlder, false);
+    assert.equal(olderPageToAsk(s), null, 'nothing older to ask for');
+  });
+
+  test('leaves a turn older than those held for its page, and applies newer ones and those held', () => {
+    let s = lastPage();
+    const renamed = { ...session, title: 'Renamed' };
+    s = reduceHostMessage(s, {
+      type: 'changes', session: renamed, turnCount: 101,
+      updates: [
+        { type: 'turn', turn: { ...record(5), status: 'failed' } }, // not held, older: comes with its page
+        { type: 'event', event: { runId: 'r5', seq: 1, sessionId: 's1', turnId: record(5).id, kind: 'text', payload: { text: 'old' }, at: 9 } },
+        { type: 'turn', turn: { ...record(80), status: 'failed' } }, // held
+        { type: 'turn', turn: record(100) }, // new
+        { type: 'event', event: { runId: 'r100', seq: 1, sessionId: 's1', turnId: record(100).id, kind: 'text', payload: { text: 'new' }, at: 9 } },
+      ],
+    });
+    assert.equal(s.session?.title, 'Renamed');
+    assert.deepEqual(ids(s), range(70, 101).map((t) => t.createdAt), 'turn 5 is not put next to turn 70');
+    assert.equal(s.transcript.turns.find((t) => t.createdAt === 80)?.status, 'failed');
+    assert.deepEqual(s.transcript.turns.at(-1)?.items, [{ type: 'text', text: 'new' }]);
+    assert.equal(s.turnCount, 101);
+
+    // The same rule for this window's own updates; with nothing older, an older turn is taken.
+    s = reduceHostMessage(s, { type: 'update', update: { type: 'turn', turn: record(6) } });
+    assert.equal(s.transcript.turns.length, 31);
+    s = reduceHostMessage(s, { type: 'update', update: { type: 'turn', turn: record(101) } });
+    assert.equal(s.turnCount, 102, 'a turn added here counts');
+    const whole = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: range(70, 100) }, hasOlder: false, turnCount: 30, live });
+    assert.equal(reduceHostMessage(whole, { type: 'update', update: { type: 'turn', turn: record(6) } }).transcript.turns[0]?.createdAt, 6);
+  });
+
+  test('asks for a snapshot once per gap in the numbered messages, and goes on', () => {
+    let s = lastPage(7);
+    assert.equal(s.seq.lastSeq, 7, 'the first number seen is the baseline');
+    s = reduceHostMessage(s, { type: 'live', live, seq: 8 });
+    assert.equal(s.seq.resyncAsked, false);
+    s = reduceHostMessage(s, { type: 'update', update: { type: 'turn', turn: record(100) }, seq: 10 }); // 9 was missed
+    assert.equal(s.seq.resyncAsked, true);
+    assert.equal(s.transcript.turns.length, 31, 'the message after the gap is still applied');
+    const asked = s.seq;
+    s = reduceHostMessage(s, { type: 'live', live, seq: 12 }); // another gap before the snapshot
+    assert.equal(s.seq.resyncAsked, true, 'still waiting for the snapshot: not asked again');
+    assert.equal(asked.resyncAsked, true);
+    s = reduceHostMessage(s, { type: 'pong' });
+    assert.equal(s.seq.lastSeq, 12, 'an unnumbered message counts for nothing');
+    s = reduceHostMessage(s, { type: 'snapshot', session, transcript: { turns: range(71, 101) }, hasOlder: true, turnCount: 101, live, seq: 13 });
+    assert.deepEqual(s.seq, { lastSeq: 13, resyncAsked: false });
+    s = reduceHostMessage(s, { type: 'live', live, seq: 15 });
+    assert.equal(s.seq.resyncAsked, true, 'a new gap after the snapshot asks again');
+  });
+});

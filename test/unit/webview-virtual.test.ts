@@ -1,0 +1,171 @@
+/**
+ * The virtualized transcript on happy-dom (webview/render/virtual.ts through the renderer): the
+ * DOM holds a bounded window of turns however long the chat, scrolling materializes other turns and
+ * asks for older pages, a prepended page keeps the turn being read in place, an update to a turn out
+ * of sight changes no DOM, and the selection's and focus's turns stay mounted. happy-dom has no
+ * layout: the test gives each turn's height (`Geometry`) and sets `scrollTop` itself.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { TurnRecord } from '../../src/core/events';
+import type { TranscriptTurn, TurnCursor } from '../../src/core/transcript';
+import type { HostMessage } from '../../src/protocol/messages';
+import type { ViewState } from '../../webview/state';
+import { session, useHappyDom } from './happyDom';
+
+const window = useHappyDom();
+
+const VIEWPORT_PX = 600;
+/** Most turns the DOM may hold with a 600 px viewport and turns of 40 px or more (a screen above and below). */
+const BOUND = 40;
+
+function record(n: number): TurnRecord {
+  return { id: `t${String(n).padStart(4, '0')}`, sessionId: 's1', prompt: `prompt ${n}`, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt: n };
+}
+function range(from: number, to: number): TranscriptTurn[] {
+  return Array.from({ length: to - from }, (_, i) => ({ ...record(from + i), items: [], applied: {} }));
+}
+/** Turn n's height: 40 to 160 px, varying; turns listed in `tall` are 300 px. */
+const tall = new Set<string>();
+function heightOf(id: string): number {
+  return tall.has(id) ? 300 : 40 + (Number(id.slice(1)) % 5) * 30;
+}
+
+/** A renderer on a skeleton in the document, with given heights, a sync scheduler and a recorder of `loadOlder`s. */
+async function setUp() {
+  const { buildSkeleton } = await import('../../webview/layout');
+  const { ChatRenderer } = await import('../../webview/render');
+  const state = await import('../../webview/state');
+  const sk = buildSkeleton(window.document.createElement('div') as unknown as HTMLElement);
+  window.document.body.replaceChildren(sk.app as never);
+  const view = { pinned: true, state: state.INITIAL_VIEW_STATE as ViewState, asked: [] as TurnCursor[] };
+  const renderer = new ChatRenderer(sk, undefined, {
+    geometry: { height: (el) => heightOf(el.dataset.turnId ?? ''), viewportHeight: () => VIEWPORT_PX, contentTop: () => 0 },
+    atBottom: () => view.pinned,
+    schedule: (run) => run(),
+    onNearTop: () => {
+      const before = state.olderPageToAsk(view.state);
+      if (!before) return;
+      view.asked.push(before);
+      view.state = state.markOlderAsked(view.state, before);
+    },
+  });
+  const receive = (message: HostMessage) => {
+    view.state = state.reduceHostMessage(view.state, message);
+    renderer.render(view.state);
+  };
+  const mounted = () => [...sk.content.querySelectorAll<HTMLElement>(':scope > section.turn')].map((el) => el.dataset.turnId!);
+  const spacers = () => [...sk.content.querySelectorAll<HTMLElement>(':scope > .turn-spacer')].map((el) => Number.parseFloat(el.style.height));
+  const scrollTo = (top: number) => {
+    view.pinned = false;
+    sk.transcript.scrollTop = top;
+    sk.transcript.dispatchEvent(new window.Event('scroll') as never);
+  };
+  const live = { running: false, actionableRequestIds: [], readOnlyReason: null };
+  const open = (turns: TranscriptTurn[], turnCount = turns.length) =>
+    receive({ type: 'snapshot', session, transcript: { turns }, hasOlder: turnCount > turns.length, turnCount, live });
+  return { sk, view, renderer, receive, mounted, spacers, scrollTo, open };
+}
+
+const contiguous = (ids: string[]) => ids.every((id, i) => i === 0 || Number(id.slice(1)) === Number(ids[i - 1]!.slice(1)) + 1);
+
+describe('the virtualized transcript', () => {
+  test('holds a bounded number of turns of a 5,000-turn chat, and opens at its end', async () => {
+    const v = await setUp();
+    v.open(range(0, 5000));
+    const ids = v.mounted();
+    assert.ok(ids.length > 0 && ids.length <= BOUND, `${ids.length} turns in the DOM`);
+    assert.equal(ids.at(-1), 't4999', 'the last turn is shown');
+    assert.ok(contiguous(ids));
+    const shown = ids.reduce((sum, id) => sum + heightOf(id), 0);
+    assert.equal(v.spacers().length, 1, 'one spacer stands for the turns above');
+    assert.equal(v.sk.transcript.scrollTop + VIEWPORT_PX, v.spacers()[0]! + shown, 'the viewport ends at the last turn');
+  });
+
+  test('scrolling materializes the turns there, and only those', async () => {
+    const v = await setUp();
+    v.open(range(0, 5000));
+    v.scrollTo(0);
+    let ids = v.mounted();
+    assert.equal(ids[0], 't0000', 'the first turn is there at the top');
+    assert.ok(ids.length <= BOUND && !ids.includes('t4999'), `${ids.length} turns, the last one gone`);
+    const middle = v.spacers()[0]! / 2; // half the height of the turns below
+    v.scrollTo(middle);
+    ids = v.mounted();
+    assert.ok(ids.length <= BOUND && contiguous(ids), `${ids.length} turns`);
+    const at = v.renderer.virtual.anchor()!;
+    assert.ok(ids.includes(at.turnId), `the turn at the top of the viewport (${at.turnId}) is in the DOM`);
+    assert.ok(Number(at.turnId.slice(1)) > 1000 && Number(at.turnId.slice(1)) < 4000, at.turnId);
+  });
+
+  test('near the top of what is loaded asks once for the older page, and a page keeps the turn read in place', async () => {
+    const v = await setUp();
+    v.open(range(4970, 5000), 5000);
+    assert.equal(v.view.asked.length, 0, 'the end of the chat needs no older page');
+    assert.ok(v.spacers()[0]! > 4970 * 40, `${v.spacers()[0]} px stand for the turns not loaded`);
+    // The user scrolls up, 100 px at a time, until a page is asked for.
+    for (let step = 0; step < 50 && v.view.asked.length === 0; step++) v.scrollTo(v.sk.transcript.scrollTop - 100);
+    assert.deepEqual(v.view.asked.map((c) => c.id), ['t4970'], 'the page before the oldest loaded turn is asked for');
+    const first = Number(v.mounted()[0]!.slice(1));
+    assert.ok(first >= 4970 && first < 4980, `asked once the view neared the oldest loaded turn (t${first} is the first in the DOM)`);
+    v.scrollTo(v.sk.transcript.scrollTop - 900); // the user scrolls on while the page is on its way
+    assert.equal(v.view.asked.length, 1, 'not asked again meanwhile');
+    assert.ok(v.mounted().includes('t4970'));
+    const reading = v.renderer.virtual.anchor()!;
+    const top = v.sk.transcript.scrollTop;
+
+    // Taller turns than estimated: the page moves what is below it unless the view follows the turn read.
+    for (const t of range(4940, 4970)) tall.add(t.id);
+    v.receive({ type: 'page', before: v.view.asked[0]!, turns: range(4940, 4970), hasOlder: true });
+    assert.ok(v.mounted().some((id) => tall.has(id)), `some of the page is in the DOM: ${v.mounted().join()} ${JSON.stringify(reading)}`);
+    assert.notEqual(v.sk.transcript.scrollTop, top, 'the scroll position moved with the content');
+    assert.deepEqual(v.renderer.virtual.anchor(), reading, 'the same turn is at the same place in the viewport');
+    tall.clear();
+  });
+
+  test('an update to a turn out of sight changes no DOM', async () => {
+    const v = await setUp();
+    v.open(range(0, 5000));
+    const observer = new window.MutationObserver(() => undefined);
+    observer.observe(v.sk.content as never, { subtree: true, childList: true, attributes: true, characterData: true });
+    const event = (turnId: string) => ({ runId: `r-${turnId}`, seq: 1, sessionId: 's1', turnId, kind: 'text' as const, payload: { text: 'more' }, at: 9 });
+    v.receive({ type: 'update', update: { type: 'event', event: event('t0010') } });
+    assert.equal(v.view.state.transcript.turns[10]?.items.length, 1, 'precondition: the turn changed');
+    assert.deepEqual(observer.takeRecords().map((r) => `${r.type} ${r.attributeName} ${(r.target as unknown as HTMLElement).className}`), [], 'nothing in the DOM changed');
+    v.receive({ type: 'update', update: { type: 'event', event: event('t4999') } });
+    assert.ok(observer.takeRecords().length > 0, 'an update to a turn in sight does change it');
+    observer.disconnect();
+  });
+
+  test('the turns of the text selection and of the focus stay mounted when scrolled away from', async () => {
+    const v = await setUp();
+    v.open(range(0, 5000));
+    const text = (id: string) => {
+      const walker = window.document.createTreeWalker(v.sk.content.querySelector(`section[data-turn-id="${id}"] .message.user`) as never, 4 /* text */);
+      return walker.nextNode()!;
+    };
+    const selection = window.document.getSelection()!;
+    const r = window.document.createRange();
+    r.setStart(text('t4996') as never, 1);
+    r.setEnd(text('t4998') as never, 2);
+    selection.removeAllRanges();
+    selection.addRange(r);
+    const focused = v.sk.content.querySelector<HTMLElement>('section[data-turn-id="t4990"] .message.user')!;
+    focused.setAttribute('tabindex', '-1');
+    focused.focus();
+    assert.equal(window.document.activeElement, focused as never);
+
+    v.scrollTo(0);
+    let ids = v.mounted();
+    assert.equal(ids[0], 't0000', 'the top is shown');
+    for (const id of ['t4996', 't4997', 't4998', 't4990']) assert.ok(ids.includes(id), `${id} stays mounted`);
+    assert.ok(!ids.includes('t4999') && !ids.includes('t4991'), 'but not the turns around them');
+    assert.ok(ids.length <= BOUND + 4);
+
+    selection.removeAllRanges();
+    focused.blur();
+    v.scrollTo(1);
+    ids = v.mounted();
+    assert.ok(!ids.includes('t4998') && !ids.includes('t4990'), 'once released they go');
+  });
+});

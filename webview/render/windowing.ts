@@ -1,0 +1,109 @@
+/**
+ * The arithmetic of the virtualized transcript (pure, no DOM): where each loaded turn starts given
+ * the heights known, which turns the viewport and its margin cover, and the anchor (turn and offset)
+ * at a scroll position. All lengths are px in the scroller's scroll coordinates.
+ */
+
+/** A place in the transcript: `offset` px below the top of turn `turnId` (negative: above it). */
+export interface Anchor {
+  readonly turnId: string;
+  readonly offset: number;
+}
+
+/** Where the loaded turns are. */
+export interface Layout {
+  /** Loaded turn ids, oldest first. */
+  readonly ids: readonly string[];
+  /** Index of each id in `ids`. */
+  readonly index: ReadonlyMap<string, number>;
+  /** `tops[i]`: the top of turn i; `tops[ids.length]`: the bottom of the last turn. */
+  readonly tops: Float64Array;
+  /** The bottom of the last turn (`tops[ids.length]`). */
+  readonly total: number;
+  /** The estimated height of the turns not loaded, above the first loaded one. */
+  readonly unloadedPx: number;
+  /** Where the content starts (its padding above the first child). */
+  readonly contentTop: number;
+}
+
+/** The least margin (px) kept mounted above and below the viewport, when the viewport is small. */
+const MIN_MARGIN_PX = 400;
+
+/** Lays the loaded turns out below the unloaded ones, each `heightOf(id)` tall. */
+export function layOut(ids: readonly string[], heightOf: (id: string) => number, unloadedPx: number, contentTop: number): Layout {
+  const tops = new Float64Array(ids.length + 1);
+  const index = new Map<string, number>();
+  let y = contentTop + unloadedPx;
+  ids.forEach((id, i) => {
+    index.set(id, i);
+    tops[i] = y;
+    y += heightOf(id);
+  });
+  tops[ids.length] = y;
+  return { ids, index, tops, total: y, unloadedPx, contentTop };
+}
+
+/** The last index i with `tops[i] <= y` (-1 when y is above the first turn). */
+function turnAt(layout: Layout, y: number): number {
+  let lo = 0;
+  let hi = layout.ids.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (layout.tops[mid]! <= y) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/** The anchor at scroll position `scrollTop`: the turn there (the first one when above all) and the offset into it. */
+export function atTurn(layout: Layout, scrollTop: number): Anchor | undefined {
+  if (layout.ids.length === 0) return undefined;
+  const i = Math.max(0, turnAt(layout, scrollTop));
+  return { turnId: layout.ids[i]!, offset: scrollTop - layout.tops[i]! };
+}
+
+/**
+ * An anchor in `ids` (a new list of turns) for scroll position `scrollTop` of `layout` (the old one),
+ * when the turn there is no longer loaded: the nearest turn of the old layout still in `ids`, below first.
+ */
+export function turnNear(layout: Layout, ids: readonly string[], scrollTop: number): Anchor | undefined {
+  const present = new Set(ids);
+  const at = Math.max(0, turnAt(layout, scrollTop));
+  for (let d = 0; d < layout.ids.length; d++) {
+    for (const i of [at + d, at - d]) {
+      const id = layout.ids[i];
+      if (id !== undefined && present.has(id)) return { turnId: id, offset: scrollTop - layout.tops[i]! };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The indices (sorted) of the turns to mount when the viewport (`viewport` px tall) starts at `top`:
+ * those within one screen (at least `MIN_MARGIN_PX`) above or below it, and those of `kept` (ids). At
+ * least one turn when any is loaded: the nearest one when the viewport is wholly above or below them.
+ */
+export function mountedIndices(layout: Layout, top: number, viewport: number, kept: ReadonlySet<string>): number[] {
+  const n = layout.ids.length;
+  if (n === 0) return [];
+  const margin = Math.max(viewport, MIN_MARGIN_PX);
+  const lo = top - margin;
+  const hi = top + viewport + margin;
+  let first = Math.max(0, turnAt(layout, lo));
+  // turnAt gives the turn starting at or above lo; it counts only if it reaches below lo.
+  if (layout.tops[first + 1]! <= lo) first++;
+  let last = turnAt(layout, hi);
+  if (last >= 0 && layout.tops[last]! >= hi) last--;
+  if (first >= n) first = last = n - 1;
+  else if (last < first) last = first;
+  const wanted = new Set<number>();
+  for (let i = first; i <= last; i++) wanted.add(i);
+  for (const id of kept) {
+    const i = layout.index.get(id);
+    if (i !== undefined) wanted.add(i);
+  }
+  return [...wanted].sort((a, b) => a - b);
+}
