@@ -16,8 +16,9 @@
  * what was seen and looks for those (the init script's list at first).
  * In every frame it defines `__nacFrames.start()` / `.stop()`: animation-frame deltas and long tasks
  * (PerformanceObserver 'longtask', over 50 ms by definition) between the two calls, and
- * `__nacWatchCard(id)`: when a boundary card's decision buttons were clicked, disabled, and when the
- * card left the actionable state (its outcome painted).
+ * `__nacWatchCard(id)`: when a boundary card's decision buttons were clicked, when they were painted
+ * disabled (the view's acknowledgement, after the click's handler and render), and when the card was
+ * painted out of the actionable state (its outcome, the host's answer).
  */
 import type { BrowserContext, Frame, Page } from 'playwright-core';
 
@@ -99,9 +100,14 @@ function probeScript(watch: readonly string[]): void {
     }, true);
     const check = () => {
       const card = document.querySelector<HTMLElement>(sel);
-      if (times.disabledAt === undefined && card?.querySelector('[data-decision][disabled]')) times.disabledAt = now();
-      if (times.decidedAt === undefined && card && card.dataset.state !== 'actionable') {
-        times.state = card.dataset.state;
+      // Buttons replaced by the outcome before a frame showed them disabled count as acknowledged then.
+      const decided = !!card && card.dataset.state !== 'actionable';
+      if (times.disabledAt === undefined && times.clickAt !== undefined && (decided || card?.querySelector('[data-decision][disabled]'))) {
+        times.disabledAt = -1;
+        painted((at) => (times.disabledAt = at));
+      }
+      if (times.decidedAt === undefined && decided) {
+        times.state = card!.dataset.state;
         times.decidedAt = -1;
         painted((at) => (times.decidedAt = at));
       }

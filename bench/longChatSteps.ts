@@ -64,7 +64,8 @@ export async function scrollToTopTimed(page: Page, firstSelector: string, stepPx
   const box = await chatFrame(page).locator('#transcript').boundingBox({ timeout: timeoutMs });
   if (!box) throw new Error('the transcript has no box on screen');
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-  await frame.evaluate(() => (window as unknown as { __nacFrames: { start(): void } }).__nacFrames.start());
+  // Without the probe (a journey that did not install it) no frames are recorded.
+  await frame.evaluate(() => (window as unknown as { __nacFrames?: { start(): void } }).__nacFrames?.start());
   const started = Date.now();
   let steps = 0;
   let reachedTop = false;
@@ -81,7 +82,7 @@ export async function scrollToTopTimed(page: Page, firstSelector: string, stepPx
     }
   }
   const wallMs = Date.now() - started;
-  const frames = await frame.evaluate(() => (window as unknown as { __nacFrames: { stop(): FrameSpan } }).__nacFrames.stop());
+  const frames = await frame.evaluate(() => (window as unknown as { __nacFrames?: { stop(): FrameSpan } }).__nacFrames?.stop() ?? { deltas: [], longTasks: [] });
   return { reachedTop, wheelSteps: steps, wallMs, frames };
 }
 
@@ -104,7 +105,7 @@ export async function pendingCardId(page: Page, command: string, timeoutMs: numb
 
 /** Times of one card decided in window A and watched in window B (ms from the click). */
 export interface DecisionTimes {
-  /** Click → A's buttons disabled (the view's own acknowledgement, before the host answers). */
+  /** Click → A's buttons painted disabled (the view's own acknowledgement, before the host answers). */
   readonly disabledMs: number;
   /** Click → A's card painted with its outcome (the host's answer). */
   readonly decidedAMs: number;
@@ -127,8 +128,8 @@ export async function decideTimed(a: Page, b: Page, requestId: string, timeoutMs
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [ta, tb] = [await fa.evaluate(read), await fb.evaluate(read)];
-    if (ta.clickAt !== undefined && (ta.decidedAt ?? 0) > 0 && (tb.decidedAt ?? 0) > 0) {
-      return { disabledMs: (ta.disabledAt ?? Number.NaN) - ta.clickAt, decidedAMs: ta.decidedAt! - ta.clickAt, clearedBMs: tb.decidedAt! - ta.clickAt };
+    if (ta.clickAt !== undefined && (ta.disabledAt ?? 0) > 0 && (ta.decidedAt ?? 0) > 0 && (tb.decidedAt ?? 0) > 0) {
+      return { disabledMs: ta.disabledAt! - ta.clickAt, decidedAMs: ta.decidedAt! - ta.clickAt, clearedBMs: tb.decidedAt! - ta.clickAt };
     }
     if (Date.now() > deadline) throw new Error(`card ${requestId}: A ${JSON.stringify(ta)}, B ${JSON.stringify(tb)} within ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 50));

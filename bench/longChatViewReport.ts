@@ -1,0 +1,87 @@
+/**
+ * The table of the long-chat view bench (longChatView.ts): its figures with issue 11's targets, the
+ * verdicts and what the issue measured with the old design, as plain text (stdout) and markdown (the
+ * second table of docs/BENCHMARKS.md's long-chat section).
+ */
+import * as os from 'node:os';
+import { BEFORE_VIEW } from './longChatBefore';
+import type { LongChatViewResult } from './longChatView';
+import { fmt, percentile } from './stats';
+
+/** Issue 11's targets for the view (ms, MB). */
+export const VIEW_TARGETS = { openMs: 300, reloadShownMs: 1000, frameP95Ms: 20, longTaskMs: 50, ackMs: 50, clearedP95Ms: 200, memoryAboveShortMB: 50 } as const;
+
+type Row = readonly [metric: string, short: string, long: string, before: string, target: string, verdict: string];
+
+const MB = 1048576;
+const met = (ok: boolean) => (ok ? 'met' : 'NOT MET');
+const p = (xs: readonly number[], q: number) => percentile(xs, q);
+const p50p95 = (xs: readonly number[]) => `${fmt(p(xs, 50))} / ${fmt(p(xs, 95))} (max ${fmt(Math.max(...xs))}, n=${xs.length})`;
+
+/** The rows (metric, short chat, long chat, before, target, verdict). */
+export function viewRows(r: LongChatViewResult): Row[] {
+  const T = VIEW_TARGETS;
+  const B = BEFORE_VIEW;
+  const opens = r.openLongMs;
+  const deltas = r.scroll.frames.deltas;
+  const longest = Math.max(0, ...r.scroll.frames.longTasks.map((t) => t.duration));
+  const d = r.decisions;
+  const ack = d.map((x) => x.disabledMs);
+  const decidedA = d.map((x) => x.decidedAMs);
+  const cleared = d.map((x) => x.clearedBMs);
+  const memAbove = (r.rssLong - r.rssShort) / MB;
+  return [
+    ['Open Chat…: Enter in the picker → the last turn painted, warm host (ms; long: p50 / max)', fmt(r.openShortMs), `${fmt(p(opens, 50))} / ${fmt(Math.max(...opens))} (n=${opens.length})`, B.open, `<= ${T.openMs} ms`, met(p(opens, 50) <= T.openMs)],
+    ['Reload Window: navigation start → workbench ready (status bar painted) (ms)', '', fmt(r.reloadReadyMs), '', '', ''],
+    ['Reload Window: workbench ready → the last turn painted (ms)', '', fmt(r.reloadShownMs), B.reload, `<= ${T.reloadShownMs} ms`, met(r.reloadShownMs <= T.reloadShownMs)],
+    [`wheel to the first turn: ${r.scroll.wheelSteps} steps in ${(r.scroll.wallMs / 1000).toFixed(1)} s${r.scroll.reachedTop ? '' : ' (top NOT reached)'}; frame deltas p50 / p95 / max (ms, n=${deltas.length})`, '', `${fmt(p(deltas, 50))} / ${fmt(p(deltas, 95))} / ${fmt(Math.max(...deltas))}`, B.frames, `p95 <= ${T.frameP95Ms} ms`, met(r.scroll.reachedTop && p(deltas, 95) <= T.frameP95Ms)],
+    ['  long tasks while scrolling (count; longest ms)', '', `${r.scroll.frames.longTasks.length}; ${fmt(longest)}`, '', `none > ${T.longTaskMs} ms`, met(longest <= T.longTaskMs)],
+    ['window B: Open Chat… → the last turn painted, B\'s host opening it first (ms)', '', fmt(r.openInBMs), '', '', ''],
+    ['decide a card in A: click → its buttons painted disabled in A (p50 / p95 ms)', '', p50p95(ack), '', `<= ${T.ackMs} ms`, met(p(ack, 95) <= T.ackMs)],
+    ['  click → A\'s card painted with its outcome, the host\'s answer (p50 / p95 ms)', '', p50p95(decidedA), B.decidedA, '', ''],
+    ['  click → B\'s card painted without buttons (p50 / p95 ms)', '', p50p95(cleared), B.clearedB, `p95 <= ${T.clearedP95Ms} ms`, met(p(cleared, 95) <= T.clearedP95Ms)],
+    ['extension host RSS 5 s after opening the chat, same host and journal (MB)', fmt(r.rssShort / MB), `${fmt(r.rssLong / MB)} (+${fmt(memAbove)})`, B.rss, `<= +${T.memoryAboveShortMB} MB`, met(memAbove <= T.memoryAboveShortMB)],
+  ];
+}
+
+/** One line: date, load average before and after, wall time. */
+export function viewLoadLine(r: LongChatViewResult): string {
+  return `${r.date}; load average (1 min) ${r.load.start.toFixed(1)} -> ${r.load.end.toFixed(1)} on ${os.cpus().length} cores; ${(r.wallMs / 1000).toFixed(0)} s`;
+}
+
+function header(r: LongChatViewResult): Row {
+  return ['metric', `${r.shortTurns} turns`, `${r.longTurns} turns`, `before (issue 11, old design, ${r.longTurns} turns)`, 'target', 'verdict'];
+}
+
+/** The plain-text table (stdout). */
+export function viewText(r: LongChatViewResult): string {
+  const all = [header(r), ...viewRows(r)];
+  const widths = [0, 1, 2, 3, 4, 5].map((i) => Math.max(...all.map((row) => row[i]!.length)));
+  const line = (row: Row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [`== Long chat in code-server: ${viewLoadLine(r)}`, line(all[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n');
+}
+
+/** The markdown sub-section (a `###` heading, its method and its table). */
+export function viewMarkdown(r: LongChatViewResult): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  return `### The view in code-server (bench/longChatView.ts)
+
+- Command: \`npm run bench -- --long-chat-view\`; ${viewLoadLine(r)}; journal ${(r.journalBytes / MB).toFixed(1)} MB
+- code-server and headless Chromium (software rendering, 1400x900) on this machine, the extension as
+  installed from \`dist/\`; one journal seeded with the long chat and a ${r.shortTurns}-turn chat
+  (bench/longChatSeed.ts). Times are taken inside the pages (bench/longChatProbe.ts): "painted" is
+  the element in the chat's frame, then the next animation frame, then a task after it. Open: the
+  short chat first (the host opens the journal), then the long one ${r.openLongMs.length} times, closing its tab in
+  between. Reload: "workbench ready" is the status bar painted in the reloaded page, whose
+  navigation start is the reload's start. Scrolling: the mouse over the transcript, one wheel event
+  of ${'−'}1,500 px per animation frame until the first turn is painted at scrollTop 0; the frame deltas
+  and long tasks (PerformanceObserver 'longtask') are the chat frame's. Cards: window B is a
+  second browser profile on the same server showing the long chat; A sends \`run touch card-N.txt &&
+  echo …\` and clicks Allow once with the mouse on the card both show. Memory: VmRSS of A's
+  extension host process (the journal worker thread included) 5 s after each chat opened.
+
+| ${header(r).join(' | ')} |
+|---|---|---|---|---|---|
+${viewRows(r).map((row) => `| ${row.map(esc).join(' | ')} |`).join('\n')}
+`;
+}
