@@ -55,7 +55,7 @@ export async function longChatJourney(ctx: HostCrashContext): Promise<void> {
   });
 
   await step('scrolled-to-the-first-prompt', async () => {
-    const scroll = await scrollToTopTimed(a, turnSelector(first), 3000, 100_000, TIMEOUTS.ui);
+    const scroll = await scrollToTopTimed(a, turnSelector(first), 8000, 100_000, TIMEOUTS.ui);
     if (!scroll.reachedTop) throw new Error(`the wheel did not reach the first turn in ${(scroll.wallMs / 1000).toFixed(0)} s (${scroll.wheelSteps} steps)`);
     await visible(chatFrame(a).locator(`${turnSelector(first)} .message.user`, { hasText: FIRST_PROMPT }), 'the first prompt', TIMEOUTS.ui);
     await inView(a, first, 'the first turn');
