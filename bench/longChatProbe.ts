@@ -13,7 +13,8 @@
  * stood in a chat's content frame and a frame had been painted since (element found → the next
  * animation frame → a task after it). The top frame looks for them once per animation frame (a
  * querySelector per chat document and selector) until all were seen; `watch(selectors)` forgets
- * what was seen and looks for those (the init script's list at first).
+ * what was seen and looks for those (the init script's list at first). While it looks, it also notes
+ * when each new chat document shows (`chatDocs`: the view's script has built its skeleton).
  * In every frame it defines `__nacFrames.start()` / `.stop()`: animation-frame deltas and long tasks
  * (PerformanceObserver 'longtask', over 50 ms by definition) between the two calls, and
  * `__nacWatchCard(id)`: when a boundary card's decision buttons were clicked, when they were painted
@@ -25,6 +26,8 @@ import type { BrowserContext, Frame, Page } from 'playwright-core';
 /** What the top frame keeps (see the module docstring). */
 export interface ProbeState {
   readonly enters: number[];
+  /** When each chat document (one holding `#transcript`: the view's script built its skeleton) was first seen. */
+  readonly chatDocs: number[];
   readonly statusBarAt?: number;
   seen: Record<string, number>;
 }
@@ -33,8 +36,11 @@ export interface ProbeState {
 export interface FrameSpan {
   /** Deltas between consecutive animation frames. */
   readonly deltas: number[];
-  /** Long tasks seen by the frame: start (wall clock) and duration. */
-  readonly longTasks: { start: number; duration: number }[];
+  /**
+   * Long tasks seen by the frame: start (wall clock), duration, and whose they were (the entry's
+   * name: 'self' for the chat frame's own, 'same-origin-ancestor' for the workbench's, …).
+   */
+  readonly longTasks: { start: number; duration: number; name?: string }[];
 }
 
 /** Times around one decided card (wall clock ms; absent: not seen). */
@@ -52,7 +58,7 @@ function probeScript(watch: readonly string[]): void {
   const now = () => performance.timeOrigin + performance.now();
   const painted = (record: (at: number) => void) => requestAnimationFrame(() => setTimeout(() => record(now()), 0));
   if (w.top === w) {
-    const probe = { enters: [] as number[], statusBarAt: undefined as number | undefined, seen: {} as Record<string, number> };
+    const probe = { enters: [] as number[], chatDocs: [] as number[], statusBarAt: undefined as number | undefined, seen: {} as Record<string, number> };
     w.__nacProbe = probe;
     document.addEventListener('keydown', (e) => { if (e.key === 'Enter') probe.enters.push(now()); }, true);
     const poll = () => {
@@ -63,14 +69,14 @@ function probeScript(watch: readonly string[]): void {
     requestAnimationFrame(poll);
   }
   // Frame statistics, available in every frame.
-  let span: { deltas: number[]; longTasks: { start: number; duration: number }[]; last?: number; on: boolean; observer?: PerformanceObserver } | undefined;
+  let span: { deltas: number[]; longTasks: { start: number; duration: number; name: string }[]; last?: number; on: boolean; observer?: PerformanceObserver } | undefined;
   w.__nacFrames = {
     start() {
       span = { deltas: [], longTasks: [], on: true };
       const s = span;
       try {
         s.observer = new PerformanceObserver((list) => {
-          for (const e of list.getEntries()) s.longTasks.push({ start: performance.timeOrigin + e.startTime, duration: e.duration });
+          for (const e of list.getEntries()) s.longTasks.push({ start: performance.timeOrigin + e.startTime, duration: e.duration, name: e.name });
         });
         s.observer.observe({ type: 'longtask', buffered: false });
       } catch { /* no longtask support: none reported */ }
@@ -86,7 +92,7 @@ function probeScript(watch: readonly string[]): void {
       const s = span;
       if (!s) return { deltas: [], longTasks: [] };
       s.on = false;
-      s.observer?.takeRecords().forEach((e) => s.longTasks.push({ start: performance.timeOrigin + e.startTime, duration: e.duration }));
+      s.observer?.takeRecords().forEach((e) => s.longTasks.push({ start: performance.timeOrigin + e.startTime, duration: e.duration, name: e.name }));
       s.observer?.disconnect();
       return { deltas: s.deltas, longTasks: s.longTasks };
     },
@@ -118,7 +124,8 @@ function probeScript(watch: readonly string[]): void {
   // Watched selectors, from the top frame: the chat's content frame is a same-origin grandchild whose
   // document VS Code rewrites after this script ran there, so an observer set up in it is lost.
   if (w.top === w) {
-    const probe = w.__nacProbe as { seen: Record<string, number>; watch(list: readonly string[]): void };
+    const probe = w.__nacProbe as { seen: Record<string, number>; chatDocs: number[]; watch(list: readonly string[]): void };
+    const known = new WeakSet<Document>();
     const docs = (doc: Document): Document[] => {
       const out = [doc];
       doc.querySelectorAll('iframe').forEach((f) => {
@@ -138,6 +145,11 @@ function probeScript(watch: readonly string[]): void {
         return;
       }
       const chats = docs(document).filter((d) => d.getElementById('transcript'));
+      for (const d of chats) {
+        if (known.has(d)) continue;
+        known.add(d);
+        probe.chatDocs.push(now());
+      }
       for (const s of todo) {
         if (!chats.some((d) => d.querySelector(s))) continue;
         pending.add(s);

@@ -14,12 +14,20 @@ export function turnSelector(turnId: string): string {
   return `.turn[data-turn-id="${turnId}"]`;
 }
 
+/** Times of one Open Chat… (ms from the Enter key press in the picker, both taken in the browser). */
+export interface OpenTimes {
+  /** → the chat view's skeleton showed (VS Code made the webview and the view's script ran). */
+  readonly skeletonMs: number;
+  /** → the watched turn painted. */
+  readonly paintedMs: number;
+}
+
 /**
  * Opens the chat titled `title` from Agent Chats: Open Chat… as a user (palette, type, Enter) and
- * waits until `paintedSelector` is painted in its view. @returns ms from the Enter key press to
- * that paint (both taken in the browser). @throws Error when the picker or the paint does not come.
+ * waits until `paintedSelector` is painted in its view. @throws Error when the picker or the paint
+ * does not come.
  */
-export async function openChatTimed(page: Page, title: string, paintedSelector: string, timeoutMs: number): Promise<number> {
+export async function openChatTimed(page: Page, title: string, paintedSelector: string, timeoutMs: number): Promise<OpenTimes> {
   const input = page.locator('.quick-input-widget input.input[placeholder="Open a chat"]');
   await runCommand(page, 'Agent Chats: Open Chat…', timeoutMs);
   // The command registers once the extension activated: try once more if the picker did not come.
@@ -28,12 +36,14 @@ export async function openChatTimed(page: Page, title: string, paintedSelector: 
   await input.fill(title);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: timeoutMs });
   await watchFor(page, [paintedSelector]);
-  const before = (await probeState(page)).enters.length;
+  const before = await probeState(page);
   await input.press('Enter');
   const painted = await seenAt(page, paintedSelector, timeoutMs);
-  const enters = (await probeState(page)).enters;
-  if (enters.length <= before) throw new Error('the Enter key press was not seen by the page');
-  return painted - enters[before]!;
+  const after = await probeState(page);
+  const enter = after.enters[before.enters.length];
+  if (enter === undefined) throw new Error('the Enter key press was not seen by the page');
+  const skeleton = after.chatDocs.slice(before.chatDocs.length).find((at) => at >= enter) ?? Number.NaN;
+  return { skeletonMs: skeleton - enter, paintedMs: painted - enter };
 }
 
 /** Closes the active editor with its tab's close button. */

@@ -24,7 +24,7 @@ import { chatFrame, copyDir, ensureInstalled, launchBrowser, repoRoot, runComman
 import { extensionHostPids } from '../test/e2e/hostCrashJourney';
 import { chatContentFrame, installProbe, probeState, seenAt, watchFor } from './longChatProbe';
 import { firstTurnId, lastTurnId, seedLongChats, seededChats } from './longChatSeed';
-import { closeActiveEditor, decideTimed, openChatTimed, pendingCardId, rssOf, scrollToTopTimed, sendPrompt, turnSelector, type DecisionTimes, type ScrollResult } from './longChatSteps';
+import { closeActiveEditor, decideTimed, openChatTimed, pendingCardId, rssOf, scrollToTopTimed, sendPrompt, turnSelector, type DecisionTimes, type OpenTimes, type ScrollResult } from './longChatSteps';
 
 /** Options of one run. */
 export interface ViewOptions {
@@ -43,9 +43,9 @@ export interface ViewOptions {
   readonly timeoutMs: number;
 }
 
-/** Defaults: 5,000 vs 10 turns, 3 opens, 10 cards, 1,500 px per wheel step for at most 150 s. */
+/** Defaults: 5,000 vs 10 turns, 3 opens, 10 cards, 3,000 px per wheel step for at most 150 s. */
 export const VIEW_DEFAULTS: Omit<ViewOptions, 'extensionPath'> = {
-  longTurns: 5000, shortTurns: 10, opens: 3, cards: 10, wheelPx: 1500, scrollCapMs: 150_000, timeoutMs: 90_000,
+  longTurns: 5000, shortTurns: 10, opens: 3, cards: 10, wheelPx: 3000, scrollCapMs: 150_000, timeoutMs: 90_000,
 };
 
 /** Everything one run measured (ms, bytes). */
@@ -58,16 +58,21 @@ export interface LongChatViewResult {
   readonly shortTurns: number;
   readonly journalBytes: number;
   /** Enter → last turn painted: the short chat (first open in the host), then each long-chat open. */
-  readonly openShortMs: number;
-  readonly openLongMs: number[];
+  readonly openShort: OpenTimes;
+  readonly openLong: OpenTimes[];
   readonly rssShort: number;
   readonly rssLong: number;
-  /** Navigation start of the reloaded page → status bar painted; → the long chat's last turn painted. */
+  /**
+   * Navigation start of the reloaded page → status bar painted; that → the long chat's skeleton
+   * showed; that → its last turn painted.
+   */
   readonly reloadReadyMs: number;
+  readonly reloadSkeletonMs: number;
   readonly reloadShownMs: number;
-  readonly scroll: ScrollResult & { readonly heightPx: number };
+  /** Scrolling up: `heightPx`, the transcript's scrollHeight before; `wheelPx`, each wheel step. */
+  readonly scroll: ScrollResult & { readonly heightPx: number; readonly wheelPx: number };
   /** Window B: Enter → last turn painted (B's host opens the chat for the first time). */
-  readonly openInBMs: number;
+  readonly openInB: OpenTimes;
   readonly decisions: DecisionTimes[];
 }
 
@@ -112,34 +117,37 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
     const hostA = await hostPid(server);
     log(`[long chat view] workbench ready; extension host pid ${hostA}`);
 
-    const openShortMs = await openChatTimed(a, short.title, lastShort, o.timeoutMs);
+    const openShort = await openChatTimed(a, short.title, lastShort, o.timeoutMs);
     await sleep(5000);
     const rssShort = rssOf(hostA);
-    log(`[long chat view] short chat open in ${openShortMs.toFixed(0)} ms; host RSS ${(rssShort / 1048576).toFixed(0)} MB`);
-    const openLongMs: number[] = [];
+    log(`[long chat view] short chat painted in ${openShort.paintedMs.toFixed(0)} ms (skeleton ${openShort.skeletonMs.toFixed(0)}); host RSS ${(rssShort / 1048576).toFixed(0)} MB`);
+    const openLong: OpenTimes[] = [];
     let rssLong = 0;
     for (let i = 0; i < o.opens; i++) {
       if (i > 0) await closeActiveEditor(a, o.timeoutMs);
-      openLongMs.push(await openChatTimed(a, long.title, lastLong, o.timeoutMs));
+      const opened = await openChatTimed(a, long.title, lastLong, o.timeoutMs);
+      openLong.push(opened);
       if (i === 0) {
         await sleep(5000);
         rssLong = rssOf(hostA);
       }
-      log(`[long chat view] long chat open #${i + 1} in ${openLongMs[i]!.toFixed(0)} ms${i === 0 ? `; host RSS ${(rssLong / 1048576).toFixed(0)} MB` : ''}`);
+      log(`[long chat view] long chat #${i + 1} painted in ${opened.paintedMs.toFixed(0)} ms (skeleton ${opened.skeletonMs.toFixed(0)})${i === 0 ? `; host RSS ${(rssLong / 1048576).toFixed(0)} MB` : ''}`);
     }
 
     await runCommand(a, 'Developer: Reload Window', o.timeoutMs);
     await a.waitForFunction(() => (window as unknown as { __nacProbe?: { statusBarAt?: number } }).__nacProbe?.statusBarAt !== undefined, undefined, { timeout: o.timeoutMs });
     const shownAt = await seenAt(a, lastLong, o.timeoutMs);
     const navStart = await a.evaluate(() => performance.timeOrigin);
-    const readyAt = (await probeState(a)).statusBarAt!;
+    const reloaded = await probeState(a);
+    const readyAt = reloaded.statusBarAt!;
     const reloadReadyMs = readyAt - navStart;
+    const reloadSkeletonMs = (reloaded.chatDocs[0] ?? Number.NaN) - readyAt;
     const reloadShownMs = shownAt - readyAt;
     await watchFor(a, []);
-    log(`[long chat view] reload: workbench ready ${reloadReadyMs.toFixed(0)} ms after navigation start, the last turn painted ${reloadShownMs.toFixed(0)} ms after that`);
+    log(`[long chat view] reload: workbench ready ${reloadReadyMs.toFixed(0)} ms after navigation start, the chat's skeleton ${reloadSkeletonMs.toFixed(0)} ms and its last turn ${reloadShownMs.toFixed(0)} ms after that`);
 
     const heightPx = await chatContentFrame(a, o.timeoutMs).then((f) => f.evaluate(() => document.getElementById('transcript')?.scrollHeight ?? -1));
-    const scroll = { ...(await scrollToTopTimed(a, firstLong, o.wheelPx, o.scrollCapMs, o.timeoutMs)), heightPx };
+    const scroll = { ...(await scrollToTopTimed(a, firstLong, o.wheelPx, o.scrollCapMs, o.timeoutMs)), heightPx, wheelPx: o.wheelPx };
     log(`[long chat view] scrolled ${scroll.reachedTop ? 'to the top' : 'NOT to the top'} in ${scroll.wheelSteps} wheel steps, ${(scroll.wallMs / 1000).toFixed(1)} s; ${scroll.frames.deltas.length} frames, ${scroll.frames.longTasks.length} long tasks`);
 
     // Another browser profile: in the same one, B's workbench would restore A's layout, tabs included.
@@ -148,8 +156,8 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
     const b = await contextB.newPage();
     await b.goto(server.folderUrl, { timeout: o.timeoutMs });
     await waitForWorkbench(b, o.timeoutMs);
-    const openInBMs = await openChatTimed(b, long.title, lastLong, o.timeoutMs);
-    log(`[long chat view] window B: long chat open in ${openInBMs.toFixed(0)} ms`);
+    const openInB = await openChatTimed(b, long.title, lastLong, o.timeoutMs);
+    log(`[long chat view] window B: long chat painted in ${openInB.paintedMs.toFixed(0)} ms (skeleton ${openInB.skeletonMs.toFixed(0)})`);
     const decisions: DecisionTimes[] = [];
     for (let i = 1; i <= o.cards; i++) {
       const command = `touch card-${i}.txt && echo card-${i}-done`;
@@ -165,8 +173,8 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
     }
     return {
       date: new Date(started).toISOString(), extension: o.extensionPath, load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: Date.now() - started,
-      longTurns: o.longTurns, shortTurns: o.shortTurns, journalBytes, openShortMs, openLongMs, rssShort, rssLong,
-      reloadReadyMs, reloadShownMs, scroll, openInBMs, decisions,
+      longTurns: o.longTurns, shortTurns: o.shortTurns, journalBytes, openShort, openLong, rssShort, rssLong,
+      reloadReadyMs, reloadSkeletonMs, reloadShownMs, scroll, openInB, decisions,
     };
   } finally {
     await browser?.close().catch(() => undefined);
