@@ -46,6 +46,37 @@ export async function openChatTimed(page: Page, title: string, paintedSelector: 
   return { skeletonMs: skeleton - enter, paintedMs: painted - enter };
 }
 
+/** Times of one Reload Window (ms; the reloaded page's navigation start is the reload's start). */
+export interface ReloadTimes {
+  /** Navigation start → the workbench ready (its status bar painted). */
+  readonly readyMs: number;
+  /** Workbench ready → the chat view's skeleton shown (the restored webview's script ran). */
+  readonly skeletonMs: number;
+  /** Workbench ready → `paintedSelector` painted. */
+  readonly shownMs: number;
+}
+
+/**
+ * Reloads the window (Developer: Reload Window) with a chat tab active and waits until
+ * `paintedSelector` (watched by the probe from the new page's start) is painted.
+ */
+export async function reloadTimed(page: Page, paintedSelector: string, timeoutMs: number): Promise<ReloadTimes> {
+  await runCommand(page, 'Developer: Reload Window', timeoutMs);
+  await page.waitForFunction(() => (window as unknown as { __nacProbe?: { statusBarAt?: number } }).__nacProbe?.statusBarAt !== undefined, undefined, { timeout: timeoutMs });
+  const shownAt = await seenAt(page, paintedSelector, timeoutMs);
+  const navStart = await page.evaluate(() => performance.timeOrigin);
+  const state = await probeState(page);
+  await watchFor(page, []);
+  const readyAt = state.statusBarAt!;
+  return { readyMs: readyAt - navStart, skeletonMs: (state.chatDocs[0] ?? Number.NaN) - readyAt, shownMs: shownAt - readyAt };
+}
+
+/** Makes the editor tab labelled `title` the active one (a click on it) and waits for `paintedSelector` in its view. */
+export async function showTab(page: Page, title: string, paintedSelector: string, timeoutMs: number): Promise<void> {
+  await page.locator('.part.editor .tabs-container .tab', { hasText: title }).first().click({ timeout: timeoutMs });
+  await chatFrame(page).locator(paintedSelector).first().waitFor({ state: 'attached', timeout: timeoutMs });
+}
+
 /** Closes the active editor with its tab's close button. */
 export async function closeActiveEditor(page: Page, timeoutMs: number): Promise<void> {
   const tab = page.locator('.part.editor .tabs-container .tab.active');

@@ -7,8 +7,9 @@
  *    Enter in the picker → the long chat's last turn painted, warm host;
  * 2. extension host RSS (its process, the journal worker thread included) 5 s after the short chat
  *    opened, and 5 s after the long chat opened (same host, same journal);
- * 3. Reload Window with the long chat open: the new page's navigation start → the workbench ready
- *    (the status bar painted) → the long chat's last turn painted;
+ * 3. Reload Window with the short chat's tab active (VS Code's own part), then with the long chat's:
+ *    the new page's navigation start → the workbench ready (the status bar painted) → the chat view's
+ *    skeleton shown → the chat's last turn painted;
  * 4. the mouse wheel scrolls the transcript to its first turn: the view's animation-frame deltas and
  *    long tasks (in the chat's content frame);
  * Then a second window (B, another browser tab on the same server) opens the long chat, and `cards`
@@ -20,11 +21,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { chatFrame, copyDir, ensureInstalled, launchBrowser, repoRoot, runCommand, startCodeServer, tempDir, waitForWorkbench, type CodeServer } from '../test/harness/codeServer';
+import { chatFrame, copyDir, ensureInstalled, launchBrowser, repoRoot, startCodeServer, tempDir, waitForWorkbench, type CodeServer } from '../test/harness/codeServer';
 import { extensionHostPids } from '../test/e2e/hostCrashJourney';
-import { chatContentFrame, installProbe, probeState, seenAt, watchFor } from './longChatProbe';
+import { chatContentFrame, installProbe } from './longChatProbe';
 import { firstTurnId, lastTurnId, seedLongChats, seededChats } from './longChatSeed';
-import { closeActiveEditor, decideTimed, openChatTimed, pendingCardId, rssOf, scrollToTopTimed, sendPrompt, turnSelector, type DecisionTimes, type OpenTimes, type ScrollResult } from './longChatSteps';
+import { closeActiveEditor, decideTimed, openChatTimed, pendingCardId, reloadTimed, rssOf, scrollToTopTimed, sendPrompt, showTab, turnSelector, type DecisionTimes, type OpenTimes, type ReloadTimes, type ScrollResult } from './longChatSteps';
 
 /** Options of one run. */
 export interface ViewOptions {
@@ -62,13 +63,9 @@ export interface LongChatViewResult {
   readonly openLong: OpenTimes[];
   readonly rssShort: number;
   readonly rssLong: number;
-  /**
-   * Navigation start of the reloaded page → status bar painted; that → the long chat's skeleton
-   * showed; that → its last turn painted.
-   */
-  readonly reloadReadyMs: number;
-  readonly reloadSkeletonMs: number;
-  readonly reloadShownMs: number;
+  /** Reload Window with the short chat's tab active (VS Code's part, for comparison), then the long one's. */
+  readonly reloadShort: ReloadTimes;
+  readonly reloadLong: ReloadTimes;
   /** Scrolling up: `heightPx`, the transcript's scrollHeight before; `wheelPx`, each wheel step. */
   readonly scroll: ScrollResult & { readonly heightPx: number; readonly wheelPx: number };
   /** Window B: Enter → last turn painted (B's host opens the chat for the first time). */
@@ -110,7 +107,7 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
     });
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    await installProbe(context, [lastLong]);
+    await installProbe(context, [lastLong, lastShort]);
     const a = await context.newPage();
     await a.goto(server.folderUrl, { timeout: o.timeoutMs });
     await waitForWorkbench(a, o.timeoutMs);
@@ -134,17 +131,12 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
       log(`[long chat view] long chat #${i + 1} painted in ${opened.paintedMs.toFixed(0)} ms (skeleton ${opened.skeletonMs.toFixed(0)})${i === 0 ? `; host RSS ${(rssLong / 1048576).toFixed(0)} MB` : ''}`);
     }
 
-    await runCommand(a, 'Developer: Reload Window', o.timeoutMs);
-    await a.waitForFunction(() => (window as unknown as { __nacProbe?: { statusBarAt?: number } }).__nacProbe?.statusBarAt !== undefined, undefined, { timeout: o.timeoutMs });
-    const shownAt = await seenAt(a, lastLong, o.timeoutMs);
-    const navStart = await a.evaluate(() => performance.timeOrigin);
-    const reloaded = await probeState(a);
-    const readyAt = reloaded.statusBarAt!;
-    const reloadReadyMs = readyAt - navStart;
-    const reloadSkeletonMs = (reloaded.chatDocs[0] ?? Number.NaN) - readyAt;
-    const reloadShownMs = shownAt - readyAt;
-    await watchFor(a, []);
-    log(`[long chat view] reload: workbench ready ${reloadReadyMs.toFixed(0)} ms after navigation start, the chat's skeleton ${reloadSkeletonMs.toFixed(0)} ms and its last turn ${reloadShownMs.toFixed(0)} ms after that`);
+    await showTab(a, short.title, lastShort, o.timeoutMs);
+    const reloadShort = await reloadTimed(a, lastShort, o.timeoutMs);
+    log(`[long chat view] reload with the short chat: workbench ready ${reloadShort.readyMs.toFixed(0)} ms after navigation start, the chat's skeleton ${reloadShort.skeletonMs.toFixed(0)} ms and its last turn ${reloadShort.shownMs.toFixed(0)} ms after that`);
+    await showTab(a, long.title, lastLong, o.timeoutMs);
+    const reloadLong = await reloadTimed(a, lastLong, o.timeoutMs);
+    log(`[long chat view] reload with the long chat: workbench ready ${reloadLong.readyMs.toFixed(0)} ms after navigation start, the chat's skeleton ${reloadLong.skeletonMs.toFixed(0)} ms and its last turn ${reloadLong.shownMs.toFixed(0)} ms after that`);
 
     const heightPx = await chatContentFrame(a, o.timeoutMs).then((f) => f.evaluate(() => document.getElementById('transcript')?.scrollHeight ?? -1));
     const scroll = { ...(await scrollToTopTimed(a, firstLong, o.wheelPx, o.scrollCapMs, o.timeoutMs)), heightPx, wheelPx: o.wheelPx };
@@ -174,7 +166,7 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
     return {
       date: new Date(started).toISOString(), extension: o.extensionPath, load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: Date.now() - started,
       longTurns: o.longTurns, shortTurns: o.shortTurns, journalBytes, openShort, openLong, rssShort, rssLong,
-      reloadReadyMs, reloadSkeletonMs, reloadShownMs, scroll, openInB, decisions,
+      reloadShort, reloadLong, scroll, openInB, decisions,
     };
   } finally {
     await browser?.close().catch(() => undefined);
