@@ -41,6 +41,8 @@ export interface FrameSpan {
    * name: 'self' for the chat frame's own, 'same-origin-ancestor' for the workbench's, …).
    */
   readonly longTasks: { start: number; duration: number; name?: string }[];
+  /** Messages the frame received meanwhile: when (wall clock) and their `type` (the host's `page`, `changes`, …). */
+  readonly messages?: { at: number; type: string }[];
 }
 
 /** Times around one decided card (wall clock ms; absent: not seen). */
@@ -51,35 +53,103 @@ export interface CardTimes {
   readonly state?: string;
 }
 
-/** The init script (runs in every frame before its own scripts). `watch`: selectors to time. */
-function probeScript(watch: readonly string[]): void {
+/**
+ * Init script of the top frame (the workbench page): Enter presses, the status bar's first paint,
+ * and the watched selectors (see the module docstring). `watch`: the selectors to look for at first.
+ * Self-contained: Playwright sends its source to the browser.
+ */
+function topProbeScript(watch: readonly string[]): void {
   type W = Window & typeof globalThis & Record<string, unknown>;
   const w = window as W;
+  if (w.top !== w) return;
   const now = () => performance.timeOrigin + performance.now();
   const painted = (record: (at: number) => void) => requestAnimationFrame(() => setTimeout(() => record(now()), 0));
-  if (w.top === w) {
-    const probe = { enters: [] as number[], chatDocs: [] as number[], statusBarAt: undefined as number | undefined, seen: {} as Record<string, number> };
-    w.__nacProbe = probe;
-    document.addEventListener('keydown', (e) => { if (e.key === 'Enter') probe.enters.push(now()); }, true);
-    const poll = () => {
-      const bar = document.querySelector<HTMLElement>('.monaco-workbench .part.statusbar');
-      if (bar && bar.offsetParent !== null) painted((at) => (probe.statusBarAt = at));
-      else requestAnimationFrame(poll);
-    };
-    requestAnimationFrame(poll);
-  }
-  // Frame statistics, available in every frame.
-  let span: { deltas: number[]; longTasks: { start: number; duration: number; name: string }[]; last?: number; on: boolean; observer?: PerformanceObserver } | undefined;
+  const probe = {
+    enters: [] as number[], chatDocs: [] as number[], statusBarAt: undefined as number | undefined, seen: {} as Record<string, number>,
+    watch: (_list: readonly string[]) => undefined as void,
+  };
+  w.__nacProbe = probe;
+  document.addEventListener('keydown', (e) => { if (e.key === 'Enter') probe.enters.push(now()); }, true);
+  const poll = () => {
+    const bar = document.querySelector<HTMLElement>('.monaco-workbench .part.statusbar');
+    if (bar && bar.offsetParent !== null) painted((at) => (probe.statusBarAt = at));
+    else requestAnimationFrame(poll);
+  };
+  requestAnimationFrame(poll);
+  // The chat's content frame is a same-origin grandchild whose document VS Code rewrites after an
+  // init script ran there, so an observer set up in it would be lost: look from here.
+  const known = new WeakSet<Document>();
+  const docs = (doc: Document): Document[] => {
+    const out = [doc];
+    doc.querySelectorAll('iframe').forEach((f) => {
+      try {
+        if (f.contentDocument) out.push(...docs(f.contentDocument));
+      } catch { /* another origin */ }
+    });
+    return out;
+  };
+  let list: readonly string[] = [];
+  let looking = false;
+  const pending = new Set<string>();
+  const look = () => {
+    const todo = list.filter((s) => probe.seen[s] === undefined && !pending.has(s));
+    if (todo.length === 0 && pending.size === 0) {
+      looking = false;
+      return;
+    }
+    const chats = docs(document).filter((d) => d.getElementById('transcript'));
+    for (const d of chats) {
+      if (known.has(d)) continue;
+      known.add(d);
+      probe.chatDocs.push(now());
+    }
+    for (const s of todo) {
+      if (!chats.some((d) => d.querySelector(s))) continue;
+      pending.add(s);
+      painted((at) => {
+        pending.delete(s);
+        if (probe.seen[s] === undefined) probe.seen[s] = at;
+      });
+    }
+    requestAnimationFrame(look);
+  };
+  probe.watch = (selectors) => {
+    list = [...selectors];
+    probe.seen = {};
+    pending.clear();
+    if (!looking) {
+      looking = true;
+      requestAnimationFrame(look);
+    }
+  };
+  probe.watch(watch);
+}
+
+/** Init script of every frame: `__nacFrames.start()` / `.stop()` (see the module docstring). Self-contained. */
+function frameStatsScript(): void {
+  const w = window as Window & typeof globalThis & Record<string, unknown>;
+  type Span = {
+    deltas: number[]; longTasks: { start: number; duration: number; name: string }[]; messages: { at: number; type: string }[];
+    last?: number; on: boolean; observer?: PerformanceObserver; onMessage?: (e: MessageEvent) => void;
+  };
+  let span: Span | undefined;
+  const now = () => performance.timeOrigin + performance.now();
   w.__nacFrames = {
     start() {
-      span = { deltas: [], longTasks: [], on: true };
-      const s = span;
+      const s: Span = { deltas: [], longTasks: [], messages: [], on: true };
+      span = s;
       try {
         s.observer = new PerformanceObserver((list) => {
           for (const e of list.getEntries()) s.longTasks.push({ start: performance.timeOrigin + e.startTime, duration: e.duration, name: e.name });
         });
         s.observer.observe({ type: 'longtask', buffered: false });
       } catch { /* no longtask support: none reported */ }
+      // The host's messages as they arrive (their type only), to tell what the long tasks followed.
+      s.onMessage = (e) => {
+        const type = (e.data as { type?: unknown } | null)?.type;
+        if (typeof type === 'string') s.messages.push({ at: now(), type });
+      };
+      w.addEventListener('message', s.onMessage);
       const tick = (t: number) => {
         if (!s.on) return;
         if (s.last !== undefined) s.deltas.push(t - s.last);
@@ -90,14 +160,21 @@ function probeScript(watch: readonly string[]): void {
     },
     stop() {
       const s = span;
-      if (!s) return { deltas: [], longTasks: [] };
+      if (!s) return { deltas: [], longTasks: [], messages: [] };
       s.on = false;
       s.observer?.takeRecords().forEach((e) => s.longTasks.push({ start: performance.timeOrigin + e.startTime, duration: e.duration, name: e.name }));
       s.observer?.disconnect();
-      return { deltas: s.deltas, longTasks: s.longTasks };
+      if (s.onMessage) w.removeEventListener('message', s.onMessage);
+      return { deltas: s.deltas, longTasks: s.longTasks, messages: s.messages };
     },
   };
-  // A boundary card's decision, in the chat's content frame.
+}
+
+/** Init script of every frame: `__nacWatchCard(id)` (see the module docstring). Self-contained. */
+function cardWatchScript(): void {
+  const w = window as Window & typeof globalThis & Record<string, unknown>;
+  const now = () => performance.timeOrigin + performance.now();
+  const painted = (record: (at: number) => void) => requestAnimationFrame(() => setTimeout(() => record(now()), 0));
   w.__nacWatchCard = (id: string) => {
     const times: { clickAt?: number; disabledAt?: number; decidedAt?: number; state?: string } = {};
     const sel = `.boundary-card[data-request-id="${CSS.escape(id)}"]`;
@@ -121,61 +198,13 @@ function probeScript(watch: readonly string[]): void {
     new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['disabled', 'data-state'] });
     w.__nacCardTimes = times;
   };
-  // Watched selectors, from the top frame: the chat's content frame is a same-origin grandchild whose
-  // document VS Code rewrites after this script ran there, so an observer set up in it is lost.
-  if (w.top === w) {
-    const probe = w.__nacProbe as { seen: Record<string, number>; chatDocs: number[]; watch(list: readonly string[]): void };
-    const known = new WeakSet<Document>();
-    const docs = (doc: Document): Document[] => {
-      const out = [doc];
-      doc.querySelectorAll('iframe').forEach((f) => {
-        try {
-          if (f.contentDocument) out.push(...docs(f.contentDocument));
-        } catch { /* another origin */ }
-      });
-      return out;
-    };
-    let list: readonly string[] = [];
-    let looking = false;
-    const pending = new Set<string>();
-    const look = () => {
-      const todo = list.filter((s) => probe.seen[s] === undefined && !pending.has(s));
-      if (todo.length === 0 && pending.size === 0) {
-        looking = false;
-        return;
-      }
-      const chats = docs(document).filter((d) => d.getElementById('transcript'));
-      for (const d of chats) {
-        if (known.has(d)) continue;
-        known.add(d);
-        probe.chatDocs.push(now());
-      }
-      for (const s of todo) {
-        if (!chats.some((d) => d.querySelector(s))) continue;
-        pending.add(s);
-        painted((at) => {
-          pending.delete(s);
-          if (probe.seen[s] === undefined) probe.seen[s] = at;
-        });
-      }
-      requestAnimationFrame(look);
-    };
-    probe.watch = (selectors) => {
-      list = [...selectors];
-      probe.seen = {};
-      pending.clear();
-      if (!looking) {
-        looking = true;
-        requestAnimationFrame(look);
-      }
-    };
-    probe.watch(watch);
-  }
 }
 
 /** Installs the probe in every frame of every page `context` opens from now on. */
 export async function installProbe(context: BrowserContext, watch: readonly string[]): Promise<void> {
-  await context.addInitScript(probeScript, watch);
+  await context.addInitScript(topProbeScript, watch);
+  await context.addInitScript(frameStatsScript);
+  await context.addInitScript(cardWatchScript);
 }
 
 /** The top frame's probe state. */

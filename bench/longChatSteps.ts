@@ -123,7 +123,7 @@ export async function scrollToTopTimed(page: Page, firstSelector: string, stepPx
     }
   }
   const wallMs = Date.now() - started;
-  const frames = await frame.evaluate(() => (window as unknown as { __nacFrames?: { stop(): FrameSpan } }).__nacFrames?.stop() ?? { deltas: [], longTasks: [] });
+  const frames = await frame.evaluate(() => (window as unknown as { __nacFrames?: { stop(): FrameSpan } }).__nacFrames?.stop() ?? { deltas: [], longTasks: [], messages: [] });
   return { reachedTop, wheelSteps: steps, wallMs, frames };
 }
 

@@ -20,7 +20,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { chatFrame, copyDir, ensureInstalled, launchBrowser, repoRoot, startCodeServer, tempDir, waitForWorkbench, type CodeServer } from '../test/harness/codeServer';
 import { extensionHostPids } from '../test/e2e/hostCrashJourney';
 import { chatContentFrame, installProbe } from './longChatProbe';
@@ -85,6 +85,12 @@ async function hostPid(server: CodeServer, exclude: readonly number[] = []): Pro
   throw new Error('no extension host');
 }
 
+/** The selectors of the seeded chats' turns the bench waits for, and their titles. */
+interface Targets {
+  readonly long: { readonly title: string; readonly last: string; readonly first: string };
+  readonly short: { readonly title: string; readonly last: string };
+}
+
 /** Runs the view bench (see the module docstring). `log` prints progress. */
 export async function benchLongChatView(options: ViewOptions, log: (line: string) => void): Promise<LongChatViewResult> {
   const started = Date.now();
@@ -97,7 +103,10 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
   const userDataDir = path.join(tmp, 'user-data');
   const journalBytes = await seedLongChats(userDataDir, o.longTurns, o.shortTurns);
   const { long, short } = seededChats(o.longTurns, o.shortTurns);
-  const [lastLong, firstLong, lastShort] = [turnSelector(lastTurnId(long)), turnSelector(firstTurnId(long)), turnSelector(lastTurnId(short))];
+  const t: Targets = {
+    long: { title: long.title, last: turnSelector(lastTurnId(long)), first: turnSelector(firstTurnId(long)) },
+    short: { title: short.title, last: turnSelector(lastTurnId(short)) },
+  };
   let server: CodeServer | undefined;
   let browser: Browser | undefined;
   try {
@@ -107,70 +116,85 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
     });
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    await installProbe(context, [lastLong, lastShort]);
+    await installProbe(context, [t.long.last, t.short.last]);
     const a = await context.newPage();
     await a.goto(server.folderUrl, { timeout: o.timeoutMs });
     await waitForWorkbench(a, o.timeoutMs);
     const hostA = await hostPid(server);
     log(`[long chat view] workbench ready; extension host pid ${hostA}`);
-
-    const openShort = await openChatTimed(a, short.title, lastShort, o.timeoutMs);
-    await sleep(5000);
-    const rssShort = rssOf(hostA);
-    log(`[long chat view] short chat painted in ${openShort.paintedMs.toFixed(0)} ms (skeleton ${openShort.skeletonMs.toFixed(0)}); host RSS ${(rssShort / 1048576).toFixed(0)} MB`);
-    const openLong: OpenTimes[] = [];
-    let rssLong = 0;
-    for (let i = 0; i < o.opens; i++) {
-      if (i > 0) await closeActiveEditor(a, o.timeoutMs);
-      const opened = await openChatTimed(a, long.title, lastLong, o.timeoutMs);
-      openLong.push(opened);
-      if (i === 0) {
-        await sleep(5000);
-        rssLong = rssOf(hostA);
-      }
-      log(`[long chat view] long chat #${i + 1} painted in ${opened.paintedMs.toFixed(0)} ms (skeleton ${opened.skeletonMs.toFixed(0)})${i === 0 ? `; host RSS ${(rssLong / 1048576).toFixed(0)} MB` : ''}`);
-    }
-
-    await showTab(a, short.title, lastShort, o.timeoutMs);
-    const reloadShort = await reloadTimed(a, lastShort, o.timeoutMs);
-    log(`[long chat view] reload with the short chat: workbench ready ${reloadShort.readyMs.toFixed(0)} ms after navigation start, the chat's skeleton ${reloadShort.skeletonMs.toFixed(0)} ms and its last turn ${reloadShort.shownMs.toFixed(0)} ms after that`);
-    await showTab(a, long.title, lastLong, o.timeoutMs);
-    const reloadLong = await reloadTimed(a, lastLong, o.timeoutMs);
-    log(`[long chat view] reload with the long chat: workbench ready ${reloadLong.readyMs.toFixed(0)} ms after navigation start, the chat's skeleton ${reloadLong.skeletonMs.toFixed(0)} ms and its last turn ${reloadLong.shownMs.toFixed(0)} ms after that`);
-
+    const opens = await measureOpens(a, hostA, t, o, log);
+    const reloads = await measureReloads(a, t, o, log);
     const heightPx = await chatContentFrame(a, o.timeoutMs).then((f) => f.evaluate(() => document.getElementById('transcript')?.scrollHeight ?? -1));
-    const scroll = { ...(await scrollToTopTimed(a, firstLong, o.wheelPx, o.scrollCapMs, o.timeoutMs)), heightPx, wheelPx: o.wheelPx };
+    const scroll = { ...(await scrollToTopTimed(a, t.long.first, o.wheelPx, o.scrollCapMs, o.timeoutMs)), heightPx, wheelPx: o.wheelPx };
     log(`[long chat view] scrolled ${scroll.reachedTop ? 'to the top' : 'NOT to the top'} in ${scroll.wheelSteps} wheel steps, ${(scroll.wallMs / 1000).toFixed(1)} s; ${scroll.frames.deltas.length} frames, ${scroll.frames.longTasks.length} long tasks`);
-
-    // Another browser profile: in the same one, B's workbench would restore A's layout, tabs included.
-    const contextB = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    await installProbe(contextB, []);
-    const b = await contextB.newPage();
-    await b.goto(server.folderUrl, { timeout: o.timeoutMs });
-    await waitForWorkbench(b, o.timeoutMs);
-    const openInB = await openChatTimed(b, long.title, lastLong, o.timeoutMs);
-    log(`[long chat view] window B: long chat painted in ${openInB.paintedMs.toFixed(0)} ms (skeleton ${openInB.skeletonMs.toFixed(0)})`);
-    const decisions: DecisionTimes[] = [];
-    for (let i = 1; i <= o.cards; i++) {
-      const command = `touch card-${i}.txt && echo card-${i}-done`;
-      await a.bringToFront();
-      await sendPrompt(a, `run ${command}`, o.timeoutMs);
-      const id = await pendingCardId(a, command, o.timeoutMs);
-      if ((await pendingCardId(b, command, o.timeoutMs)) !== id) throw new Error(`windows show different requests for ${command}`);
-      const d = await decideTimed(a, b, id, o.timeoutMs);
-      decisions.push(d);
-      log(`[long chat view] card ${i}: disabled ${d.disabledMs.toFixed(1)} ms, A decided ${d.decidedAMs.toFixed(0)} ms, B cleared ${d.clearedBMs.toFixed(0)} ms`);
-      await chatFrame(a).locator('pre.output', { hasText: `card-${i}-done` }).first().waitFor({ state: 'visible', timeout: o.timeoutMs });
-      await chatFrame(a).locator('#send').waitFor({ state: 'visible', timeout: o.timeoutMs });
-    }
+    const cards = await measureCards(browser, server, a, t, o, log);
     return {
       date: new Date(started).toISOString(), extension: o.extensionPath, load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: Date.now() - started,
-      longTurns: o.longTurns, shortTurns: o.shortTurns, journalBytes, openShort, openLong, rssShort, rssLong,
-      reloadShort, reloadLong, scroll, openInB, decisions,
+      longTurns: o.longTurns, shortTurns: o.shortTurns, journalBytes, ...opens, ...reloads, scroll, ...cards,
     };
   } finally {
     await browser?.close().catch(() => undefined);
     await server?.stop();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** Opens the short chat, then the long one `o.opens` times; the host's RSS 5 s after the first of each. */
+async function measureOpens(a: Page, hostA: number, t: Targets, o: ViewOptions, log: (line: string) => void) {
+  const openShort = await openChatTimed(a, t.short.title, t.short.last, o.timeoutMs);
+  await sleep(5000);
+  const rssShort = rssOf(hostA);
+  log(`[long chat view] short chat painted in ${openShort.paintedMs.toFixed(0)} ms (skeleton ${openShort.skeletonMs.toFixed(0)}); host RSS ${(rssShort / 1048576).toFixed(0)} MB`);
+  const openLong: OpenTimes[] = [];
+  let rssLong = 0;
+  for (let i = 0; i < o.opens; i++) {
+    if (i > 0) await closeActiveEditor(a, o.timeoutMs);
+    const opened = await openChatTimed(a, t.long.title, t.long.last, o.timeoutMs);
+    openLong.push(opened);
+    if (i === 0) {
+      await sleep(5000);
+      rssLong = rssOf(hostA);
+    }
+    log(`[long chat view] long chat #${i + 1} painted in ${opened.paintedMs.toFixed(0)} ms (skeleton ${opened.skeletonMs.toFixed(0)})${i === 0 ? `; host RSS ${(rssLong / 1048576).toFixed(0)} MB` : ''}`);
+  }
+  return { openShort, openLong, rssShort, rssLong };
+}
+
+/** Reload Window with the short chat's tab active, then with the long chat's. */
+async function measureReloads(a: Page, t: Targets, o: ViewOptions, log: (line: string) => void) {
+  const said = (what: string, r: ReloadTimes) =>
+    log(`[long chat view] reload with the ${what} chat: workbench ready ${r.readyMs.toFixed(0)} ms after navigation start, the chat's skeleton ${r.skeletonMs.toFixed(0)} ms and its last turn ${r.shownMs.toFixed(0)} ms after that`);
+  await showTab(a, t.short.title, t.short.last, o.timeoutMs);
+  const reloadShort = await reloadTimed(a, t.short.last, o.timeoutMs);
+  said('short', reloadShort);
+  await showTab(a, t.long.title, t.long.last, o.timeoutMs);
+  const reloadLong = await reloadTimed(a, t.long.last, o.timeoutMs);
+  said('long', reloadLong);
+  return { reloadShort, reloadLong };
+}
+
+/** Window B (another browser profile) opens the long chat; A decides `o.cards` cards while B watches. */
+async function measureCards(browser: Browser, server: CodeServer, a: Page, t: Targets, o: ViewOptions, log: (line: string) => void) {
+  // Another browser profile: in the same one, B's workbench would restore A's layout, tabs included.
+  const contextB = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  await installProbe(contextB, []);
+  const b = await contextB.newPage();
+  await b.goto(server.folderUrl, { timeout: o.timeoutMs });
+  await waitForWorkbench(b, o.timeoutMs);
+  const openInB = await openChatTimed(b, t.long.title, t.long.last, o.timeoutMs);
+  log(`[long chat view] window B: long chat painted in ${openInB.paintedMs.toFixed(0)} ms (skeleton ${openInB.skeletonMs.toFixed(0)})`);
+  const decisions: DecisionTimes[] = [];
+  for (let i = 1; i <= o.cards; i++) {
+    const command = `touch card-${i}.txt && echo card-${i}-done`;
+    await a.bringToFront();
+    await sendPrompt(a, `run ${command}`, o.timeoutMs);
+    const id = await pendingCardId(a, command, o.timeoutMs);
+    if ((await pendingCardId(b, command, o.timeoutMs)) !== id) throw new Error(`windows show different requests for ${command}`);
+    const d = await decideTimed(a, b, id, o.timeoutMs);
+    decisions.push(d);
+    log(`[long chat view] card ${i}: disabled ${d.disabledMs.toFixed(1)} ms, A decided ${d.decidedAMs.toFixed(0)} ms, B cleared ${d.clearedBMs.toFixed(0)} ms`);
+    await chatFrame(a).locator('pre.output', { hasText: `card-${i}-done` }).first().waitFor({ state: 'visible', timeout: o.timeoutMs });
+    await chatFrame(a).locator('#send').waitFor({ state: 'visible', timeout: o.timeoutMs });
+  }
+  return { openInB, decisions };
 }

@@ -28,6 +28,8 @@ export function viewRows(r: LongChatViewResult): Row[] {
   const tasks = r.scroll.frames.longTasks;
   const longest = Math.max(0, ...tasks.map((t) => t.duration));
   const own = tasks.filter((t) => t.name === 'self');
+  const pages = (r.scroll.frames.messages ?? []).filter((m) => m.type === 'page');
+  const afterPage = tasks.filter((t) => pages.some((m) => t.start >= m.at - 1 && t.start - m.at <= 100));
   const longestOwn = Math.max(0, ...own.map((t) => t.duration));
   const d = r.decisions;
   const ack = d.map((x) => x.disabledMs);
@@ -43,6 +45,7 @@ export function viewRows(r: LongChatViewResult): Row[] {
     ['  the chat\'s skeleton → the last turn painted (the extension\'s own part) (ms)', fmt(r.reloadShort.shownMs - r.reloadShort.skeletonMs), fmt(r.reloadLong.shownMs - r.reloadLong.skeletonMs), '', '', ''],
     [`wheel to the first turn (${(r.scroll.heightPx / 1e6).toFixed(2)} M px): ${r.scroll.wheelSteps} steps in ${(r.scroll.wallMs / 1000).toFixed(1)} s${r.scroll.reachedTop ? '' : ' (top NOT reached)'}; frame deltas p50 / p95 / max (ms, n=${deltas.length})`, '', `${fmt(p(deltas, 50))} / ${fmt(p(deltas, 95))} / ${fmt(Math.max(...deltas))}`, B.frames, `p95 <= ${T.frameP95Ms} ms`, met(r.scroll.reachedTop && p(deltas, 95) <= T.frameP95Ms)],
     ['  long tasks while scrolling (count; longest ms); of them the chat frame\'s own', '', `${tasks.length}; ${fmt(longest)}; own ${own.length}; ${fmt(longestOwn)}`, '', `none > ${T.longTaskMs} ms`, met(longest <= T.longTaskMs)],
+    ['  the host\'s `page` messages meanwhile; long tasks starting within 100 ms of one\'s arrival', '', `${pages.length}; ${afterPage.length}`, '', '', ''],
     ['window B: Open Chat… → the last turn painted, B\'s host opening it first (ms; skeleton)', '', `${fmt(r.openInB.paintedMs)} (${fmt(r.openInB.skeletonMs)})`, '', '', ''],
     ['decide a card in A: click → its buttons painted disabled in A (p50 / p95 ms)', '', p50p95(ack), '', `<= ${T.ackMs} ms`, met(p(ack, 95) <= T.ackMs)],
     ['  click → A\'s card painted with its outcome, the host\'s answer (p50 / p95 ms)', '', p50p95(decidedA), B.decidedA, '', ''],
