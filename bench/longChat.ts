@@ -15,7 +15,7 @@ import type { LongChatFile } from './longChatRows';
 import { BEFORE_HOST } from './longChatBefore';
 import type { LongChatMemory, LongChatTimes } from './longChatTask';
 import type { LongChatViewResult } from './longChatView';
-import { viewMarkdown } from './longChatViewReport';
+import { busy, viewMarkdown } from './longChatViewReport';
 import { removeDir, runTask, trackDir } from './procs';
 import { fmt, percentile } from './stats';
 
@@ -165,7 +165,11 @@ function rows(r: LongChatResult): Row[] {
     ['host: open = getSession + the last page (transcriptPage) + liveState (p50 / p95 ms)', ms(s.open), ms(l.open), `${pair(B.open)} (whole transcript)`, '', ''],
     ['host: JSON.stringify of that snapshot (p50 / p95 ms)', ms(s.serialize), ms(l.serialize), pair(B.serialize), '', ''],
     ['host: `loadOlder` from the middle of the chat, transcriptPage(before) + JSON (p50 / p95 ms)', ms(s.olderPage), ms(l.olderPage), '', '', ''],
-    ['host: one turn changed in another window, `refresh` → changesSince + getSession + JSON of `changes` (p50 / p95 ms)', ms(s.updateHost), ms(l.updateHost), `${pair(B.updateHost)} (snapshot re-read)`, `<= ${T.updateHostMs} ms`, both(s.updateHost, l.updateHost, T.updateHostMs)],
+    [
+      'host: one turn changed in another window, `refresh` → changesSince + getSession + JSON of `changes` (p50 / p95 ms)', ms(s.updateHost), ms(l.updateHost),
+      `${pair(B.updateHost)} (snapshot re-read)`, `<= ${T.updateHostMs} ms`,
+      `p50 ${met(s.updateHost.p50 <= T.updateHostMs)} / ${met(l.updateHost.p50 <= T.updateHostMs)}; p95 ${both(s.updateHost, l.updateHost, T.updateHostMs)}`,
+    ],
     ['  (that window\'s commit → `refresh` here, worker polling; p50 / p95 ms)', ms(s.updateNotify), ms(l.updateNotify), pair(B.updateNotify), '', ''],
     ['  that `changes` message (bytes, median)', String(s.changesBytes), String(l.changesBytes), '', '', ''],
     ['webview: apply the snapshot, check + reduce, no DOM (p50 / p95 ms)', ms(s.webviewSnapshot), ms(l.webviewSnapshot), pair(B.webviewSnapshot), '', ''],
@@ -203,7 +207,7 @@ export function longChatMarkdown(r: LongChatResult, command: string, view?: Long
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   return `${LONG_CHAT_HEADING}
 
-- Command: \`${command}\`; ${r.date}; ${loadLine(r)}
+- Command: \`${command}\`; ${r.date}; ${loadLine(r)}${busy(r.load)}
 - A chat of N turns, each the local agent's \`run ls\` (a line of text, the \`run\` invocation, its output
   of ${'~'}2.5 KB, its end, a closing line, \`run_finished\`), written with the journal's own operations
   (bench/longChatRows.ts), opened by the real journal worker and ChatRuntime in a fresh process per

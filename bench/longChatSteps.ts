@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import type { Page } from 'playwright-core';
 import { chatFrame, runCommand } from '../test/harness/codeServer';
 import { chatContentFrame, probeState, seenAt, watchFor, type CardTimes, type FrameSpan } from './longChatProbe';
+import { percentile } from './stats';
 
 /** `.turn[data-turn-id="…"]`: the selector of a turn's element in the chat view. */
 export function turnSelector(turnId: string): string {
@@ -85,6 +86,42 @@ export async function closeActiveEditor(page: Page, timeoutMs: number): Promise<
   await page.locator('.part.editor .tabs-container .tab .label-name', { hasText: label }).waitFor({ state: 'detached', timeout: timeoutMs });
 }
 
+/** A `FrameSpan` in figures (ms; counts). */
+export interface FrameSummary {
+  /** Animation-frame deltas: how many, p50, p95, max. */
+  readonly n: number;
+  readonly p50: number;
+  readonly p95: number;
+  readonly max: number;
+  /** Long tasks, and those attributed to the chat frame itself ('self'). */
+  readonly longTasks: number;
+  readonly longestMs: number;
+  readonly ownLongTasks: number;
+  readonly ownLongestMs: number;
+  /** The host's `page` messages received, and the long tasks that began within 100 ms after one. */
+  readonly pages: number;
+  readonly longTasksNearPage: number;
+}
+
+/** Sums up a span's frames, long tasks and page arrivals. */
+export function summarizeFrames(span: FrameSpan): FrameSummary {
+  const own = span.longTasks.filter((t) => t.name === 'self');
+  const pages = (span.messages ?? []).filter((m) => m.type === 'page');
+  const longest = (tasks: FrameSpan['longTasks']) => tasks.reduce((m, t) => Math.max(m, t.duration), 0);
+  return {
+    n: span.deltas.length,
+    p50: percentile(span.deltas, 50),
+    p95: percentile(span.deltas, 95),
+    max: span.deltas.length ? span.deltas.reduce((m, d) => Math.max(m, d), -Infinity) : Number.NaN,
+    longTasks: span.longTasks.length,
+    longestMs: longest(span.longTasks),
+    ownLongTasks: own.length,
+    ownLongestMs: longest(own),
+    pages: pages.length,
+    longTasksNearPage: span.longTasks.filter((t) => pages.some((m) => t.start >= m.at - 1 && t.start - m.at <= 100)).length,
+  };
+}
+
 /** How scrolling to the top went. */
 export interface ScrollResult {
   /** Whether the first turn was painted and the transcript stood at its top. */
@@ -92,7 +129,7 @@ export interface ScrollResult {
   readonly wheelSteps: number;
   readonly wallMs: number;
   /** Animation frames and long tasks of the chat's content frame while scrolling. */
-  readonly frames: FrameSpan;
+  readonly frames: FrameSummary;
 }
 
 /**
@@ -124,7 +161,7 @@ export async function scrollToTopTimed(page: Page, firstSelector: string, stepPx
   }
   const wallMs = Date.now() - started;
   const frames = await frame.evaluate(() => (window as unknown as { __nacFrames?: { stop(): FrameSpan } }).__nacFrames?.stop() ?? { deltas: [], longTasks: [], messages: [] });
-  return { reachedTop, wheelSteps: steps, wallMs, frames };
+  return { reachedTop, wheelSteps: steps, wallMs, frames: summarizeFrames(frames) };
 }
 
 /** Sends `text` from the visible chat's composer. */

@@ -126,7 +126,7 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
     const reloads = await measureReloads(a, t, o, log);
     const heightPx = await chatContentFrame(a, o.timeoutMs).then((f) => f.evaluate(() => document.getElementById('transcript')?.scrollHeight ?? -1));
     const scroll = { ...(await scrollToTopTimed(a, t.long.first, o.wheelPx, o.scrollCapMs, o.timeoutMs)), heightPx, wheelPx: o.wheelPx };
-    log(`[long chat view] scrolled ${scroll.reachedTop ? 'to the top' : 'NOT to the top'} in ${scroll.wheelSteps} wheel steps, ${(scroll.wallMs / 1000).toFixed(1)} s; ${scroll.frames.deltas.length} frames, ${scroll.frames.longTasks.length} long tasks`);
+    log(`[long chat view] scrolled ${scroll.reachedTop ? 'to the top' : 'NOT to the top'} in ${scroll.wheelSteps} wheel steps, ${(scroll.wallMs / 1000).toFixed(1)} s; ${scroll.frames.n} frames, ${scroll.frames.longTasks} long tasks`);
     const cards = await measureCards(browser, server, a, t, o, log);
     return {
       date: new Date(started).toISOString(), extension: o.extensionPath, load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: Date.now() - started,

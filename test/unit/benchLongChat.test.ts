@@ -6,6 +6,7 @@ import { LONG_CHAT_HEADING, keepSection, withSection } from '../../bench/longCha
 import { LONG_CHAT_SESSION, LS_ENTRIES, buildChats, buildLongChat, longChatId, longChatTurnWrites, lsListing } from '../../bench/longChatRows';
 import { FIRST_PROMPT, seededChats } from '../../bench/longChatSeed';
 import type { LongChatViewResult } from '../../bench/longChatView';
+import { summarizeFrames } from '../../bench/longChatSteps';
 import { viewRows } from '../../bench/longChatViewReport';
 import { parseArgs } from '../../bench/run';
 import { buildTranscript } from '../../src/core/transcript';
@@ -136,18 +137,27 @@ describe('bench: arguments and the long-chat section of docs/BENCHMARKS.md', () 
     assert.equal(withSection(old, section), `# B\n\n${section}\n## What is measured\n`);
   });
 
+  it('sums up the frames while scrolling: percentiles of the deltas, long tasks (the chat frame\'s own apart), those after a page arrived', () => {
+    const f = summarizeFrames({
+      deltas: [16, 17, 16, 90, 16],
+      longTasks: [{ start: 1000, duration: 70, name: 'self' }, { start: 2050, duration: 120, name: 'self' }, { start: 3000, duration: 200, name: 'same-origin-ancestor' }],
+      messages: [{ at: 2000, type: 'page' }, { at: 2990, type: 'pong' }],
+    });
+    assert.deepEqual(f, { n: 5, p50: 16, p95: 90, max: 90, longTasks: 3, longestMs: 200, ownLongTasks: 2, ownLongestMs: 120, pages: 1, longTasksNearPage: 1 });
+  });
+
   it('judges the view against the targets of issue 11', () => {
     const good: LongChatViewResult = {
       date: '2026-12-01T00:00:00.000Z', extension: '.', load: { start: 1, end: 1 }, wallMs: 1000, longTurns: 5000, shortTurns: 10, journalBytes: 1,
       openShort: { skeletonMs: 100, paintedMs: 200 }, openLong: [250, 290, 400].map((paintedMs) => ({ skeletonMs: 100, paintedMs })), rssShort: 200 * 1048576, rssLong: 240 * 1048576, reloadShort: { readyMs: 5000, skeletonMs: 300, shownMs: 800 }, reloadLong: { readyMs: 5000, skeletonMs: 300, shownMs: 900 },
-      scroll: { reachedTop: true, wheelSteps: 10, wallMs: 1000, heightPx: 1, wheelPx: 3000, frames: { deltas: [16, 16, 17, 20], longTasks: [{ start: 0, duration: 50 }] } },
+      scroll: { reachedTop: true, wheelSteps: 10, wallMs: 1000, heightPx: 1, wheelPx: 3000, frames: summarizeFrames({ deltas: [16, 16, 17, 20], longTasks: [{ start: 0, duration: 50, name: 'self' }], messages: [] }) },
       openInB: { skeletonMs: 100, paintedMs: 500 }, decisions: [{ disabledMs: 20, decidedAMs: 100, clearedBMs: 150 }, { disabledMs: 30, decidedAMs: 120, clearedBMs: 190 }],
     };
     const verdicts = (r: LongChatViewResult) => viewRows(r).map((row) => row[5]).filter(Boolean);
     assert.deepEqual(verdicts(good), ['met', 'met', 'met', 'met', 'met', 'met', 'met']);
     const bad: LongChatViewResult = {
       ...good, openLong: [301, 302].map((paintedMs) => ({ skeletonMs: 100, paintedMs })), rssLong: 251 * 1048576, reloadLong: { readyMs: 5000, skeletonMs: 300, shownMs: 1001 },
-      scroll: { ...good.scroll, reachedTop: false, frames: { deltas: [16, 21], longTasks: [{ start: 0, duration: 51 }] } },
+      scroll: { ...good.scroll, reachedTop: false, frames: summarizeFrames({ deltas: [16, 21], longTasks: [{ start: 0, duration: 51 }] }) },
       decisions: [{ disabledMs: 51, decidedAMs: 100, clearedBMs: 201 }],
     };
     assert.deepEqual(verdicts(bad), ['NOT MET', 'NOT MET', 'NOT MET', 'NOT MET', 'NOT MET', 'NOT MET', 'NOT MET']);
