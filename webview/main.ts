@@ -11,10 +11,12 @@ import type { BoundaryDecision } from '../src/core/vocabulary';
 import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
 import { decideSend, isSelectAllKey, isSendKey } from './input';
 import { buildSkeleton } from './layout';
-import { PanelMemory } from './panelMemory';
+import { PanelMemory, type ScrollAnchor } from './panelMemory';
 import { ChatRenderer } from './render';
 import { tickElapsed } from './render/items';
 import { bannerToReveal } from './reveal';
+import { MAX_RESTORE_PAGES, restoreStep } from './restore';
+import { markRanges, termRanges } from './highlight';
 import { ScrollPin } from './scroll';
 import { settingToOpen } from './settingLinks';
 import {
@@ -43,9 +45,25 @@ const memory = new PanelMemory(host);
 sk.composer.value = memory.draft;
 // 'input' as the user types; 'change' also after a paste or a programmatic edit is committed.
 for (const kind of ['input', 'change']) sk.composer.addEventListener(kind, () => memory.saveDraft(sk.composer.value ?? ''));
+/**
+ * A turn the view is getting to (`restore.ts`): the kept place of a rebuilt view, the place read before
+ * a resync, or a search result (`terms`: the words to mark); `pages`: older pages asked for so far.
+ */
+interface Goal {
+  readonly anchor: ScrollAnchor;
+  pages: number;
+  readonly maxPages: number;
+  readonly terms?: readonly string[];
+}
+let goal: Goal | undefined;
+/** A search result's turn and words, marked after the render that draws it. */
+let toMark: { readonly turnId: string; readonly terms: readonly string[] } | undefined;
+/** How far (px) below the top of the view a revealed search result's turn starts. */
+const REVEAL_MARGIN_PX = 40;
 let scrollSave = 0;
 sk.transcript.addEventListener('scroll', () => {
-  if (scrollSave) return;
+  // The end shown while older pages load is not where the user was: the kept place stays.
+  if (scrollSave || goal) return;
   scrollSave = requestAnimationFrame(() => {
     scrollSave = 0;
     memory.saveScroll(scroll.atBottom ? undefined : renderer.virtual.anchor());
@@ -67,6 +85,7 @@ function schedule(): void {
       // Scrolling and the elapsed times go on even if something escaped the renderer.
       scroll.restore();
       revealRestartBanner();
+      markSearch();
       keepTicking();
     }
   });
@@ -81,6 +100,17 @@ function askOlder(): void {
   if (!before) return;
   host.post({ type: 'loadOlder', before });
   state = markOlderAsked(state, before);
+}
+
+/** Marks a revealed search result's words once its turn is drawn, and brings the first into sight. */
+function markSearch(): void {
+  if (!toMark) return;
+  const el = sk.content.querySelector(`section.turn[data-turn-id="${CSS.escape(toMark.turnId)}"]`);
+  if (!el) return;
+  const ranges = termRanges(el, toMark.terms);
+  toMark = undefined;
+  markRanges(window, ranges);
+  if (ranges[0]) scroll.reveal(ranges[0]);
 }
 
 /** Brings a restart banner the user has not been shown into sight, once per tab (`reveal.ts`). */
@@ -128,15 +158,42 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     if (memory.showSession(message.session.id)) sk.composer.value = '';
     if (previous.session?.id !== message.session.id) {
       // A view rebuilt after its tab was hidden (or the window reloaded) goes back to where the user
-      // read when that turn is in the last page; from farther up it opens at the end.
+      // read (`restore.ts`); it shows the end until that turn is loaded.
       const kept = previous.session === null ? memory.scrollAnchor : undefined;
-      if (kept && message.transcript.turns.some((t) => t.id === kept.turnId)) {
-        scroll.release();
-        renderer.virtual.restoreTo(kept);
-      } else scroll.pin();
+      // (A search result asked for before the chat came goes first.)
+      if (!goal?.terms) goal = kept ? { anchor: kept, pages: 0, maxPages: MAX_RESTORE_PAGES } : undefined;
+      scroll.pin();
+    } else if (!scroll.atBottom && !goal) {
+      // Another snapshot of this chat (a resync, the host back) holds only its last page: the view
+      // gets back to the turn being read the same way. (The layout is still the one on screen.)
+      const reading = renderer.virtual.anchor();
+      goal = reading ? { anchor: reading, pages: 0, maxPages: MAX_RESTORE_PAGES } : undefined;
     }
   }
+  if (message.type === 'reveal') {
+    // A search result: however far up, a page at a time.
+    goal = { anchor: { turnId: message.at.id, offset: -REVEAL_MARGIN_PX }, pages: 0, maxPages: Number.POSITIVE_INFINITY, terms: message.terms };
+  }
+  if (goal && (message.type === 'snapshot' || message.type === 'page' || message.type === 'reveal')) continueToGoal(goal);
 });
+
+/** Takes the next step to the goal: scroll there (and mark a search's words), ask for an older page, or give up. */
+function continueToGoal(g: Goal): void {
+  const step = restoreStep(state, g.anchor, g.pages, g.maxPages);
+  if (step.kind === 'wait') return;
+  if (step.kind === 'load') {
+    host.post({ type: 'loadOlder', before: step.before });
+    state = markOlderAsked(state, step.before);
+    g.pages++;
+    return;
+  }
+  goal = undefined;
+  if (step.kind !== 'restore') return;
+  scroll.release();
+  renderer.virtual.restoreTo(step.anchor);
+  if (g.terms) toMark = { turnId: step.anchor.turnId, terms: g.terms };
+  schedule();
+}
 
 /** Sends the composer's text if it may be sent, then clears it. */
 function send(): void {

@@ -39,11 +39,11 @@ export class ScrollPin {
   }
 
   /**
-   * Scrolls `el` (inside the scroller) fully into view if it is not, its bottom first (a banner's
+   * Scrolls `el` (an element or a text range inside the scroller) fully into view if it is not, its bottom first (a banner's
    * button sits at its bottom); follows the bottom afterwards only if that is where it ended.
    * Returns true when it scrolled.
    */
-  reveal(el: HTMLElement): boolean {
+  reveal(el: { getBoundingClientRect(): DOMRect }): boolean {
     const box = this.box.getBoundingClientRect();
     const r = el.getBoundingClientRect();
     if (r.top >= box.top && r.bottom <= box.bottom) return false;

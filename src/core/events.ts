@@ -117,4 +117,10 @@ export interface SessionRecord {
   readonly provider: string;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /**
+   * The workspace folder the chat was created in: the creating window's folder key (its first
+   * folder's path, as tab records carry), '' for a window with no folder, null when unknown (a chat
+   * created before the journal recorded it, until `assignWorkspace`). Unset when creating: unknown.
+   */
+  readonly workspace?: string | null;
 }

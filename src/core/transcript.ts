@@ -28,6 +28,10 @@ export type TranscriptItem =
       readonly processGroupStopped?: boolean;
       /** When it last started running (ms since the epoch, the host's clock): started, or approved. */
       readonly runningSince?: number;
+      /** When it finished (ms since the epoch, the host's clock): its `invocation_finished` event. */
+      readonly finishedAt?: number;
+      /** Its output outgrew `MAX_INVOCATION_OUTPUT_CHARS`: `output` holds only the end of it. */
+      readonly outputCut?: true;
     }
   /** A boundary request's card: what was asked (as journaled) and how it was settled. */
   | (Omit<EventPayloads['boundary_requested'], 'requestId'> & {
@@ -167,8 +171,9 @@ function applyEventToTurn(turn: TranscriptTurn, event: LedgerEvent): TranscriptT
       return {
         ...turn,
         items: mapItem(turn.items, 'invocation', p.invocationId, (item) => {
-          const output = (item.output + p.chunk).slice(-MAX_INVOCATION_OUTPUT_CHARS);
-          return { ...item, output };
+          const whole = item.output + p.chunk;
+          const output = whole.slice(-MAX_INVOCATION_OUTPUT_CHARS);
+          return { ...item, output, ...(output.length < whole.length ? { outputCut: true as const } : {}) };
         }),
       };
     }
@@ -179,6 +184,7 @@ function applyEventToTurn(turn: TranscriptTurn, event: LedgerEvent): TranscriptT
         items: mapItem(turn.items, 'invocation', p.invocationId, (item) => ({
           ...item,
           status: p.status,
+          finishedAt: event.at,
           ...(p.failureClass ? { failureClass: p.failureClass } : {}),
           ...(p.exitCode !== undefined ? { exitCode: p.exitCode } : {}),
           ...(p.message ? { message: p.message } : {}),

@@ -5,7 +5,7 @@
  * type never drift (the pattern of apache/maka `packages/core/src/sandbox-boundary.ts`). Other layers
  * (journal, runtime, webview) use these types: a literal elsewhere is checked against them, so a
  * misspelt one fails to compile. SQL text is the exception (docs/ARCHITECTURE.md, Layers). The
- * webview words error classes and closure reasons in `webview/errorClassView.ts` only.
+ * view and the export word error classes and closure reasons in `src/core/errorClassWords.ts` only.
  * Pure module: no I/O, no `vscode`.
  */
 
@@ -52,7 +52,7 @@ export const HOST_RESTART_CLOSURE_REASON: ClosureReason = 'host_restarted';
 
 /**
  * Why a turn (and its interrupted invocation) failed. Stable machine codes; the webview maps them to
- * words in one function (`webview/errorClassView.ts`).
+ * words in one module (`src/core/errorClassWords.ts`).
  * - `app_restarted`: the host died while the turn ran; nothing was waiting on the user. Offer Continue.
  * - `sandbox_boundary_closed_by_restart`: the host died while a boundary request of this run waited on
  *   the user; recovery denied it (`host_restarted`). Offer Retry.

@@ -11,7 +11,7 @@ import { noticeText } from './notices';
 import { randomBytes } from 'node:crypto';
 import { decodeWebviewMessage } from '../protocol/decode';
 import type { HostMessage, LiveState, WebviewMessage } from '../protocol/messages';
-import type { TurnCursor } from '../core/transcript';
+import { cursorOf, type TurnCursor } from '../core/transcript';
 import type { ChangeMark, ChatRuntime } from '../runtime/chatRuntime';
 import { agentIcon } from './chatStatus';
 import { openOwnSetting } from './openSetting';
@@ -236,6 +236,18 @@ export class ChatPanel {
       // A stale prompt (decided elsewhere) must stop looking actionable.
       void this.sendLive();
     }
+  }
+
+  /**
+   * Shows turn `turnId` in the view (a search result), marking the matched words: `snippet` and its
+   * `[start, end)` match ranges, as the search returned them.
+   */
+  revealTurn(turnId: string, snippet: string, ranges: readonly (readonly [number, number])[]): void {
+    const terms = [...new Set(ranges.map(([start, end]) => snippet.slice(start, end)).filter(Boolean))];
+    void this.post(async () => {
+      const turn = await this.host.runtime.journal.read('getTurn', turnId);
+      return turn && turn.sessionId === this.session ? { type: 'reveal', at: cursorOf(turn), terms } : undefined;
+    });
   }
 
   /** Reveals the panel in its editor group. */

@@ -14,6 +14,7 @@ import { sessionIdFromState } from '../protocol/decode';
 import { ALL_SESSIONS, type ChatRuntime, type RuntimeNotification } from '../runtime/chatRuntime';
 import type { HostMessage } from '../protocol/messages';
 import { logText, noticeText } from './notices';
+import { lastActiveWords } from '../core/chatList';
 import { PROVIDERS } from './providers';
 import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, renderHtml, type ChatPanelHost } from './chatPanel';
 import { agentIcon, ChatStatus } from './chatStatus';
@@ -205,16 +206,32 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   }
 }
 
-/** Quick pick of journaled chats, newest first. Resolves undefined when dismissed. */
+/**
+ * Quick pick of journaled chats from the same list the Agent Chats view shows: this workspace's chats
+ * first, newest first, then the other folders' under a separator. Resolves undefined when dismissed.
+ */
 export async function pickSession(runtime: ChatRuntime, placeHolder: string): Promise<SessionRecord | undefined> {
-  const sessions = await runtime.listSessions();
-  if (sessions.length === 0) {
+  const chats = await runtime.chatList();
+  if (chats.length === 0) {
     void vscode.window.showInformationMessage('There are no chats yet. Use "Agent Chats: New Chat" to start one.');
     return undefined;
   }
-  const picked = await vscode.window.showQuickPick(
-    sessions.map((s) => ({ label: s.title, description: PROVIDERS.find((p) => p.id === s.provider)?.label ?? s.provider, detail: `Last active ${new Date(s.updatedAt).toLocaleString()}`, session: s })),
-    { placeHolder, matchOnDescription: true },
-  );
-  return picked?.session;
+  const here = runtime.workspaceKey;
+  const now = Date.now();
+  type Item = vscode.QuickPickItem & { id?: string };
+  const item = (c: (typeof chats)[number]): Item => ({
+    label: c.title,
+    description: `${lastActiveWords(c.updatedAt, now)} · ${PROVIDERS.find((p) => p.id === c.provider)?.label ?? c.provider}`,
+    id: c.id,
+  });
+  const mine = chats.filter((c) => c.workspace === here);
+  const others = chats.filter((c) => c.workspace !== here);
+  const items: Item[] = [
+    ...(mine.length > 0 && others.length > 0 ? [{ label: 'This workspace', kind: vscode.QuickPickItemKind.Separator }] : []),
+    ...mine.map(item),
+    ...(others.length > 0 ? [{ label: mine.length > 0 ? 'Other workspaces' : 'All workspaces', kind: vscode.QuickPickItemKind.Separator }] : []),
+    ...others.map(item),
+  ];
+  const picked = await vscode.window.showQuickPick(items, { placeHolder, matchOnDescription: true });
+  return picked?.id ? runtime.getSession(picked.id) : undefined;
 }

@@ -9,6 +9,7 @@ import type { SessionRecord } from '../core/events';
 import { type ChatRuntime, titleProblem } from '../runtime/chatRuntime';
 import { ChatPanels, pickSession } from './chatPanels';
 import { confirmDelete } from './confirmDelete';
+import { registerExportCommands } from './exportCommands';
 import { logText, noticeText } from './notices';
 import { pickProvider, promptForApiKey, setting } from './providers';
 
@@ -53,6 +54,7 @@ export function registerCommands(deps: CommandDeps): void {
   command('nativeAgentChats.deleteChat', (runtime, args) => deleteChat(runtime, panels, args));
   command('nativeAgentChats.stop', (runtime) => stop(runtime, panels));
   command('nativeAgentChats.showLogs', async () => output.show());
+  registerExportCommands(command, panels);
 }
 
 /**

@@ -17,7 +17,10 @@ import { describeThisInstance } from '../runtime/instance';
 import { createAgentRegistry } from './agentRegistry';
 import { CHAT_VIEW_TYPE } from './chatPanel';
 import { ChatPanels } from './chatPanels';
+import type { ChatTree } from './chatTree';
+import { registerChatTree } from './chatTreeCommands';
 import { registerCommands } from './commands';
+import { migrationProgress } from './migrationProgress';
 import { logText, noticeText } from './notices';
 import { setting } from './providers';
 import { TabRepair } from './tabRepair';
@@ -38,6 +41,8 @@ export interface NativeAgentChatsApi {
   openSessionIds(): string[];
   /** The extension's SecretStorage, only when VS Code runs it in test mode (never for other extensions). */
   readonly secretsForTests?: vscode.SecretStorage;
+  /** The Agent Chats view's data, only in test mode. */
+  readonly chatTreeForTests?: ChatTree;
 }
 
 /** What `deactivate` ends: set as each part starts. */
@@ -63,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
   panels = new ChatPanels(ready, context.extensionUri, log);
   context.subscriptions.push(output, panels, vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, panels));
   registerCommands({ context, ready, panels, output, log });
+  const chatTree = registerChatTree(context, ready, panels, log);
   teardown = async () => {
     panels.dispose();
     started.runtime?.dispose();
@@ -72,7 +78,7 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     ready,
     journalFile,
     openSessionIds: () => panels.openSessionIds(),
-    ...(context.extensionMode === vscode.ExtensionMode.Test ? { secretsForTests: context.secrets } : {}),
+    ...(context.extensionMode === vscode.ExtensionMode.Test ? { secretsForTests: context.secrets, chatTreeForTests: chatTree } : {}),
   };
 }
 
@@ -117,11 +123,13 @@ async function startRuntime(
  */
 async function openJournal(context: vscode.ExtensionContext, journalFile: string, log: (line: string) => void): Promise<Journal> {
   const dist = vscode.Uri.joinPath(context.extensionUri, 'dist');
+  const progress = migrationProgress();
   const journal = await Journal.open({
     file: journalFile,
     wasmPath: vscode.Uri.joinPath(dist, 'sql-wasm.wasm').fsPath,
     workerPath: vscode.Uri.joinPath(dist, 'journal-worker.js').fsPath,
-  });
+    onMigrationProgress: progress.report,
+  }).finally(progress.done);
   context.subscriptions.push({ dispose: journal.onLog(log) });
   const r = journal.report;
   const schema = r.versionFound !== r.version ? `${r.versionFound} → ${r.version}` : r.version === SCHEMA_VERSION ? `${r.version} (current)` : `${r.version} (this version writes ${SCHEMA_VERSION})`;

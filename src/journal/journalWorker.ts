@@ -25,6 +25,20 @@ import { post } from './workerPort';
 import type { ToWorker, WorkerOpenOptions } from './workerProtocol';
 import { WriteQueue, type OtherMessage, type WriteMessage } from './writeQueue';
 
+/** Least time between two progress messages of a migration (ms): a notification needs no more. */
+const PROGRESS_EVERY_MS = 100;
+
+/** A migration's progress callback that posts `progress` to the door, at most every PROGRESS_EVERY_MS and at the end. */
+function migrationProgress(version: number): (done: number, total: number) => void {
+  let last = performance.now();
+  return (done, total) => {
+    const now = performance.now();
+    if (done < total && now - last < PROGRESS_EVERY_MS) return;
+    last = now;
+    post({ kind: 'progress', version, done, total });
+  };
+}
+
 /** The journal worker (see module docstring). */
 export class JournalWorker {
   private core: JournalCore;
@@ -147,7 +161,7 @@ export class JournalWorker {
     // do. A journal already at this version needs no lock to know it (versions only go up). One that
     // cannot run leaves the journal read-only at the version it has (plainErrors.ts).
     const migrated = versionFound < SCHEMA_VERSION
-      ? migrateOrStay(() => this.store.write(() => this.core.migrateOne(MIGRATIONS), () => []).value, () => this.core.userVersion(), SCHEMA_VERSION, this.options.file)
+      ? migrateOrStay(() => this.store.write(() => this.core.migrateOne(MIGRATIONS, migrationProgress(this.core.userVersion() + 1)), () => []).value, () => this.core.userVersion(), SCHEMA_VERSION, this.options.file)
       : undefined;
     this.readOnlyReason = migrated?.readOnlyReason ?? null;
     if (migrated?.detail) notes.push(migrated.detail);

@@ -17,14 +17,14 @@ export const READ_OPS = [
   'getFence', 'getProviderState', 'getSession', 'listSessions', 'getTurn', 'listTurns', 'getRun', 'listRunsInFlight',
   'stopRequested', 'listEvents', 'getInvocation', 'listOpenInvocations', 'getBoundaryRequest', 'listPendingBoundaryRequests',
   'listSessionPendingBoundaryRequests', 'listRestartClosures', 'hasSessionGrant', 'listTabs', 'getInstance', 'listInstances', 'listProcessGroups',
-  'readTurnPage', 'readChangesSince', 'listHistory', 'isFollowedUp',
+  'readTurnPage', 'readChangesSince', 'listHistory', 'isFollowedUp', 'searchChats', 'listChats', 'getChatListItem',
 ] as const;
 
 /** Operations that write: each runs as a logged transaction under the write lock. */
 export const WRITE_OPS = [
   'createSession', 'renameSession', 'deleteSession', 'setProviderState', 'startTurn', 'finishRun', 'appendEvents', 'requestStop',
   'startInvocation', 'setInvocationStatus', 'finishInvocation', 'createBoundaryRequest', 'settleBoundaryRequest', 'recordTab',
-  'removeTab', 'registerInstance', 'removeInstance',
+  'removeTab', 'registerInstance', 'removeInstance', 'assignWorkspace',
 ] as const;
 
 /** Methods only the worker calls (write-group bookkeeping, migrations): not operations of the door. */

@@ -11,12 +11,44 @@
  * so a logged transaction replays to the same state (see docs/ARCHITECTURE.md).
  */
 
+/**
+ * Work a migration does after its `sql`, in the same transaction, in bounded statements so the
+ * worker can report progress between them: `chunk` runs once per range of at most `BACKFILL_CHUNK`
+ * integer keys between `range`'s `lo` and `hi` (inclusive), with `?1` = first key, `?2` = last key.
+ * Each statement is recorded like any other, so other windows replay the same work.
+ */
+export interface Backfill {
+  /** SQL returning one row `{lo, hi}`: the keys to cover (NULLs: nothing to do). */
+  readonly range: string;
+  /** SQL run per chunk of keys, `?1` to `?2` inclusive. */
+  readonly chunk: string;
+}
+
 /** One migration: the statements that take `user_version` from `version - 1` to `version`. */
 export interface Migration {
   readonly version: number;
   readonly description: string;
   readonly sql: string;
+  /** Work over existing rows after `sql` (see Backfill), with progress. */
+  readonly backfill?: readonly Backfill[];
 }
+
+/** Keys per backfill statement: small enough for frequent progress, large enough to amortize a statement. */
+export const BACKFILL_CHUNK = 2000;
+
+/**
+ * The event kinds whose text the full-text index holds, and where the text is in the payload (a
+ * `text` event's reply, a command's output, a tool call's one-line summary, a notice). The index's
+ * content view and triggers are built from this list by migration 4: changing it needs a new
+ * migration, never an edit.
+ */
+const INDEXED_EVENT_TEXT = { text: '$.text', invocation_output: '$.chunk', invocation_started: '$.summary', notice: '$.message' } as const;
+const INDEXED_KINDS = Object.keys(INDEXED_EVENT_TEXT).map((k) => `'${k}'`).join(', ');
+// json_valid first: a damaged payload (kept, and fencing its chat) must not make an insert, the
+// backfill or a delete fail; it is simply not indexed.
+const EVENT_BODY = `CASE WHEN kind IN (${INDEXED_KINDS}) AND json_valid(payload) THEN CASE kind ${Object.entries(INDEXED_EVENT_TEXT)
+  .map(([kind, at]) => `WHEN '${kind}' THEN json_extract(payload, '${at}')`)
+  .join(' ')} END END`;
 
 /** Every migration, in order. Append only; never edit a shipped one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -153,6 +185,67 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `
       ALTER TABLE tabs ADD COLUMN workspace TEXT;
     `,
+  },
+  {
+    version: 4,
+    description: "a chat's workspace folder; full-text search over prompts, replies, tool output and notices",
+    // sessions.workspace: the folder key of the window that created the chat (as tabs.workspace:
+    // the window's first folder's path; '' = a window with no folder; NULL = unknown, created before
+    // this version). Full-text search (FTS4: sql.js ships FTS3/4, not FTS5) in two external-content
+    // tables, so the text is stored once, in its row: an index holds only terms and positions, and
+    // its "content" is a view that reads the text out of the row. FTS4 removes a document's terms
+    // by reading its old text from that view, so the delete triggers run BEFORE the row goes. Docids
+    // are stable integer keys (events.id; turns.search_doc, assigned in insert order), never an
+    // implicit rowid, which VACUUM may renumber. The triggers keep the index in the same transaction
+    // as the rows, in this window and in every window that replays the log.
+    sql: `
+      ALTER TABLE sessions ADD COLUMN workspace TEXT;
+      ALTER TABLE turns ADD COLUMN search_doc INTEGER;
+      UPDATE turns SET search_doc = numbered.n
+        FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM turns) AS numbered
+        WHERE numbered.id = turns.id;
+      CREATE UNIQUE INDEX turns_by_search_doc ON turns(search_doc);
+      CREATE VIEW event_search_text AS SELECT id AS rowid, ${EVENT_BODY} AS body FROM events;
+      CREATE VIEW prompt_search_text AS SELECT search_doc AS rowid, prompt AS body FROM turns;
+      CREATE VIRTUAL TABLE event_search USING fts4(content="event_search_text", body, tokenize=unicode61, matchinfo=fts3);
+      CREATE VIRTUAL TABLE prompt_search USING fts4(content="prompt_search_text", body, tokenize=unicode61, matchinfo=fts3);
+      CREATE TRIGGER events_search_insert AFTER INSERT ON events WHEN new.kind IN (${INDEXED_KINDS}) BEGIN
+        INSERT INTO event_search (docid, body) SELECT rowid, body FROM event_search_text WHERE rowid = new.id;
+      END;
+      CREATE TRIGGER events_search_delete BEFORE DELETE ON events WHEN old.kind IN (${INDEXED_KINDS}) BEGIN
+        DELETE FROM event_search WHERE docid = old.id;
+      END;
+      CREATE TRIGGER events_search_update_before BEFORE UPDATE OF kind, payload ON events WHEN old.kind IN (${INDEXED_KINDS}) BEGIN
+        DELETE FROM event_search WHERE docid = old.id;
+      END;
+      CREATE TRIGGER events_search_update_after AFTER UPDATE OF kind, payload ON events WHEN new.kind IN (${INDEXED_KINDS}) BEGIN
+        INSERT INTO event_search (docid, body) SELECT rowid, body FROM event_search_text WHERE rowid = new.id;
+      END;
+      CREATE TRIGGER turns_search_insert AFTER INSERT ON turns BEGIN
+        UPDATE turns SET search_doc = (SELECT COALESCE(MAX(search_doc), 0) + 1 FROM turns) WHERE rowid = new.rowid;
+        INSERT INTO prompt_search (docid, body) SELECT search_doc, prompt FROM turns WHERE rowid = new.rowid;
+      END;
+      CREATE TRIGGER turns_search_delete BEFORE DELETE ON turns WHEN old.search_doc IS NOT NULL BEGIN
+        DELETE FROM prompt_search WHERE docid = old.search_doc;
+      END;
+      CREATE TRIGGER turns_search_update_before BEFORE UPDATE OF prompt ON turns WHEN old.search_doc IS NOT NULL BEGIN
+        DELETE FROM prompt_search WHERE docid = old.search_doc;
+      END;
+      CREATE TRIGGER turns_search_update_after AFTER UPDATE OF prompt ON turns WHEN new.search_doc IS NOT NULL BEGIN
+        INSERT INTO prompt_search (docid, body) VALUES (new.search_doc, new.prompt);
+      END;
+    `,
+    // The index of the rows already there, a chunk of keys per statement (progress between them).
+    backfill: [
+      {
+        range: 'SELECT MIN(search_doc) AS lo, MAX(search_doc) AS hi FROM turns',
+        chunk: 'INSERT INTO prompt_search (docid, body) SELECT rowid, body FROM prompt_search_text WHERE rowid BETWEEN ?1 AND ?2',
+      },
+      {
+        range: 'SELECT MIN(id) AS lo, MAX(id) AS hi FROM events',
+        chunk: 'INSERT INTO event_search (docid, body) SELECT rowid, body FROM event_search_text WHERE rowid BETWEEN ?1 AND ?2 AND body IS NOT NULL',
+      },
+    ],
   },
 ];
 

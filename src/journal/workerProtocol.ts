@@ -100,6 +100,8 @@ export interface OpenPhases {
 /** Worker → extension host. */
 export type FromWorker =
   | { readonly kind: 'opened'; readonly report: WorkerOpenReport }
+  /** A migration running at open: `done` of `total` rows (keys) of its backfill covered. Before `opened`. */
+  | { readonly kind: 'progress'; readonly version: number; readonly done: number; readonly total: number }
   /** `message`: the error's own message; `detail`: its stack, for the log only. */
   | { readonly kind: 'openFailed'; readonly message: string; readonly detail: string }
   | { readonly kind: 'result'; readonly id: number; readonly value: unknown }

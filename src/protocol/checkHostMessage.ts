@@ -44,7 +44,7 @@ function strict(fields: Record<string, Check>): Check {
   };
 }
 
-const session = strict({ id, title: str, provider: str, createdAt: num, updatedAt: num });
+const session = strict({ id, title: str, provider: str, createdAt: num, updatedAt: num, workspace: optional(nullable(str)) });
 const live = strict({ running: bool, actionableRequestIds: arrayOf(id), readOnlyReason: nullable(str) });
 const turnFields = {
   id, sessionId: id, prompt: str, origin: oneOf(['prompt', 'retry', 'continue']), parentTurnId: nullable(id),
@@ -71,6 +71,7 @@ const MESSAGES: Record<string, Record<string, Check>> = {
   update: { update, seq },
   changes: { session, updates: arrayOf(update), turnCount: num, seq },
   live: { live, hostNow: optional(num), seq },
+  reveal: { at: cursor, terms: arrayOf(str), seq },
   orphan: { seq },
   error: { code: oneOf(ERROR_CODES), message: str, action: optional(oneOf(CHAT_ACTIONS)), seq },
   succeeded: { action: oneOf(CHAT_ACTIONS), seq },

@@ -123,6 +123,11 @@ export type HostMessage = Sequenced & (
   | { readonly type: 'changes'; readonly session: SessionRecord; readonly updates: readonly TranscriptUpdate[]; readonly turnCount: number }
   /** Live facts changed. */
   | { readonly type: 'live'; readonly live: LiveState; readonly hostNow?: number }
+  /**
+   * Show the turn at `at` (a search result): load older pages until it is loaded, scroll it into view
+   * and mark the words of `terms` in it (as found: case-insensitive, whole text).
+   */
+  | { readonly type: 'reveal'; readonly at: TurnCursor; readonly terms: readonly string[] }
   /** The panel has no session (orphan after a restore with no state and no unclaimed tab). */
   | { readonly type: 'orphan' }
   /** A request was refused or invalid; `code` is stable, `message` is for people; `action`: the user's action it refused. */

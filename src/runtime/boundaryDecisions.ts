@@ -93,7 +93,7 @@ function outcomeOf(row: BoundaryRequestRecord): { approved: boolean; decision: B
   return { approved: row.status === 'approved', decision: row.decision ?? 'deny', requestId: row.id };
 }
 
-/** The `already_decided` refusal; why it was settled is the closure reason its card words (webview/errorClassView.ts). */
+/** The `already_decided` refusal; why it was settled is the closure reason its card words (src/core/errorClassWords.ts). */
 function describeSettled(status: string): string {
   return `This request was already decided (${status}); its card says why.`;
 }

@@ -26,6 +26,8 @@ import type { LiveState } from '../protocol/messages';
 import { decide, deliverDecidedElsewhere } from './boundaryDecisions';
 import { isInstanceAlive } from './instance';
 import { liveStateOf, otherLiveInstances } from './liveState';
+import type { ChatListEntry } from '../core/chatList';
+import { chatListEntryOf, chatListOf } from './chatList';
 import { ALL_SESSIONS, Notifier, type RuntimeNotification } from './notifications';
 import { changesOf, pageOf, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
 import { recoverOrphanedRuns, type RecoveredRun } from './recovery';
@@ -143,7 +145,7 @@ export class ChatRuntime {
   /** Creates a chat with `provider` (refused when the journal refuses). */
   async createSession(provider: ProviderId | string, title = NEW_CHAT_TITLE): Promise<Result<SessionRecord, RuntimeRefusal>> {
     const at = this.scope.now();
-    const created = await this.options.journal.write('createSession', { id: randomUUID(), title, provider, createdAt: at, updatedAt: at });
+    const created = await this.options.journal.write('createSession', { id: randomUUID(), title, provider, createdAt: at, updatedAt: at, workspace: this.workspaceKey });
     if (created.ok) this.scope.notifier.emit({ type: 'session', session: created.value });
     return created;
   }
@@ -180,9 +182,33 @@ export class ChatRuntime {
     return ok(undefined);
   }
 
+  /**
+   * Records this window's folder as the workspace of those chats whose folder is unknown (chats of an
+   * older version); views hear of each. Refused when the journal refuses.
+   */
+  async assignWorkspace(sessionIds: readonly string[]): Promise<Result<{ assigned: string[] }, RuntimeRefusal>> {
+    const result = await this.options.journal.write('assignWorkspace', sessionIds, this.workspaceKey);
+    if (!result.ok) return result;
+    for (const id of result.value.assigned) {
+      const session = await this.getSession(id);
+      if (session) this.scope.notifier.emit({ type: 'session', session });
+    }
+    return result;
+  }
+
   /** Every chat, most recently updated first. */
   listSessions(): Promise<SessionRecord[]> {
     return this.options.journal.read('listSessions');
+  }
+
+  /** Every chat as the chat list shows it (src/core/chatList.ts), with its state now. */
+  chatList(): Promise<ChatListEntry[]> {
+    return chatListOf(this.scope);
+  }
+
+  /** One chat as the chat list shows it, or undefined when it is gone. */
+  chatListEntry(sessionId: string): Promise<ChatListEntry | undefined> {
+    return chatListEntryOf(this.scope, sessionId);
   }
 
   /** One chat or undefined. */

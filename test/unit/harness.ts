@@ -42,6 +42,8 @@ export interface RuntimeHarnessOptions {
   readonly journal?: Partial<OpenJournalOptions>;
   /** Wraps the journal the runtime sees (to delay or spy on calls). */
   readonly wrap?: (journal: Journal) => Journal;
+  /** The runtime's clock, ms since the epoch (default `Date.now`). */
+  readonly now?: () => number;
 }
 
 /** Opens the journal and starts the runtime (see `RuntimeHarnessOptions`); closes the journal if start fails. */
@@ -58,6 +60,7 @@ export async function openRuntime(o: RuntimeHarnessOptions): Promise<RuntimeHarn
     workspaceRoot: o.workspaceRoot ?? (() => workspace),
     isAlive: (i) => !isDead(i.id),
     flushIntervalMs: 5,
+    ...(o.now ? { now: o.now } : {}),
   });
   try {
     await runtime.start();

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import type { LedgerEvent, TurnRecord } from '../../src/core/events';
-import { applyUpdate, buildTranscript, isFollowedUp, restartClosedRequest } from '../../src/core/transcript';
+import { applyUpdate, buildTranscript, isFollowedUp, MAX_INVOCATION_OUTPUT_CHARS, restartClosedRequest } from '../../src/core/transcript';
 
 const turn = (id: string, extra: Partial<TurnRecord> = {}): TurnRecord => ({
   id, sessionId: 's', prompt: `p-${id}`, origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, createdAt: 1, ...extra,
@@ -40,6 +40,30 @@ describe('transcript projection', () => {
     t = applyUpdate(t, { type: 'event', event: ev('text', { text: 'x' }, 'ghost') });
     assert.equal(t.turns[0]!.items.length, 1);
     assert.equal(t.turns[0]!.items[0]!.type === 'text' && t.turns[0]!.items[0]!.text, 'once');
+  });
+
+  it('an invocation keeps when it finished and whether its output was cut at the cap', () => {
+    seq = 0;
+    const at = (event: LedgerEvent, ms: number): LedgerEvent => ({ ...event, at: ms });
+    const half = 'x'.repeat(MAX_INVOCATION_OUTPUT_CHARS / 2);
+    const t = buildTranscript([turn('t1')], [
+      at(ev('invocation_started', { invocationId: 'short', tool: 'run', summary: 'ls' }), 1_000),
+      ev('invocation_output', { invocationId: 'short', chunk: half }),
+      ev('invocation_output', { invocationId: 'short', chunk: half }),
+      at(ev('invocation_finished', { invocationId: 'short', status: 'completed', exitCode: 0 }), 1_250),
+      ev('invocation_started', { invocationId: 'long', tool: 'run', summary: 'yes' }),
+      ev('invocation_output', { invocationId: 'long', chunk: `${half}${half}` }),
+      ev('invocation_output', { invocationId: 'long', chunk: 'END' }),
+    ]);
+    const [short, long] = t.turns[0]!.items;
+    assert.ok(short?.type === 'invocation' && long?.type === 'invocation');
+    assert.equal(short.finishedAt, 1_250);
+    assert.equal(short.runningSince, 1_000);
+    assert.equal(short.output.length, MAX_INVOCATION_OUTPUT_CHARS, 'exactly the cap: nothing cut');
+    assert.equal(short.outputCut, undefined);
+    assert.equal(long.outputCut, true);
+    assert.ok(long.output.endsWith('END') && long.output.length === MAX_INVOCATION_OUTPUT_CHARS);
+    assert.equal(long.finishedAt, undefined, 'still running');
   });
 
   it('knows when a failed turn was already retried', () => {

@@ -88,21 +88,50 @@ describe('the view of a long chat', () => {
 
   test('asks for a snapshot once per gap in the numbered messages, and goes on', () => {
     let s = lastPage(7);
+    let resyncs = 0;
+    /** Folds a message and counts the `resync`s the entry point posts (when `resyncAsked` turns true). */
+    const receive = (message: HostMessage) => {
+      const next = reduceHostMessage(s, message);
+      if (next.seq.resyncAsked && !s.seq.resyncAsked) resyncs++;
+      s = next;
+    };
     assert.equal(s.seq.lastSeq, 7, 'the first number seen is the baseline');
-    s = reduceHostMessage(s, { type: 'live', live, seq: 8 });
-    assert.equal(s.seq.resyncAsked, false);
-    s = reduceHostMessage(s, { type: 'update', update: { type: 'turn', turn: record(100) }, seq: 10 }); // 9 was missed
-    assert.equal(s.seq.resyncAsked, true);
+    receive({ type: 'live', live, seq: 8 });
+    assert.equal(resyncs, 0);
+    receive({ type: 'update', update: { type: 'turn', turn: record(100) }, seq: 10 }); // 9 was missed
+    assert.equal(resyncs, 1);
     assert.equal(s.transcript.turns.length, 31, 'the message after the gap is still applied');
-    const asked = s.seq;
-    s = reduceHostMessage(s, { type: 'live', live, seq: 12 }); // another gap before the snapshot
-    assert.equal(s.seq.resyncAsked, true, 'still waiting for the snapshot: not asked again');
-    assert.equal(asked.resyncAsked, true);
-    s = reduceHostMessage(s, { type: 'pong' });
-    assert.equal(s.seq.lastSeq, 12, 'an unnumbered message counts for nothing');
-    s = reduceHostMessage(s, { type: 'snapshot', session, transcript: { turns: range(71, 101) }, hasOlder: true, turnCount: 101, live, seq: 13 });
-    assert.deepEqual(s.seq, { lastSeq: 13, resyncAsked: false });
-    s = reduceHostMessage(s, { type: 'live', live, seq: 15 });
-    assert.equal(s.seq.resyncAsked, true, 'a new gap after the snapshot asks again');
+    receive({ type: 'live', live, seq: 11 });
+    receive({ type: 'live', live, seq: 13 }); // another gap before the snapshot came
+    receive({ type: 'pong' });
+    assert.equal(resyncs, 1, 'one resync until the snapshot comes');
+    assert.equal(s.seq.lastSeq, 13, 'an unnumbered message counts for nothing');
+    receive({ type: 'snapshot', session, transcript: { turns: range(71, 101) }, hasOlder: true, turnCount: 101, live, seq: 14 });
+    assert.deepEqual(s.seq, { lastSeq: 14, resyncAsked: false });
+    receive({ type: 'live', live, seq: 15 });
+    assert.equal(resyncs, 1);
+    receive({ type: 'live', live, seq: 17 });
+    assert.equal(resyncs, 2, 'a new gap after the snapshot asks again');
+  });
+
+  test('a rebuilt view loads older pages until it holds the turn the user read, within a limit', async () => {
+    const { MAX_RESTORE_PAGES, restoreStep } = await import('../../webview/restore');
+    const anchor = { turnId: record(12).id, offset: 40 };
+    let s = lastPage(); // turns 70..99
+    assert.deepEqual(restoreStep(s, { turnId: record(85).id, offset: 5 }, 0), { kind: 'restore', anchor: { turnId: record(85).id, offset: 5 } }, 'in the last page: at once');
+    let pages = 0;
+    for (let step = restoreStep(s, anchor, pages); step.kind !== 'restore'; step = restoreStep(s, anchor, pages)) {
+      assert.equal(step.kind, 'load');
+      if (step.kind !== 'load') break;
+      s = markOlderAsked(s, step.before);
+      assert.equal(restoreStep(s, anchor, ++pages).kind, 'wait', 'one page at a time');
+      const to = step.before.createdAt;
+      s = reduceHostMessage(s, { type: 'page', before: step.before, turns: range(Math.max(0, to - 30), to), hasOlder: to > 30 });
+    }
+    assert.equal(pages, 2, 'two pages (40..69, 10..39) hold turn 12');
+    assert.equal(restoreStep(lastPage(), anchor, MAX_RESTORE_PAGES).kind, 'give-up', 'farther up than the pages allowed: the end');
+    assert.equal(restoreStep(lastPage(), anchor, MAX_RESTORE_PAGES, Number.POSITIVE_INFINITY).kind, 'load', 'a search result is followed however far up');
+    const whole = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: range(70, 100) }, hasOlder: false, turnCount: 30, live });
+    assert.equal(restoreStep(whole, anchor, 0).kind, 'give-up', 'a turn no longer in the chat');
   });
 });

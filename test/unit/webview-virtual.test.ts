@@ -168,4 +168,28 @@ describe('the virtualized transcript', () => {
     ids = v.mounted();
     assert.ok(!ids.includes('t4998') && !ids.includes('t4990'), 'once released they go');
   });
+
+  test('Tab from the last or first turn in the DOM goes on into the turns beyond it', async () => {
+    const v = await setUp();
+    v.open(range(0, 5000));
+    v.scrollTo(v.spacers()[0]! / 2);
+    const press = (id: string, shiftKey: boolean) => {
+      const el = v.sk.content.querySelector<HTMLElement>(`section[data-turn-id="${id}"] .message.user`)!;
+      el.setAttribute('tabindex', '-1');
+      el.focus();
+      el.dispatchEvent(new window.KeyboardEvent('keydown', { key: 'Tab', shiftKey, bubbles: true }) as never);
+    };
+    const last = v.mounted().at(-1)!;
+    const n = Number(last.slice(1));
+    press(last, false);
+    for (let i = n + 1; i <= n + 10; i++) assert.ok(v.mounted().includes(`t${String(i).padStart(4, '0')}`), `turn ${i} after the last one is mounted for Tab`);
+    const first = v.mounted()[0]!;
+    press(first, true);
+    const f = Number(first.slice(1));
+    for (let i = f - 10; i < f; i++) assert.ok(v.mounted().includes(`t${String(i).padStart(4, '0')}`), `turn ${i} before the first one is mounted for Shift+Tab`);
+    assert.ok(contiguous(v.mounted()));
+    (window.document.activeElement as unknown as HTMLElement).blur();
+    v.scrollTo(v.sk.transcript.scrollTop + 1); // any scroll ends it
+    assert.ok(!v.mounted().includes(`t${String(n + 10).padStart(4, '0')}`) && v.mounted().length <= BOUND);
+  });
 });

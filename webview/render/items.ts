@@ -5,7 +5,8 @@
 import type { TranscriptItem } from '../../src/core/transcript';
 import { errorClassShortLabel } from '../errorClassView';
 import { h } from '../dom';
-import { boundaryKindLabel, describeBoundary, elapsedLabel, invocationBadgeStatus, invocationDetail, invocationStatusLabel, PROCESS_GROUP_STOPPED_TEXT, type BoundaryItem, type InvocationItem } from '../labels';
+import type { BoundaryDecision } from '../../src/core/vocabulary';
+import { boundaryKindLabel, DECISION_LABELS, describeBoundary, elapsedLabel, invocationBadgeStatus, invocationDetail, invocationStatusLabel, PROCESS_GROUP_STOPPED_TEXT, type BoundaryItem, type InvocationItem } from '../labels';
 import { markdownFragment } from '../markdown';
 import { linkSettings } from '../settingLinks';
 import { renderDiff } from './diff';
@@ -118,14 +119,14 @@ const NO_ACTIONS: ItemContext = { actionableIds: new Set(), busyRequestIds: new 
 
 /** The three decision buttons of an actionable request. */
 function decisionButtons(requestId: string, busy: boolean, grants: string | undefined): HTMLElement {
-  const button = (decision: string, label: string, appearance: 'primary' | 'secondary', title?: string) =>
-    h('vscode-button', { 'data-decision': decision, 'data-request-id': requestId, appearance, disabled: busy, ...(title ? { title } : {}) }, label);
+  const button = (decision: BoundaryDecision, appearance: 'primary' | 'secondary', title?: string) =>
+    h('vscode-button', { 'data-decision': decision, 'data-request-id': requestId, appearance, disabled: busy, ...(title ? { title } : {}) }, DECISION_LABELS[decision]);
   return h(
     'div',
     { class: 'boundary-actions' },
-    button('allow_once', 'Allow once', 'primary'),
-    button('allow_session', 'Allow for this session', 'secondary', grants ? `Also approves ${grants}` : undefined),
-    button('deny', 'Deny', 'secondary'),
+    button('allow_once', 'primary'),
+    button('allow_session', 'secondary', grants ? `Also approves ${grants}` : undefined),
+    button('deny', 'secondary'),
     grants ? h('div', { class: 'grant-scope' }, `“Allow for this session” also approves ${grants.replace(/`/g, '')}.`) : null,
   );
 }

@@ -14,7 +14,7 @@
  *
  * Measuring goes through `Geometry`, so tests on a DOM without a layout engine give the heights.
  */
-import { atTurn, type Anchor, type Layout, layOut, mountedIndices, turnNear } from './windowing';
+import { atTurn, type Anchor, type Layout, layOut, mountedIndices, topOf, turnNear } from './windowing';
 
 /** How a pass reads sizes (px). The browser's is `BROWSER_GEOMETRY`; tests give theirs. */
 export interface Geometry {
@@ -83,13 +83,23 @@ export class VirtualTranscript {
    * focused element moved in the DOM loses the focus.
    */
   private spacers = new Map<string, HTMLElement>();
+  /** The height last set on each spacer. */
+  private readonly spacerHeights = new WeakMap<HTMLElement, string>();
   private pending: Anchor | null = null;
+  /** Turns mounted for keyboard navigation past the window (`beforeTab`), until the next scroll. */
+  private readonly extra = new Set<string>();
   private scheduled = false;
   private readonly resizes: ResizeObserver | undefined;
 
   constructor(private readonly scroller: HTMLElement, private readonly content: HTMLElement, private readonly options: VirtualOptions = {}) {
     this.geometry = options.geometry ?? BROWSER_GEOMETRY;
-    scroller.addEventListener('scroll', () => this.later(), { passive: true });
+    scroller.addEventListener('scroll', () => {
+      this.extra.clear();
+      this.later();
+    }, { passive: true });
+    content.addEventListener('keydown', (event) => {
+      if (event.key === 'Tab' && !event.altKey && !event.ctrlKey && !event.metaKey) this.beforeTab(event.target as Node, event.shiftKey ? -1 : 1);
+    });
     this.resizes = typeof ResizeObserver !== 'undefined' && !options.geometry ? new ResizeObserver(() => this.later()) : undefined;
     this.resizes?.observe(scroller);
   }
@@ -107,6 +117,7 @@ export class VirtualTranscript {
 
   /** Forgets the turns (the content shows something else now: the welcome text, the loading status). */
   reset(): void {
+    this.extra.clear();
     for (const [el] of this.mountedEls) this.resizes?.unobserve(el as Element);
     this.source = null;
     this.written = null;
@@ -129,6 +140,23 @@ export class VirtualTranscript {
     this.pending = anchor;
   }
 
+  /**
+   * Tab from the first or last turn in the DOM: mounts the next `TAB_REACH_TURNS` turns that way first,
+   * so the focus goes on to their buttons as it would without virtualization (the browser picks the
+   * next focusable element after this handler). They stay mounted until the next scroll.
+   */
+  private beforeTab(target: Node, direction: 1 | -1): void {
+    const at = this.turnIdOf(target);
+    const ids = this.source?.ids;
+    if (!at || !ids || at !== (direction > 0 ? this.mounted.at(-1) : this.mounted[0])) return;
+    const edge = ids.indexOf(at);
+    for (let k = 1; k <= TAB_REACH_TURNS; k++) {
+      const id = ids[edge + direction * k];
+      if (id !== undefined) this.extra.add(id);
+    }
+    this.pass();
+  }
+
   private later(): void {
     if (this.scheduled || !this.source) return;
     this.scheduled = true;
@@ -147,7 +175,7 @@ export class VirtualTranscript {
     this.measureMounted();
     let layout = this.layout(source);
     for (let round = 0; ; round++) {
-      const top = anchor === 'bottom' ? layout.total - viewport : layout.tops[layout.index.get(anchor.turnId)!]! + anchor.offset;
+      const top = anchor === 'bottom' ? layout.total - viewport : topOf(layout, anchor);
       this.write(source, layout, mountedIndices(layout, top, viewport, this.keptIds()));
       // Done when the turns mounted are as tall as assumed (the average of the unmeasured ones is then the same too).
       if (!this.measureMounted() || round === MAX_ROUNDS) break;
@@ -184,7 +212,7 @@ export class VirtualTranscript {
   private scrollTo(layout: Layout, anchor: Anchor | 'bottom', viewport: number): void {
     const top = anchor === 'bottom'
       ? Math.max(layout.total - viewport, this.scroller.scrollHeight - viewport)
-      : layout.tops[layout.index.get(anchor.turnId)!]! + anchor.offset;
+      : topOf(layout, anchor);
     // Only a real move: each assignment fires a scroll event (and a pass).
     if (Math.abs(this.scroller.scrollTop - top) >= 1) this.scroller.scrollTop = Math.max(0, top);
   }
@@ -196,7 +224,11 @@ export class VirtualTranscript {
     const gap = (before: string, px: number) => {
       const el = this.spacers.get(before) ?? makeSpacer(this.content.ownerDocument);
       const height = `${Math.max(0, Math.round(px))}px`;
-      if (el.style.height !== height) el.style.height = height;
+      // Compared with what was set, not read back: the browser gives 1289040px back as "1.28904e+06px".
+      if (this.spacerHeights.get(el) !== height) {
+        this.spacerHeights.set(el, height);
+        el.style.height = height;
+      }
       spacers.set(before, el);
       children.push(el);
     };
@@ -227,7 +259,8 @@ export class VirtualTranscript {
     for (const [el, id] of this.mountedEls) {
       const px = this.geometry.height(el as HTMLElement);
       const had = this.heights.get(id);
-      if (had === px) continue;
+      // A turn is never 0 px tall (it has padding) unless not laid out (a hidden view): keep what was known.
+      if (had === px || px <= 0) continue;
       this.heightSum += px - (had ?? 0);
       this.heights.set(id, px);
       changed = true;
@@ -235,9 +268,9 @@ export class VirtualTranscript {
     return changed;
   }
 
-  /** Turns that stay mounted wherever the viewport is: those of the text selection, and the focused one. */
+  /** Turns that stay mounted wherever the viewport is: those of the text selection, the focused one, those mounted for Tab. */
   private keptIds(): Set<string> {
-    const kept = new Set<string>();
+    const kept = new Set<string>(this.extra);
     const doc = this.content.ownerDocument;
     const focused = this.turnIdOf(doc.activeElement);
     if (focused) kept.add(focused);
@@ -258,6 +291,9 @@ export class VirtualTranscript {
     return el ? this.mountedEls.get(el) : undefined;
   }
 }
+
+/** How many turns past the window a Tab at its edge mounts. */
+const TAB_REACH_TURNS = 10;
 
 /** The key of the top spacer (no turn id is empty or starts with a space). */
 const TOP = ' top';

@@ -14,8 +14,6 @@ export interface Anchor {
 export interface Layout {
   /** Loaded turn ids, oldest first. */
   readonly ids: readonly string[];
-  /** Index of each id in `ids`. */
-  readonly index: ReadonlyMap<string, number>;
   /** `tops[i]`: the top of turn i; `tops[ids.length]`: the bottom of the last turn. */
   readonly tops: Float64Array;
   /** The bottom of the last turn (`tops[ids.length]`). */
@@ -32,15 +30,20 @@ const MIN_MARGIN_PX = 400;
 /** Lays the loaded turns out below the unloaded ones, each `heightOf(id)` tall. */
 export function layOut(ids: readonly string[], heightOf: (id: string) => number, unloadedPx: number, contentTop: number): Layout {
   const tops = new Float64Array(ids.length + 1);
-  const index = new Map<string, number>();
   let y = contentTop + unloadedPx;
   ids.forEach((id, i) => {
-    index.set(id, i);
     tops[i] = y;
     y += heightOf(id);
   });
   tops[ids.length] = y;
-  return { ids, index, tops, total: y, unloadedPx, contentTop };
+  return { ids, tops, total: y, unloadedPx, contentTop };
+}
+
+/** The top of turn `turnId` plus `offset` (px): where an anchor is in `layout`. @throws TypeError if the turn is not in it. */
+export function topOf(layout: Layout, anchor: Anchor): number {
+  const i = layout.ids.indexOf(anchor.turnId);
+  if (i < 0) throw new TypeError(`turn ${anchor.turnId} is not laid out`);
+  return layout.tops[i]! + anchor.offset;
 }
 
 /** The last index i with `tops[i] <= y` (-1 when y is above the first turn). */
@@ -102,8 +105,8 @@ export function mountedIndices(layout: Layout, top: number, viewport: number, ke
   const wanted = new Set<number>();
   for (let i = first; i <= last; i++) wanted.add(i);
   for (const id of kept) {
-    const i = layout.index.get(id);
-    if (i !== undefined) wanted.add(i);
+    const i = layout.ids.indexOf(id);
+    if (i >= 0) wanted.add(i);
   }
   return [...wanted].sort((a, b) => a - b);
 }

@@ -6,6 +6,7 @@
 import type { Database, SqlValue } from 'sql.js';
 import { JournalRefusedError } from '../errors';
 import { fenceMessage } from '../plainErrors';
+import { BACKFILL_CHUNK, type Migration } from '../schema';
 import { StatementCache } from '../statementCache';
 import { UnreadableRowError, type Row } from './rows';
 
@@ -58,15 +59,33 @@ export abstract class OperationsBase {
   }
 
   /**
-   * Runs the migrations above the database's `user_version` up to `target`, one per call:
-   * returns the version reached, or undefined when there is nothing to do. Statements are recorded,
-   * so other processes replay the migration from the log.
+   * Runs the migration after the database's `user_version`, one per call: its SQL, then its
+   * backfill chunk by chunk, calling `onProgress(done, total)` (keys covered, of all its backfills)
+   * after each chunk. Returns the version reached, or undefined when there is nothing to do.
+   * Statements are recorded, so other processes replay the migration from the log.
    */
-  migrateOne(migrations: readonly { version: number; sql: string }[]): number | undefined {
+  migrateOne(migrations: readonly Migration[], onProgress?: (done: number, total: number) => void): number | undefined {
     const current = this.userVersion();
     const next = migrations.find((m) => m.version === current + 1);
     if (!next) return undefined;
     this.exec(next.sql);
+    const ranges = (next.backfill ?? []).map((b) => {
+      const row = this.one(b.range);
+      const lo = row?.lo;
+      const hi = row?.hi;
+      return typeof lo === 'number' && typeof hi === 'number' && hi >= lo ? { chunk: b.chunk, lo, hi } : undefined;
+    });
+    const total = ranges.reduce((sum, r) => sum + (r ? r.hi - r.lo + 1 : 0), 0);
+    let done = 0;
+    for (const r of ranges) {
+      if (!r) continue;
+      for (let from = r.lo; from <= r.hi; from += BACKFILL_CHUNK) {
+        const to = Math.min(from + BACKFILL_CHUNK - 1, r.hi);
+        this.runRecorded(r.chunk, [from, to]);
+        done += to - from + 1;
+        onProgress?.(done, total);
+      }
+    }
     this.exec(`PRAGMA user_version = ${next.version}`);
     return next.version;
   }
@@ -98,6 +117,12 @@ export abstract class OperationsBase {
 
   protected one(sql: string, params: SqlValue[] = []): Row | undefined {
     return this.all(sql, params)[0];
+  }
+
+  /** Runs a write statement and records it even when it changed no row (a virtual table's count is not SQLite's to report). */
+  protected runRecorded(sql: string, params: (string | number | null)[]): void {
+    this.statements.run(sql, params);
+    this.record(sql, params);
   }
 
   protected run(sql: string, params: (string | number | null)[] = []): number {

@@ -37,7 +37,10 @@ function unknownValue(what: string, value: unknown): [detail: string, newer: boo
 
 /** Decodes a row of its table. */
 export function toSession(r: Row): SessionRecord {
-  return { id: r.id as string, title: r.title as string, provider: r.provider as string, createdAt: r.created_at as number, updatedAt: r.updated_at as number };
+  return {
+    id: r.id as string, title: r.title as string, provider: r.provider as string, createdAt: r.created_at as number, updatedAt: r.updated_at as number,
+    workspace: (r.workspace as string | null | undefined) ?? null,
+  };
 }
 
 /** Decodes a row of its table. @throws UnreadableRowError when the row cannot be read. */

@@ -6,13 +6,32 @@ import { toSession } from './rows';
 
 /** The operations of this concern, on top of OperationsBase (see module docstring). */
 export abstract class SessionOps extends OperationsBase {
-  /** Creates a session. Throws a `not_found`-free constraint error if the id exists. */
+  /**
+   * Creates a session in the workspace folder `session.workspace` (unset or null: unknown). Throws
+   * a constraint error if the id exists.
+   */
   createSession(session: SessionRecord): SessionRecord {
     this.touch(session.id);
-    this.run('INSERT INTO sessions (id, title, provider, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [
-      session.id, session.title, session.provider, session.createdAt, session.updatedAt,
+    const workspace = session.workspace ?? null;
+    this.run('INSERT INTO sessions (id, title, provider, created_at, updated_at, workspace) VALUES (?, ?, ?, ?, ?, ?)', [
+      session.id, session.title, session.provider, session.createdAt, session.updatedAt, workspace,
     ]);
-    return session;
+    return { ...session, workspace };
+  }
+
+  /**
+   * Records `workspace` as the folder of those of `sessionIds` whose folder is unknown (null); a
+   * chat with a folder keeps it, an unknown id or a fenced chat is skipped. Returns the ids assigned.
+   */
+  assignWorkspace(sessionIds: readonly string[], workspace: string): { assigned: string[] } {
+    const assigned: string[] = [];
+    for (const id of new Set(sessionIds)) {
+      if (this.getFence(id)) continue;
+      if (this.run('UPDATE sessions SET workspace = ? WHERE id = ? AND workspace IS NULL', [workspace, id]) === 0) continue;
+      this.touch(id);
+      assigned.push(id);
+    }
+    return { assigned };
   }
 
   /**

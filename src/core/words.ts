@@ -1,9 +1,9 @@
 /**
- * Word helpers shared by `labels.ts` and `errorClassView.ts` (labels.ts imports errorClassView.ts,
+ * Word helpers shared by `labels.ts` and `errorClassWords.ts` (labels.ts imports errorClassWords.ts,
  * so these live apart to keep the imports one-way): boundary kinds in words, markdown code spans,
  * one-line cuts. Pure and DOM-free; `labels.ts` re-exports them.
  */
-import type { BoundaryKind } from '../src/core/vocabulary';
+import type { BoundaryKind } from './vocabulary';
 
 const KIND_WORDS: Readonly<Record<BoundaryKind, string>> = {
   command: 'Run a command',

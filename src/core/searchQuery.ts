@@ -1,0 +1,103 @@
+/**
+ * What the user types into chat search, turned into something the journal's full-text index
+ * (SQLite FTS4, tokenizer `unicode61`) can run safely, and the snippet shown for a match.
+ *
+ * The user's text is never passed to FTS as syntax: it is cut into words (runs of letters, digits
+ * and combining marks, as the `unicode61` tokenizer cuts text), each word becomes a quoted FTS
+ * phrase, and the last one matches as a prefix (the user may still be typing it). Quotes, `*`,
+ * `-`, parentheses, `NEAR`, `AND`/`OR`/`NOT`, NUL and other control characters therefore never
+ * reach FTS as operators: a word like `NEAR` is searched as the word "near". Words are ANDed.
+ */
+
+/** Most words of a query used (the rest are dropped: a query is a few words, not a paragraph). */
+export const MAX_QUERY_TERMS = 12;
+/** Longest word used, in characters (a longer one is cut: no indexed word is that long). */
+export const MAX_TERM_LENGTH = 64;
+/** Shortest last word matched as a prefix (a one-letter prefix would match most of the index). */
+export const MIN_PREFIX_LENGTH = 2;
+
+/** A query made safe for FTS4 MATCH (see module docstring). */
+export interface SearchQuery {
+  /** Lower-cased words, in the order typed, duplicates removed. */
+  readonly terms: readonly string[];
+  /** Whether the last term matches as a prefix. */
+  readonly prefixLast: boolean;
+  /** The FTS4 MATCH expression: each term a quoted phrase, the last one with `*` if `prefixLast`. */
+  readonly match: string;
+}
+
+// A word: letters, digits, combining marks and private-use characters, as unicode61 sees tokens.
+const WORD = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+
+/**
+ * The safe query for `text`, or null when it holds no word to search for (empty, only spaces or
+ * punctuation). Never throws.
+ */
+export function parseSearchQuery(text: string): SearchQuery | null {
+  const terms: string[] = [];
+  for (const match of String(text).matchAll(WORD)) {
+    const term = match[0].toLowerCase().slice(0, MAX_TERM_LENGTH);
+    if (!terms.includes(term)) terms.push(term);
+    if (terms.length === MAX_QUERY_TERMS) break;
+  }
+  if (terms.length === 0) return null;
+  const last = terms[terms.length - 1]!;
+  // A word typed to its end is still matched as a prefix: the quick pick cannot know.
+  const prefixLast = [...last].length >= MIN_PREFIX_LENGTH;
+  const match = terms.map((t, i) => (i === terms.length - 1 && prefixLast ? `"${t}*"` : `"${t}"`)).join(' ');
+  return { terms, prefixLast, match };
+}
+
+/** Why a search cannot run, in words, or null when it can. */
+export function searchQueryProblem(text: string): string | null {
+  return parseSearchQuery(text) ? null : 'Type a word to search for: the search has no letters or digits to look for.';
+}
+
+/** A snippet of a matched text with where the matches are in it. */
+export interface Snippet {
+  /** Part of the text around the first match, on one line, with `…` where it was cut. */
+  readonly text: string;
+  /** Each match as [start, end) offsets (UTF-16 code units) into `text`, in order, not overlapping. */
+  readonly matchRanges: readonly (readonly [number, number])[];
+}
+
+/** Characters of a snippet shown before the first match. */
+const SNIPPET_LEAD = 40;
+
+/** Folds a word for comparison as unicode61 does: lower case, Latin diacritics removed. */
+function fold(word: string): string {
+  return word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/**
+ * The snippet of `text` for `query`: about `maxLength` characters starting a little before the first
+ * word that matches one of its terms (whole word, or prefix for the last term when `prefixLast`),
+ * whitespace runs shown as one space, with every match inside it marked. Without a match (the index
+ * found the row but the words differ here, e.g. by a folding this function does not do) it is the
+ * start of the text, with no ranges.
+ */
+export function snippetFor(text: string, query: SearchQuery, maxLength = 160): Snippet {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const terms = query.terms.map(fold);
+  const matches = (word: string): boolean => {
+    const folded = fold(word);
+    return terms.some((t, i) => folded === t || (query.prefixLast && i === terms.length - 1 && folded.startsWith(t)));
+  };
+  const words = [...flat.matchAll(WORD)].filter((m) => matches(m[0]));
+  const first = words[0]?.index ?? 0;
+  let start = Math.max(0, first - SNIPPET_LEAD);
+  if (start > 0) {
+    const space = flat.indexOf(' ', start);
+    if (space !== -1 && space < first) start = space + 1; // start at a word
+  }
+  const end = Math.min(flat.length, start + maxLength);
+  const lead = start > 0 ? '…' : '';
+  const body = flat.slice(start, end);
+  const matchRanges: [number, number][] = [];
+  for (const w of words) {
+    const at = w.index! - start;
+    if (at < 0 || w.index! + w[0].length > end) continue;
+    matchRanges.push([lead.length + at, lead.length + at + w[0].length]);
+  }
+  return { text: lead + body + (end < flat.length ? '…' : ''), matchRanges };
+}

@@ -1,0 +1,54 @@
+/**
+ * Registers the Agent Chats view (`ChatTree`) and the commands around it: Refresh, the This
+ * Workspace / All Workspaces toggle (two commands, one shown at a time by the
+ * `nativeAgentChats.chatListScope` context key), Search Chats…, and Assign to This Workspace for
+ * chats of an older version, whose folder the journal does not know.
+ */
+import * as vscode from 'vscode';
+import type { ChatRuntime } from '../runtime/chatRuntime';
+import type { ChatPanels } from './chatPanels';
+import { ChatTree } from './chatTree';
+import { logText, noticeText } from './notices';
+import { searchChats } from './searchChats';
+
+/** Creates the view and its commands; both are disposed with `context.subscriptions`. Returns the tree. */
+export function registerChatTree(context: vscode.ExtensionContext, ready: Promise<ChatRuntime>, panels: ChatPanels, log: (line: string) => void): ChatTree {
+  // The same key the journal's tab records use: a window without a folder is ''.
+  const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
+  const tree = new ChatTree(ready, workspace, context.workspaceState);
+  tree.createView();
+  const command = (id: string, run: (runtime: ChatRuntime, args?: unknown) => Promise<unknown>) =>
+    vscode.commands.registerCommand(id, async (args?: unknown) => {
+      try {
+        return await run(await ready, args);
+      } catch (error) {
+        log(`[command] ${id} failed: ${logText(error)}`);
+        void vscode.window.showErrorMessage(`Agent Chats: ${noticeText(error)}`);
+        return undefined;
+      }
+    });
+  context.subscriptions.push(
+    tree,
+    vscode.commands.registerCommand('nativeAgentChats.refreshChats', () => tree.reload()),
+    vscode.commands.registerCommand('nativeAgentChats.showAllWorkspaces', () => tree.setScope('all')),
+    vscode.commands.registerCommand('nativeAgentChats.showThisWorkspace', () => tree.setScope('workspace')),
+    command('nativeAgentChats.searchChats', async (runtime, args) => {
+      const initial = typeof (args as { query?: unknown } | undefined)?.query === 'string' ? (args as { query: string }).query : undefined;
+      const found = await searchChats(runtime, { ...(tree.scope === 'workspace' ? { workspace } : {}), ...(initial ? { initial } : {}) });
+      if (!found) return undefined;
+      const session = await runtime.getSession(found.sessionId);
+      if (!session) throw new Error('That chat is no longer in the journal.');
+      const panel = await panels.open(session);
+      panel.revealTurn(found.turnId, found.snippet, found.matchRanges);
+      return found;
+    }),
+    command('nativeAgentChats.assignToThisWorkspace', async (runtime, args) => {
+      const sessionId = (args as { sessionId?: unknown } | undefined)?.sessionId;
+      if (typeof sessionId !== 'string') return undefined;
+      const assigned = await runtime.assignWorkspace([sessionId]);
+      if (!assigned.ok) void vscode.window.showErrorMessage(assigned.message);
+      return assigned.ok;
+    }),
+  );
+  return tree;
+}

@@ -1,0 +1,91 @@
+/**
+ * **Agent Chats: Search Chats…**: a quick pick that searches every transcript as the user types
+ * (the journal's full-text index, `searchChats`), one result per turn, newest first: the chat's
+ * title, what matched (prompt, reply, command output…) and when, and a snippet around the match.
+ * Enter opens the chat at that turn.
+ *
+ * Searches run one at a time: a query typed while one runs waits and only the latest waiting one
+ * runs, so a fast typist never queues a search per key. Results are shown as they are (`alwaysShow`):
+ * the index matched them, VS Code's own fuzzy filter must not hide them; it still highlights the
+ * typed words it finds.
+ */
+import * as vscode from 'vscode';
+import { lastActiveWords } from '../core/chatList';
+import type { ChatRuntime } from '../runtime/chatRuntime';
+import type { Result } from '../core/result';
+import type { SearchRefusal, SearchResult } from '../journal/operations/search';
+
+/** What each kind of match is called in a result. */
+const KIND_WORDS: Record<SearchResult['kind'], string> = {
+  prompt: 'prompt', reply: 'reply', output: 'command output', tool: 'tool call', notice: 'notice',
+};
+
+interface ResultItem extends vscode.QuickPickItem {
+  readonly result: SearchResult;
+}
+
+/**
+ * Shows the search; resolves the result the user picked (undefined when dismissed). `workspace`:
+ * search only that folder's chats, unset: every chat.
+ */
+export function searchChats(runtime: ChatRuntime, options: { workspace?: string; initial?: string } = {}): Promise<SearchResult | undefined> {
+  const pick = vscode.window.createQuickPick<ResultItem>();
+  pick.title = 'Search Chats';
+  pick.placeholder = 'Words in prompts, replies or command output';
+  pick.matchOnDescription = true;
+  pick.matchOnDetail = true;
+  let running = false;
+  let waiting: string | undefined;
+  const run = async (query: string): Promise<void> => {
+    if (running) {
+      waiting = query;
+      return;
+    }
+    running = true;
+    pick.busy = true;
+    try {
+      const found = await runtime.journal.read('searchChats', query, { limit: 50, ...(options.workspace !== undefined ? { workspace: options.workspace } : {}) });
+      if (waiting === undefined) show(pick, query, found);
+    } finally {
+      running = false;
+      pick.busy = false;
+      const next = waiting;
+      waiting = undefined;
+      if (next !== undefined) void run(next);
+    }
+  };
+  return new Promise((resolve) => {
+    let picked: SearchResult | undefined;
+    pick.onDidChangeValue((value) => void run(value));
+    pick.onDidAccept(() => {
+      picked = pick.selectedItems[0]?.result;
+      pick.hide();
+    });
+    pick.onDidHide(() => {
+      pick.dispose();
+      resolve(picked);
+    });
+    pick.show();
+    if (options.initial) {
+      pick.value = options.initial;
+      void run(options.initial);
+    }
+  });
+}
+
+function show(pick: vscode.QuickPick<ResultItem>, query: string, result: Result<SearchResult[], SearchRefusal>): void {
+  if (!result.ok) {
+    pick.items = [];
+    pick.placeholder = query.trim() ? result.message : 'Words in prompts, replies or command output';
+    return;
+  }
+  const now = Date.now();
+  pick.items = result.value.map((r) => ({
+    label: r.title,
+    description: `${KIND_WORDS[r.kind]} · ${lastActiveWords(r.createdAt, now)}`,
+    detail: r.snippet,
+    alwaysShow: true,
+    result: r,
+  }));
+  if (result.value.length === 0) pick.placeholder = `Nothing found for “${query.trim()}”`;
+}

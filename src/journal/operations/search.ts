@@ -1,0 +1,141 @@
+/**
+ * Full-text search over every chat: prompts (`prompt_search`) and the text of replies, tool output,
+ * tool summaries and notices (`event_search`), the FTS4 indexes migration 4 keeps in the same
+ * transaction as their rows (schema.ts). One result per turn, newest first.
+ *
+ * Each index is read newest first (`ORDER BY docid DESC`: docids grow with insertion, which FTS4
+ * returns in that order without sorting), in batches, until `limit` distinct turns were found or
+ * `MAX_SCANNED` matches were read, so a word found in half the journal costs a bounded read; the two
+ * lists are merged by time. Rank (bm25-like) was not chosen: it needs every match scored before the
+ * first is returned (a common word at 200 MB would read all of them), and a history is searched for
+ * something recent far more often than for the "best" match. Snippets are cut from the row's own
+ * text (core/searchQuery.ts), for the returned results only.
+ */
+import { fail, ok, type Result } from '../../core/result';
+import { parseSearchQuery, searchQueryProblem, snippetFor, type SearchQuery } from '../../core/searchQuery';
+import { PageOps } from './pages';
+import type { Row } from './rows';
+
+/** What a match was found in: the prompt, the agent's reply, a command's output, a tool call's summary, a notice. */
+export type SearchHitKind = 'prompt' | 'reply' | 'output' | 'tool' | 'notice';
+
+/** One search result: the newest match in one turn. Times in ms since the epoch. */
+export interface SearchResult {
+  readonly sessionId: string;
+  /** The chat's title. */
+  readonly title: string;
+  readonly turnId: string;
+  /** When the matched item was written (the event's time, or the turn's for a prompt). */
+  readonly createdAt: number;
+  readonly kind: SearchHitKind;
+  /** The matched event's id (null for a prompt): where in the turn to mark the match. */
+  readonly eventId: number | null;
+  /** Part of the matched text around the match, on one line (see core/searchQuery.ts `snippetFor`). */
+  readonly snippet: string;
+  /** [start, end) offsets of each match in `snippet` (UTF-16 code units). */
+  readonly matchRanges: readonly (readonly [number, number])[];
+}
+
+/** Options of `searchChats`. */
+export interface SearchOptions {
+  /** Most results (turns) returned; default 50, at most 200. */
+  readonly limit?: number;
+  /** Only chats of this workspace folder (see `SessionRecord.workspace`); unset: every chat. */
+  readonly workspace?: string;
+}
+
+/** Why a search was refused: nothing in the query to search for (`searchQueryProblem` says it in words). */
+export type SearchRefusal = 'empty_query';
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 200;
+/** Most matches read from one index per search (bounds a very common word's cost). */
+const MAX_SCANNED = 4000;
+
+const EVENT_KIND_HITS: Readonly<Record<string, SearchHitKind>> = { text: 'reply', invocation_output: 'output', invocation_started: 'tool', notice: 'notice' };
+
+/** A match before its snippet: the newest of its turn. */
+interface Hit {
+  readonly sessionId: string;
+  readonly title: string;
+  readonly turnId: string;
+  readonly at: number;
+  readonly kind: SearchHitKind;
+  readonly eventId: number | null;
+  /** A prompt's text (read with the match); an event's text is read once it is chosen. */
+  readonly text: string | null;
+}
+
+/** The operations of this concern, on top of PageOps (see module docstring). */
+export abstract class SearchOps extends PageOps {
+  /**
+   * Searches every chat's prompts, replies, command output, tool summaries and notices for the
+   * words of `query` (all of them; the last also as a prefix), newest first, one result per turn.
+   * User text is never FTS syntax (core/searchQuery.ts), so no query makes this throw; a query
+   * without a word to search for is refused (`empty_query`, with a sentence).
+   */
+  searchChats(query: string, options: SearchOptions = {}): Result<SearchResult[], SearchRefusal> {
+    const parsed = parseSearchQuery(query);
+    if (!parsed) return fail('empty_query', searchQueryProblem(query)!);
+    const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(options.limit ?? DEFAULT_LIMIT) || DEFAULT_LIMIT));
+    const workspace = options.workspace;
+    const hits = new Map<string, Hit>();
+    for (const hit of [...this.eventHits(parsed, limit, workspace), ...this.promptHits(parsed, limit, workspace)]) {
+      const kept = hits.get(hit.turnId);
+      if (!kept || hit.at > kept.at) hits.set(hit.turnId, hit);
+    }
+    const chosen = [...hits.values()].sort((a, b) => b.at - a.at || (b.eventId ?? 0) - (a.eventId ?? 0)).slice(0, limit);
+    return ok(chosen.map((hit) => this.withSnippet(hit, parsed)));
+  }
+
+  /** The newest event matches, one per turn, up to `limit` turns (see module docstring). */
+  private eventHits(query: SearchQuery, limit: number, workspace: string | undefined): Hit[] {
+    const sql = `SELECT e.id, e.session_id, e.turn_id, e.kind, e.at, s.title FROM event_search f
+      JOIN events e ON e.id = f.docid JOIN sessions s ON s.id = e.session_id
+      WHERE f.event_search MATCH ?1 AND f.docid < ?2 ${workspace === undefined ? '' : 'AND s.workspace = ?4'}
+      ORDER BY f.docid DESC LIMIT ?3`;
+    return this.newestPerTurn(sql, query, limit, workspace, (r) => ({
+      sessionId: r.session_id as string, title: r.title as string, turnId: r.turn_id as string, at: r.at as number,
+      kind: EVENT_KIND_HITS[r.kind as string] ?? 'reply', eventId: r.id as number, text: null,
+    }));
+  }
+
+  /** The newest prompt matches, up to `limit` (a turn has one prompt). */
+  private promptHits(query: SearchQuery, limit: number, workspace: string | undefined): Hit[] {
+    const sql = `SELECT f.docid AS id, t.session_id, t.id AS turn_id, t.created_at, t.prompt, s.title FROM prompt_search f
+      JOIN turns t ON t.search_doc = f.docid JOIN sessions s ON s.id = t.session_id
+      WHERE f.prompt_search MATCH ?1 AND f.docid < ?2 ${workspace === undefined ? '' : 'AND s.workspace = ?4'}
+      ORDER BY f.docid DESC LIMIT ?3`;
+    return this.newestPerTurn(sql, query, limit, workspace, (r) => ({
+      sessionId: r.session_id as string, title: r.title as string, turnId: r.turn_id as string, at: r.created_at as number,
+      kind: 'prompt', eventId: null, text: r.prompt as string,
+    }));
+  }
+
+  /**
+   * Reads `sql`'s matches (columns `id` = docid first) in batches below the last docid seen, keeping
+   * the first of each turn, until `limit` turns or MAX_SCANNED matches.
+   */
+  private newestPerTurn(sql: string, query: SearchQuery, limit: number, workspace: string | undefined, toHit: (r: Row) => Hit): Hit[] {
+    const found = new Map<string, Hit>();
+    const batch = Math.min(MAX_SCANNED, limit * 4);
+    let below = Number.MAX_SAFE_INTEGER;
+    for (let scanned = 0; scanned < MAX_SCANNED && found.size < limit; ) {
+      const rows = this.all(sql, workspace === undefined ? [query.match, below, batch] : [query.match, below, batch, workspace]);
+      for (const row of rows) {
+        const hit = toHit(row);
+        if (!found.has(hit.turnId) && found.size < limit) found.set(hit.turnId, hit);
+      }
+      scanned += rows.length;
+      if (rows.length < batch) break;
+      below = rows[rows.length - 1]!.id as number;
+    }
+    return [...found.values()];
+  }
+
+  private withSnippet(hit: Hit, query: SearchQuery): SearchResult {
+    const text = hit.text ?? String(this.one('SELECT body FROM event_search_text WHERE rowid = ?', [hit.eventId])?.body ?? '');
+    const { text: snippet, matchRanges } = snippetFor(text, query);
+    return { sessionId: hit.sessionId, title: hit.title, turnId: hit.turnId, createdAt: hit.at, kind: hit.kind, eventId: hit.eventId, snippet, matchRanges };
+  }
+}

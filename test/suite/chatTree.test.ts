@@ -1,0 +1,78 @@
+// The Agent Chats view in a real workbench: its container and view are contributed, it lists chats
+// under day groups (All Workspaces), follows a rename and a delete made by commands without a
+// refresh, and its item commands take the tree's node as their argument.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { ChatTree } from '../../src/host/chatTree';
+import { api, EXTENSION_ID, waitFor } from './helpers';
+
+/** The titles the view shows, by group: [[group, [titles…]]…]. */
+async function shown(tree: ChatTree): Promise<[string, string[]][]> {
+  const out: [string, string[]][] = [];
+  for (const group of await tree.getChildren()) {
+    const label = tree.getTreeItem(group).label as string;
+    out.push([label, (await tree.getChildren(group)).map((n) => tree.getTreeItem(n).label as string)]);
+  }
+  return out;
+}
+
+suite('the Agent Chats view', () => {
+  teardown(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
+
+  test('is contributed to the activity bar with its commands', () => {
+    const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { contributes: { viewsContainers: { activitybar: { id: string }[] }; views: Record<string, { id: string }[]> } };
+    assert.deepEqual(pkg.contributes.viewsContainers.activitybar.map((c) => c.id), ['nativeAgentChats']);
+    assert.deepEqual(pkg.contributes.views.nativeAgentChats!.map((v) => v.id), ['nativeAgentChats.chats']);
+  });
+
+  test('lists chats by day, follows a rename and a delete, and acts on its nodes', async () => {
+    const tree = (await api()).chatTreeForTests;
+    assert.ok(tree, 'the extension runs in test mode');
+    await vscode.commands.executeCommand('nativeAgentChats.showAllWorkspaces');
+    const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'local' });
+    await vscode.commands.executeCommand('nativeAgentChats.renameChat', { sessionId, title: 'Tree view chat' });
+    await waitFor('the renamed chat under Today', async () => ((await shown(tree)).find(([g]) => g === 'Today')?.[1].includes('Tree view chat') ? true : undefined));
+
+    const node = (await tree.getChildren((await tree.getChildren())[0])).find((n) => tree.getTreeItem(n).label === 'Tree view chat');
+    assert.ok(node && node.kind === 'chat');
+    const item = tree.getTreeItem(node);
+    assert.equal(item.contextValue, 'chat', 'a new chat belongs to this workspace');
+    assert.match(String(item.description), /^just now · Local agent$/);
+    assert.deepEqual(item.command?.arguments, [{ sessionId }]);
+
+    // A context-menu command gets the node itself.
+    await vscode.commands.executeCommand('nativeAgentChats.renameChat', { ...node, title: 'Renamed from the view' });
+    await waitFor('the new title in the view', async () => ((await shown(tree)).some(([, titles]) => titles.includes('Renamed from the view')) ? true : undefined));
+
+    await vscode.commands.executeCommand('nativeAgentChats.showThisWorkspace');
+    assert.ok((await shown(tree)).some(([, titles]) => titles.includes('Renamed from the view')), 'this workspace\'s chat shows under This Workspace');
+
+    await vscode.commands.executeCommand('nativeAgentChats.deleteChat', { sessionId, confirmed: true });
+    await waitFor('the chat gone from the view', async () => ((await shown(tree)).some(([, titles]) => titles.includes('Renamed from the view')) ? undefined : true));
+    await vscode.commands.executeCommand('nativeAgentChats.showThisWorkspace');
+  });
+
+  test('Open Chat… lists this workspace\'s chats first, the others under a separator', async () => {
+    const runtime = await (await api()).ready;
+    const here = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'local' });
+    await vscode.commands.executeCommand('nativeAgentChats.renameChat', { sessionId: here, title: 'Chat of this folder' });
+    const at = Date.now() + 60_000; // newer than every chat here: it would come first if not grouped
+    const elsewhere = await runtime.journal.write('createSession', { id: `elsewhere-${at}`, title: 'Chat of another folder', provider: 'local', createdAt: at, updatedAt: at, workspace: '/another/folder' });
+    assert.ok(elsewhere.ok);
+    const win = vscode.window as unknown as { showQuickPick: unknown };
+    const original = win.showQuickPick;
+    let items: { label: string; kind?: vscode.QuickPickItemKind }[] = [];
+    win.showQuickPick = (given: typeof items) => ((items = given), Promise.resolve(undefined));
+    try {
+      await vscode.commands.executeCommand('nativeAgentChats.openChat');
+    } finally {
+      win.showQuickPick = original;
+    }
+    const labels = items.map((i) => (i.kind === vscode.QuickPickItemKind.Separator ? `-- ${i.label}` : i.label));
+    assert.equal(labels[0], '-- This workspace');
+    assert.ok(labels.indexOf('Chat of this folder') < labels.indexOf('-- Other workspaces'), labels.join(' | '));
+    assert.ok(labels.indexOf('-- Other workspaces') < labels.indexOf('Chat of another folder'), labels.join(' | '));
+    await runtime.deleteSession(elsewhere.value.id);
+    await runtime.deleteSession(here);
+  });
+});
