@@ -2,9 +2,9 @@
  * `npm run bench -- --long-chat-view`: the long chat as a user sees it, in code-server and headless
  * Chromium (test/harness/codeServer.ts), on a journal seeded with a long chat of LONG_TURNS turns and a
  * short one of SHORT_TURNS (longChatSeed.ts). In one window (A):
- * 1. Open Chat… the short chat (activates nothing new: the extension starts on startup; this opens
- *    the journal's chats in the host), then the long chat `opens` times (closing it in between):
- *    Enter in the picker → the long chat's last turn painted, warm host;
+ * 1. Open Chat… the short chat (the extension started on startup; this is the first chat view of the
+ *    window), then the long chat `opens` times (closing it in between), then the short chat again:
+ *    Enter in the picker → the chat view's skeleton → the chat's last turn painted, warm host;
  * 2. extension host RSS (its process, the journal worker thread included) 5 s after the short chat
  *    opened, and 5 s after the long chat opened (same host, same journal);
  * 3. Reload Window with the short chat's tab active (VS Code's own part), then with the long chat's:
@@ -61,6 +61,8 @@ export interface LongChatViewResult {
   /** Enter → last turn painted: the short chat (first open in the host), then each long-chat open. */
   readonly openShort: OpenTimes;
   readonly openLong: OpenTimes[];
+  /** The short chat opened again after the long one (warm, for comparison; absent in older results). */
+  readonly openShortWarm?: OpenTimes;
   readonly rssShort: number;
   readonly rssLong: number;
   /** Reload Window with the short chat's tab active (VS Code's part, for comparison), then the long one's. */
@@ -157,7 +159,13 @@ async function measureOpens(a: Page, hostA: number, t: Targets, o: ViewOptions, 
     }
     log(`[long chat view] long chat #${i + 1} painted in ${opened.paintedMs.toFixed(0)} ms (skeleton ${opened.skeletonMs.toFixed(0)})${i === 0 ? `; host RSS ${(rssLong / 1048576).toFixed(0)} MB` : ''}`);
   }
-  return { openShort, openLong, rssShort, rssLong };
+  // The short chat again, warm too (its first open above also started the webview machinery): what
+  // any chat's open costs here, for comparison.
+  await showTab(a, t.short.title, t.short.last, o.timeoutMs);
+  await closeActiveEditor(a, o.timeoutMs);
+  const openShortWarm = await openChatTimed(a, t.short.title, t.short.last, o.timeoutMs);
+  log(`[long chat view] short chat again, painted in ${openShortWarm.paintedMs.toFixed(0)} ms (skeleton ${openShortWarm.skeletonMs.toFixed(0)})`);
+  return { openShort, openShortWarm, openLong, rssShort, rssLong };
 }
 
 /** Reload Window with the short chat's tab active, then with the long chat's. */
