@@ -1,7 +1,9 @@
 /**
- * The long-chat section of `npm run bench` (issue 11's baseline): builds (or takes from the cache) a
- * chat of SHORT_TURNS and one of LONG_TURNS turns (longChatRows.ts), measures both side by side in
- * fresh processes (longChatTask.ts), and renders the figures with the targets beside them.
+ * The long-chat section of `npm run bench` (issue 11): builds (or takes from the cache) a chat of
+ * SHORT_TURNS and one of LONG_TURNS turns (longChatRows.ts), measures both side by side in fresh
+ * processes (longChatTask.ts), and renders the figures with the targets and the old design's figures
+ * (longChatBefore.ts) beside them; the view measured in code-server (longChatView.ts) follows as a
+ * second table (longChatViewReport.ts).
  *
  * docs/BENCHMARKS.md keeps the section between runs that do not measure it: `keepSection` takes it
  * from the old file and `withSection` puts it back before "## What is measured".
@@ -10,7 +12,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LongChatFile } from './longChatRows';
+import { BEFORE_HOST } from './longChatBefore';
 import type { LongChatMemory, LongChatTimes } from './longChatTask';
+import type { LongChatViewResult } from './longChatView';
+import { busy, viewMarkdown } from './longChatViewReport';
 import { removeDir, runTask, trackDir } from './procs';
 import { fmt, percentile } from './stats';
 
@@ -22,7 +27,10 @@ export const LONG_TURNS = 5000;
 export const LONG_CHAT_TARGETS = { updateHostMs: 2, updateWebviewMs: 4, memoryAboveShortMB: 50 } as const;
 
 /** Heading of the section in docs/BENCHMARKS.md. */
-export const LONG_CHAT_HEADING = '## Long chats (issue 11 baseline)';
+export const LONG_CHAT_HEADING = '## Long chats';
+
+/** Headings the section had before (recognized when rewriting an older docs/BENCHMARKS.md). */
+const OLD_HEADINGS = ['## Long chats (issue 11 baseline)'];
 
 /** p50 / p95 / max of samples (ms). */
 export interface P95 {
@@ -42,14 +50,18 @@ export interface LongChatFigures {
   readonly turns: number;
   readonly journalBytes: number;
   readonly snapshotBytes: number;
-  readonly snapshot: P95;
+  readonly changesBytes: number;
+  readonly open: P95;
   readonly serialize: P95;
-  readonly reads: P95;
-  readonly fold: P95;
+  readonly olderPage: P95;
   readonly updateHost: P95;
   readonly updateNotify: P95;
   readonly webviewSnapshot: P95;
+  readonly webviewPage: P95;
+  readonly webviewChangesPage: P95;
+  readonly webviewChangesAll: P95;
   readonly webviewUpdate: P95;
+  readonly loadedAll: number;
   /** Medians over the memory processes, MB above the process before opening the journal. */
   readonly rssOpenMB: number;
   readonly rssHeldMB: number;
@@ -65,9 +77,9 @@ export interface LongChatResult {
   readonly chats: readonly LongChatFigures[];
 }
 
-/** Repeats per chat length: fewer where each costs seconds (the p95 of 10 is their maximum). */
-export function longChatPlan(turns: number): { repeats: number; splitRepeats: number; updates: number; memoryProcesses: number } {
-  return { repeats: turns <= 100 ? 30 : 6, splitRepeats: turns <= 100 ? 30 : 3, updates: 200, memoryProcesses: 3 };
+/** Repeats per chat length (the same for both: no figure costs seconds any more). */
+export function longChatPlan(_turns: number): { repeats: number; updates: number; memoryProcesses: number } {
+  return { repeats: 30, updates: 200, memoryProcesses: 3 };
 }
 
 const MB = 1048576;
@@ -94,7 +106,7 @@ export async function benchLongChats(cache: string, log: (line: string) => void)
     const times = new Map<number, LongChatTimes>();
     for (const f of files) {
       const plan = longChatPlan(f.turns);
-      times.set(f.turns, await runTask<LongChatTimes>('longChat', { file: copy(f, `t${f.turns}`), turns: f.turns, repeats: plan.repeats, splitRepeats: plan.splitRepeats, updates: plan.updates }, 900_000));
+      times.set(f.turns, await runTask<LongChatTimes>('longChat', { file: copy(f, `t${f.turns}`), turns: f.turns, repeats: plan.repeats, updates: plan.updates }, 900_000));
       log(`[long chat] ${f.turns} turns: timed`);
     }
     const memory = new Map<number, LongChatMemory[]>(files.map((f) => [f.turns, []]));
@@ -116,14 +128,18 @@ export function figures(f: Pick<LongChatFile, 'turns' | 'bytes'>, t: LongChatTim
     turns: f.turns,
     journalBytes: f.bytes,
     snapshotBytes: t.snapshotBytes,
-    snapshot: p95(t.snapshotMs),
+    changesBytes: t.changesBytes,
+    open: p95(t.openMs),
     serialize: p95(t.serializeMs),
-    reads: p95(t.readsMs),
-    fold: p95(t.foldMs),
+    olderPage: p95(t.olderPageMs),
     updateHost: p95(t.updateHostMs),
     updateNotify: p95(t.updateNotifyMs),
     webviewSnapshot: p95(t.webviewSnapshotMs),
+    webviewPage: p95(t.webviewPageMs),
+    webviewChangesPage: p95(t.webviewChangesPageMs),
+    webviewChangesAll: p95(t.webviewChangesAllMs),
     webviewUpdate: p95(t.webviewUpdateMs),
+    loadedAll: t.loadedAll,
     rssOpenMB: median(m.map((x) => (x.rssOpen - x.rssBefore) / MB)),
     rssHeldMB: median(m.map((x) => (x.rssHeld - x.rssBefore) / MB)),
     heapHeldMB: median(m.map((x) => (x.heapHeld - x.heapBefore) / MB)),
@@ -131,31 +147,43 @@ export function figures(f: Pick<LongChatFile, 'turns' | 'bytes'>, t: LongChatTim
   };
 }
 
-type Row = readonly [metric: string, short: string, long: string, target: string, verdict: string];
+type Row = readonly [metric: string, short: string, long: string, before: string, target: string, verdict: string];
+
+const met = (ok: boolean) => (ok ? 'met' : 'NOT MET');
+const pair = (x: readonly [number, number]) => `${fmt(x[0])} / ${fmt(x[1])}`;
 
 function rows(r: LongChatResult): Row[] {
   const [s, l] = [r.chats[0]!, r.chats[1]!];
   const ms = (x: P95) => `${fmt(x.p50)} / ${fmt(x.p95)}`;
   const T = LONG_CHAT_TARGETS;
-  const met = (ok: boolean) => (ok ? 'met' : 'NOT MET');
+  const B = BEFORE_HOST;
+  const both = (a: P95, b: P95, limit: number) => `${met(a.p95 <= limit)} / ${met(b.p95 <= limit)}`;
   const memAbove = l.rssHeldMB - s.rssHeldMB;
   return [
-    ['journal file (MB)', (s.journalBytes / MB).toFixed(2), (l.journalBytes / MB).toFixed(1), '', ''],
-    ['snapshot message, JSON (MB)', (s.snapshotBytes / MB).toFixed(3), (l.snapshotBytes / MB).toFixed(1), '', ''],
-    ['host: full snapshot, getSession + transcript + liveState (p50 / p95 ms)', ms(s.snapshot), ms(l.snapshot), '', ''],
-    ['  of which: the journal reads listTurns + listEvents; the fold buildTranscript (p50 ms)', `${fmt(s.reads.p50)}; ${fmt(s.fold.p50)}`, `${fmt(l.reads.p50)}; ${fmt(l.fold.p50)}  (n=${l.fold.n})`, '', ''],
-    ['host: JSON.stringify of that message (p50 / p95 ms)', ms(s.serialize), ms(l.serialize), '', ''],
-    ['host: one turn changed in another window, `refresh` → snapshot re-read and serialized (p50 / p95 ms)', ms(s.updateHost), ms(l.updateHost), `<= ${T.updateHostMs} ms`, `${met(s.updateHost.p95 <= T.updateHostMs)} / ${met(l.updateHost.p95 <= T.updateHostMs)}`],
-    ['  (that window\'s commit → `refresh` here, worker polling; p50 / p95 ms)', ms(s.updateNotify), ms(l.updateNotify), '', ''],
-    ['webview: apply the snapshot, check + reduce, no DOM (p50 / p95 ms)', ms(s.webviewSnapshot), ms(l.webviewSnapshot), `<= ${T.updateWebviewMs} ms (other window)`, `${met(s.webviewSnapshot.p95 <= T.updateWebviewMs)} / ${met(l.webviewSnapshot.p95 <= T.updateWebviewMs)}`],
-    ['webview: apply one `update` (one event on the last turn), check + reduce, no DOM (p50 / p95 ms)', ms(s.webviewUpdate), ms(l.webviewUpdate), `<= ${T.updateWebviewMs} ms`, `${met(s.webviewUpdate.p95 <= T.updateWebviewMs)} / ${met(l.webviewUpdate.p95 <= T.updateWebviewMs)}`],
-    ['host memory: RSS after opening the journal, over the process before (MB)', fmt(s.rssOpenMB), fmt(l.rssOpenMB), '', ''],
-    [`host memory: RSS holding one snapshot, over the process before (MB; heap); median of ${l.memorySamples}`, `${fmt(s.rssHeldMB)} (${fmt(s.heapHeldMB)})`, `${fmt(l.rssHeldMB)} (${fmt(l.heapHeldMB)})`, `<= +${T.memoryAboveShortMB} MB over ${s.turns} turns`, `+${fmt(memAbove)} MB: ${met(memAbove <= T.memoryAboveShortMB)}`],
+    ['journal file (MB)', (s.journalBytes / MB).toFixed(2), (l.journalBytes / MB).toFixed(1), '26.6', '', ''],
+    ['snapshot message, JSON (KB)', (s.snapshotBytes / 1024).toFixed(0), (l.snapshotBytes / 1024).toFixed(0), `${(B.snapshotMB * 1024).toFixed(0)} (the whole chat)`, '', ''],
+    ['host: open = getSession + the last page (transcriptPage) + liveState (p50 / p95 ms)', ms(s.open), ms(l.open), `${pair(B.open)} (whole transcript)`, '', ''],
+    ['host: JSON.stringify of that snapshot (p50 / p95 ms)', ms(s.serialize), ms(l.serialize), pair(B.serialize), '', ''],
+    ['host: `loadOlder` from the middle of the chat, transcriptPage(before) + JSON (p50 / p95 ms)', ms(s.olderPage), ms(l.olderPage), '', '', ''],
+    [
+      'host: one turn changed in another window, `refresh` → changesSince + getSession + JSON of `changes` (p50 / p95 ms)', ms(s.updateHost), ms(l.updateHost),
+      `${pair(B.updateHost)} (snapshot re-read)`, `<= ${T.updateHostMs} ms`,
+      `p50 ${met(s.updateHost.p50 <= T.updateHostMs)} / ${met(l.updateHost.p50 <= T.updateHostMs)}; p95 ${both(s.updateHost, l.updateHost, T.updateHostMs)}`,
+    ],
+    ['  (that window\'s commit → `refresh` here, worker polling; p50 / p95 ms)', ms(s.updateNotify), ms(l.updateNotify), pair(B.updateNotify), '', ''],
+    ['  that `changes` message (bytes, median)', String(s.changesBytes), String(l.changesBytes), '', '', ''],
+    ['webview: apply the snapshot, check + reduce, no DOM (p50 / p95 ms)', ms(s.webviewSnapshot), ms(l.webviewSnapshot), pair(B.webviewSnapshot), '', ''],
+    ['webview: apply one older page while climbing to the first turn (p50 / p95 ms)', ms(s.webviewPage), `${ms(l.webviewPage)} (n=${l.webviewPage.n})`, '', '', ''],
+    ['webview: apply one `changes`, the last page loaded (p50 / p95 ms)', ms(s.webviewChangesPage), ms(l.webviewChangesPage), `${pair(B.webviewSnapshot)} (the snapshot)`, `<= ${T.updateWebviewMs} ms`, both(s.webviewChangesPage, l.webviewChangesPage, T.updateWebviewMs)],
+    [`webview: apply one \`changes\`, every turn loaded (${s.loadedAll} / ${l.loadedAll}; p50 / p95 ms)`, ms(s.webviewChangesAll), ms(l.webviewChangesAll), '', `<= ${T.updateWebviewMs} ms`, both(s.webviewChangesAll, l.webviewChangesAll, T.updateWebviewMs)],
+    ['webview: apply one `update` (this window), every turn loaded (p50 / p95 ms)', ms(s.webviewUpdate), ms(l.webviewUpdate), pair(B.webviewUpdate), `<= ${T.updateWebviewMs} ms`, both(s.webviewUpdate, l.webviewUpdate, T.updateWebviewMs)],
+    ['host memory: RSS after opening the journal, over the process before (MB)', fmt(s.rssOpenMB), fmt(l.rssOpenMB), fmt(B.rssOpenMB), '', ''],
+    [`host memory: RSS holding the open chat's snapshot, over the process before (MB; heap); median of ${l.memorySamples}`, `${fmt(s.rssHeldMB)} (${fmt(s.heapHeldMB)})`, `${fmt(l.rssHeldMB)} (${fmt(l.heapHeldMB)})`, `${fmt(B.rssHeldMB)} (${fmt(B.heapHeldMB)}): +${B.memoryAboveShortMB}`, `<= +${T.memoryAboveShortMB} MB over ${s.turns} turns`, `+${fmt(memAbove)} MB: ${met(memAbove <= T.memoryAboveShortMB)}`],
   ];
 }
 
 function header(r: LongChatResult): Row {
-  return ['metric', `${r.chats[0]!.turns} turns`, `${r.chats[1]!.turns} turns`, 'target', 'verdict'];
+  return ['metric', `${r.chats[0]!.turns} turns`, `${r.chats[1]!.turns} turns`, `before: ${r.chats[1]!.turns} turns, old design`, 'target', 'verdict'];
 }
 
 /** One line for stdout and the doc: the load average around the section. */
@@ -166,39 +194,46 @@ export function loadLine(r: LongChatResult): string {
 /** The plain-text table (stdout). */
 export function longChatText(r: LongChatResult): string {
   const all = [header(r), ...rows(r)];
-  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...all.map((row) => row[i]!.length)));
+  const widths = [0, 1, 2, 3, 4, 5].map((i) => Math.max(...all.map((row) => row[i]!.length)));
   const line = (row: Row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   return [`== Long chats: ${loadLine(r)}`, line(all[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n');
 }
 
-/** The markdown section for docs/BENCHMARKS.md (starts with LONG_CHAT_HEADING, ends with a newline). */
-export function longChatMarkdown(r: LongChatResult, command: string): string {
+/**
+ * The markdown section for docs/BENCHMARKS.md (starts with LONG_CHAT_HEADING, ends with a newline):
+ * the host and reducer table of `r`, then the code-server table of `view` when there is one.
+ */
+export function longChatMarkdown(r: LongChatResult, command: string, view?: LongChatViewResult): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   return `${LONG_CHAT_HEADING}
 
-- Command: \`${command}\`; ${r.date}; ${loadLine(r)}
+- Command: \`${command}\`; ${r.date}; ${loadLine(r)}${busy(r.load)}
 - A chat of N turns, each the local agent's \`run ls\` (a line of text, the \`run\` invocation, its output
   of ${'~'}2.5 KB, its end, a closing line, \`run_finished\`), written with the journal's own operations
   (bench/longChatRows.ts), opened by the real journal worker and ChatRuntime in a fresh process per
-  length (bench/longChatTask.ts). Today a change made in another window re-sends the whole snapshot,
-  so the host's one-turn update is a full re-read, and the webview's cost of it is applying that
-  snapshot; an \`update\` message is what a change made in this window costs the webview. The webview
-  figures are the reducer only (\`hostMessageProblem\` + \`reduceHostMessage\`), not rendering.
-  Repeats: ${r.chats.map((c) => `${c.snapshot.n} at ${c.turns} turns`).join(', ')} (the p95 of so few is their maximum).
-  Memory: RSS of the process (the journal worker included) after a GC, over the same process before it
-  opened the journal.
+  length (bench/longChatTask.ts), read as \`ChatPanel\` reads it: the last page (${'≤'} 30 turns) when it
+  opens, an older page per \`loadOlder\`, and \`changesSince\` the panel's change mark when another
+  window (a second journal on the same file) appends an event to the last turn. The webview figures
+  are the reducer only (\`hostMessageProblem\` + \`reduceHostMessage\`), not rendering (the view in
+  Chromium is the next table); "every turn loaded" is after the view paged up to the first turn.
+  Repeats: ${r.chats.map((c) => `${c.open.n} at ${c.turns} turns`).join(', ')}.
+  Memory: RSS of the process (the journal worker included, which holds the whole journal in sql.js)
+  after a GC, over the same process before it opened the journal.
+- "before": the same bench on the old design (${BEFORE_HOST.when}), where opening read and folded the
+  whole transcript and every change in another window re-sent it.
 
 | ${header(r).join(' | ')} |
-|---|---|---|---|---|
+|---|---|---|---|---|---|
 ${rows(r).map((row) => `| ${row.map(esc).join(' | ')} |`).join('\n')}
-`;
+${view ? `\n${viewMarkdown(view)}` : ''}`;
 }
 
 /** The long-chat section of an existing docs/BENCHMARKS.md text, or undefined when it has none. */
 export function keepSection(doc: string): string | undefined {
-  const start = doc.indexOf(`${LONG_CHAT_HEADING}\n`);
-  if (start < 0) return undefined;
-  const next = doc.indexOf('\n## ', start + LONG_CHAT_HEADING.length);
+  const heading = [LONG_CHAT_HEADING, ...OLD_HEADINGS].find((h) => doc.includes(`${h}\n`));
+  if (heading === undefined) return undefined;
+  const start = doc.indexOf(`${heading}\n`);
+  const next = doc.indexOf('\n## ', start + heading.length);
   return `${doc.slice(start, next < 0 ? doc.length : next + 1).trimEnd()}\n`;
 }
 

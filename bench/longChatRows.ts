@@ -17,7 +17,7 @@ import { JournalCore } from '../src/journal/core';
 import { applySchema } from './build';
 
 /** Bump when the generated rows change, so stale cached long chats are rebuilt. */
-export const LONG_CHAT_VERSION = 2;
+export const LONG_CHAT_VERSION = 3;
 
 /** The chat's session id (the same in every long-chat journal). */
 export const LONG_CHAT_SESSION = '00000000-long-4000-a000-chat0session';
@@ -28,10 +28,31 @@ export const LS_ENTRIES = 140;
 
 const START = 1_700_000_000_000;
 
-/** Id of turn `index`'s turn, run or invocation: fixed-width and sortable, unique per kind. */
-export function longChatId(kind: 'turn' | 'run' | 'inv', index: number): string {
+/**
+ * One chat the builder writes: its session id, the 4-character id space of its turns, runs and
+ * invocations (unique per chat of one journal), its title, its number of turns and, optionally, a
+ * prompt of its own for the first turn (so a user scrolling to the top can tell it from the others).
+ */
+export interface LongChatSpec {
+  readonly session: string;
+  readonly space: string;
+  readonly title: string;
+  readonly turns: number;
+  readonly firstPrompt?: string;
+}
+
+/** The bench's long chat of `turns` turns (the one every long-chat journal of the bench holds). */
+export function longChatSpec(turns: number): LongChatSpec {
+  return { session: LONG_CHAT_SESSION, space: 'long', title: `Long chat (${turns} turns of run ls)`, turns };
+}
+
+/**
+ * Id of turn `index`'s turn, run or invocation in the chat of id space `space` (default the bench's
+ * long chat): fixed-width and sortable, unique per kind and chat.
+ */
+export function longChatId(kind: 'turn' | 'run' | 'inv', index: number, space = 'long'): string {
   const code = { turn: 'a001', run: 'a002', inv: 'a003' }[kind];
-  return `00000000-long-4000-${code}-${String(index).padStart(12, '0')}`;
+  return `00000000-${space}-4000-${code}-${String(index).padStart(12, '0')}`;
 }
 
 /** The `ls` listing every turn's invocation prints: LS_ENTRIES names, one a line, sorted. */
@@ -55,15 +76,16 @@ export type LongChatWrite =
  * The writes of turn `index` (0-based) of the long chat, as the runtime makes them for the local
  * agent's `run ls`: six ledger events on one run. Times are ms, a minute apart per turn.
  */
-export function longChatTurnWrites(index: number, listing = lsListing()): LongChatWrite[] {
-  const turnId = longChatId('turn', index);
-  const runId = longChatId('run', index);
-  const invocationId = longChatId('inv', index);
+export function longChatTurnWrites(index: number, listing = lsListing(), chat: LongChatSpec = longChatSpec(0)): LongChatWrite[] {
+  const turnId = longChatId('turn', index, chat.space);
+  const runId = longChatId('run', index, chat.space);
+  const invocationId = longChatId('inv', index, chat.space);
   const at = START + 60_000 * (index + 1);
+  const prompt = index === 0 && chat.firstPrompt !== undefined ? chat.firstPrompt : 'run ls';
   return [
     {
       op: 'startTurn',
-      args: [{ turn: { id: turnId, sessionId: LONG_CHAT_SESSION, prompt: 'run ls', origin: 'prompt', parentTurnId: null, createdAt: at }, run: { id: runId, instanceId: LONG_CHAT_INSTANCE, provider: 'local' } }],
+      args: [{ turn: { id: turnId, sessionId: chat.session, prompt, origin: 'prompt', parentTurnId: null, createdAt: at }, run: { id: runId, instanceId: LONG_CHAT_INSTANCE, provider: 'local' } }],
     },
     { op: 'appendEvents', args: [runId, [{ kind: 'text', payload: { text: "I'll run `ls`.\n\n" } }], at + 5] },
     { op: 'startInvocation', args: [{ id: invocationId, runId, tool: 'run', input: JSON.stringify({ command: 'ls' }), summary: 'ls', at: at + 10 }] },
@@ -91,17 +113,29 @@ function apply(core: JournalCore, write: LongChatWrite): void {
  * @throws Error when a write is refused (a builder bug: the journal's checks stay on).
  */
 export function buildLongChat(SQL: SqlJsStatic, turns: number): Uint8Array {
+  return buildChats(SQL, [longChatSpec(turns)], { tabs: true });
+}
+
+/**
+ * Builds a journal holding `chats` in memory (schema, then per chat its session, its open tab when
+ * `tabs`, and each turn's writes in a transaction) and returns the exported database image. Without
+ * tab records no window reopens the chats when it starts (tab repair opens recorded tabs).
+ * @throws Error when a write is refused, e.g. two chats sharing an id space.
+ */
+export function buildChats(SQL: SqlJsStatic, chats: readonly LongChatSpec[], options: { readonly tabs: boolean }): Uint8Array {
   const db = new SQL.Database();
   try {
     applySchema(db);
     const core = new JournalCore(db);
-    core.createSession({ id: LONG_CHAT_SESSION, title: `Long chat (${turns} turns of run ls)`, provider: 'local', createdAt: START, updatedAt: START });
-    core.recordTab(LONG_CHAT_SESSION, START);
     const listing = lsListing();
-    for (let i = 0; i < turns; i++) {
-      db.exec('BEGIN');
-      for (const write of longChatTurnWrites(i, listing)) apply(core, write);
-      db.exec('COMMIT');
+    for (const chat of chats) {
+      core.createSession({ id: chat.session, title: chat.title, provider: 'local', createdAt: START, updatedAt: START });
+      if (options.tabs) core.recordTab(chat.session, START);
+      for (let i = 0; i < chat.turns; i++) {
+        db.exec('BEGIN');
+        for (const write of longChatTurnWrites(i, listing, chat)) apply(core, write);
+        db.exec('COMMIT');
+      }
     }
     return db.export();
   } finally {

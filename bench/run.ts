@@ -6,6 +6,8 @@
  *   npm run bench -- --sizes=1,10      chosen sizes
  *   npm run bench -- --writes=N        measured single writes per size (engine and native each)
  *   npm run bench -- --long-chat       only the long-chat section (10 vs 5,000 turns; longChat.ts)
+ *   npm run bench -- --long-chat-view  only the long chat's view in code-server (longChatView.ts;
+ *                                      --cards=N, --opens=N; NAC_EXTENSION_PATH: the extension to install)
  *
  * Prints a table per size, writes bench/results.json and rewrites docs/BENCHMARKS.md.
  * Built journals are cached in .bench-cache/ (or $NAC_BENCH_CACHE).
@@ -18,6 +20,8 @@ import * as path from 'node:path';
 import { cacheDir, type BuiltStats } from './build';
 import { benchSize, type SizePlan, type SizeResult } from './engineBench';
 import { LONG_TURNS, SHORT_TURNS, benchLongChats, keepSection, longChatMarkdown, longChatText, withSection, type LongChatResult } from './longChat';
+import { VIEW_DEFAULTS, benchLongChatView, type LongChatViewResult } from './longChatView';
+import { viewText } from './longChatViewReport';
 import { cleanUp, runTask } from './procs';
 import { TARGETS, describeMachine, markdownTable, textTable, verdictSummary, verdicts, type Machine } from './report';
 
@@ -29,23 +33,42 @@ export interface BenchOptions {
   readonly writes: number | undefined;
   /** Whether the long-chat section runs: in the full run and with `--long-chat`, not in `--quick`. */
   readonly longChat: boolean;
+  /** Whether the long chat's view is measured in code-server: only with `--long-chat-view` (minutes). */
+  readonly longChatView?: { readonly cards?: number; readonly opens?: number };
 }
 
 /**
- * Parses `--quick`, `--sizes=1,10`, `--writes=N`, `--long-chat`. `--long-chat` alone runs only the
- * long-chat section; with `--quick` or `--sizes` it runs after those sizes. Throws on anything else.
+ * Parses `--quick`, `--sizes=1,10`, `--writes=N`, `--long-chat`, `--long-chat-view` (with `--cards=N`,
+ * `--opens=N`). `--long-chat` alone runs only the long-chat section; with `--quick` or `--sizes` it
+ * runs after those sizes. `--long-chat-view` runs only the view in code-server, or after the
+ * long-chat section with `--long-chat`. Throws on anything else.
  */
 export function parseArgs(argv: readonly string[]): BenchOptions {
   let quick = false;
   let sizes: number[] | undefined;
   let writes: number | undefined;
   let longChat = false;
+  let view: { cards?: number; opens?: number } | undefined;
+  const count = (arg: string) => {
+    const n = Number(arg.slice(arg.indexOf('=') + 1));
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${arg}: a positive integer`);
+    return n;
+  };
+  const viewArgs: { cards?: number; opens?: number } = {};
   for (const arg of argv) {
     if (arg === '--quick') quick = true;
     else if (arg === '--long-chat') longChat = true;
+    else if (arg === '--long-chat-view') view = viewArgs;
+    else if (arg.startsWith('--cards=')) viewArgs.cards = count(arg);
+    else if (arg.startsWith('--opens=')) viewArgs.opens = count(arg);
     else if (arg.startsWith('--sizes=')) sizes = arg.slice(8).split(',').map(Number);
     else if (arg.startsWith('--writes=')) writes = Number(arg.slice(9));
-    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat)`);
+    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat, --long-chat-view, --cards=N, --opens=N)`);
+  }
+  if (!view && (viewArgs.cards !== undefined || viewArgs.opens !== undefined)) throw new Error('--cards and --opens go with --long-chat-view');
+  if (view) {
+    if (quick || sizes || writes !== undefined) throw new Error('--long-chat-view runs alone or with --long-chat');
+    return { quick, sizes: [], writes, longChat, longChatView: view };
   }
   if (sizes && sizes.some((s) => !Number.isFinite(s) || s <= 0)) throw new Error('--sizes takes positive numbers of MB');
   if (writes !== undefined && (!Number.isInteger(writes) || writes < 10)) throw new Error('--writes takes an integer >= 10');
@@ -96,6 +119,7 @@ npm run bench                 # 1, 10, 50 and 200 MB journals
 npm run bench -- --quick      # 1 and 10 MB only, under two minutes
 npm run bench -- --sizes=1,50 --writes=500
 npm run bench -- --long-chat  # only the long-chat section (10 vs 5,000 turns), a few minutes
+npm run bench -- --long-chat-view  # the long chat in code-server and Chromium, a few minutes
 \`\`\`
 
 Built journals are cached in \`.bench-cache/\` (override with \`NAC_BENCH_CACHE\`; the folder ignores itself
@@ -200,35 +224,56 @@ function writeResults(json: object): void {
   fs.writeFileSync(RESULTS, `${JSON.stringify(json, (_k, val: unknown) => (typeof val === 'number' ? Math.round(val * 1000) / 1000 : val), 2)}\n`);
 }
 
-function previousResults(): { longChat?: LongChatResult } {
+function previousResults(): { longChat?: LongChatResult; longChatView?: LongChatViewResult } {
   try {
-    return JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as { longChat?: LongChatResult };
+    return JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as { longChat?: LongChatResult; longChatView?: LongChatViewResult };
   } catch {
     return {};
   }
 }
 
+/** The command line of this run, for the doc. */
+function commandLine(): string {
+  return process.argv.length > 2 ? `npm run bench -- ${process.argv.slice(2).join(' ')}` : 'npm run bench';
+}
+
 /** Runs the long-chat section and prints its table. */
-async function runLongChat(cache: string): Promise<{ result: LongChatResult; markdown: string }> {
+async function runLongChat(cache: string): Promise<LongChatResult> {
   process.stdout.write(`\n[long chats] ${SHORT_TURNS} vs ${LONG_TURNS} turns\n`);
   const result = await benchLongChats(cache, (line) => process.stdout.write(`${line}\n`));
   process.stdout.write(`\n${longChatText(result)}\n`);
-  return { result, markdown: longChatMarkdown(result, process.argv.length > 2 ? `npm run bench -- ${process.argv.slice(2).join(' ')}` : 'npm run bench') };
+  return result;
 }
 
-/** `--long-chat` alone: only that section, written into the existing doc and results.json. */
-async function longChatOnly(cache: string): Promise<void> {
-  const { result, markdown: section } = await runLongChat(cache);
-  fs.writeFileSync(DOC, withSection(fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '', section));
+/** Measures the long chat's view in code-server and prints its table. */
+async function runLongChatView(view: NonNullable<BenchOptions['longChatView']>): Promise<LongChatViewResult> {
+  const extensionPath = path.resolve(process.env.NAC_EXTENSION_PATH ?? ROOT);
+  process.stdout.write(`\n[long chat view] ${VIEW_DEFAULTS.longTurns} vs ${VIEW_DEFAULTS.shortTurns} turns in code-server (${extensionPath})\n`);
+  const result = await benchLongChatView({ ...VIEW_DEFAULTS, ...view, extensionPath }, (line) => process.stdout.write(`${line}\n`));
+  process.stdout.write(`\n${viewText(result)}\n`);
+  return result;
+}
+
+/**
+ * `--long-chat` and/or `--long-chat-view` alone: only those, written into the existing doc and
+ * results.json with the latest figures of the part not run.
+ */
+async function longChatOnly(cache: string, options: BenchOptions): Promise<void> {
+  const started = performance.now();
   const previous = previousResults();
-  writeResults({ ...previous, longChat: result });
-  process.stdout.write(`\nWrote the long-chat section of docs/BENCHMARKS.md and bench/results.json (${(result.wallMs / 1000).toFixed(1)} s)\n`);
+  const host = options.longChat ? await runLongChat(cache) : previous.longChat;
+  const view = options.longChatView ? await runLongChatView(options.longChatView) : previous.longChatView;
+  if (!host) throw new Error('no long-chat figures to write beside the view: run npm run bench -- --long-chat first');
+  const section = longChatMarkdown(host, options.longChat ? commandLine() : 'npm run bench -- --long-chat', view);
+  fs.writeFileSync(DOC, withSection(fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '', section));
+  writeResults({ ...previous, longChat: host, ...(view ? { longChatView: view } : {}) });
+  process.stdout.write(`\nWrote the long-chat section of docs/BENCHMARKS.md and bench/results.json (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
 }
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const cache = cacheDir(ROOT);
-  if (options.sizes.length === 0) return longChatOnly(cache);
+  if (options.sizes.length === 0) return longChatOnly(cache, options);
   const started = performance.now();
   const machine = describeMachine(os.tmpdir(), ROOT);
   process.stdout.write(
@@ -250,7 +295,9 @@ async function main(): Promise<void> {
   const live = { streaming: await streamingLatency(), crossWindow: await crossWindowLatency() };
   const liveText = liveSection(live);
   process.stdout.write(`${liveText}\n`);
-  const longChat = options.longChat ? await runLongChat(cache) : undefined;
+  const longChatResult = options.longChat ? await runLongChat(cache) : undefined;
+  const previous = previousResults();
+  const longChat = longChatResult ? { result: longChatResult, markdown: longChatMarkdown(longChatResult, commandLine(), previous.longChatView) } : undefined;
   const totalMs = performance.now() - started;
   process.stdout.write(`\nTargets:\n${verdictSummary(results).map((l) => `  ${l}`).join('\n')}\n`);
   const json = {
@@ -261,7 +308,8 @@ async function main(): Promise<void> {
     targets: TARGETS,
     sizes: results.map((r) => ({ ...r, verdicts: verdicts(r) })),
     live,
-    longChat: longChat?.result ?? previousResults().longChat,
+    longChat: longChat?.result ?? previous.longChat,
+    ...(previous.longChatView ? { longChatView: previous.longChatView } : {}),
   };
   writeResults(json);
   const doc = markdown(machine, options, results, totalMs).replace('## What is measured', `${liveText}\n\n## What is measured`);

@@ -8,7 +8,7 @@
  *   node out/bench/task.js minimalOpen '{"file":…}'                     → fresh-process time of the least open (minimalOpen.ts)
  *   node out/bench/task.js breakdown '{"file":…}'                       → samples of where a write's time goes
  *   node out/bench/task.js buildLongChat '{"dir":…,"turns":…}'          → LongChatFile (builds/caches a long chat)
- *   node out/bench/task.js longChat '{"file":…,"turns":…,"repeats":…,"splitRepeats":…,"updates":…}' → LongChatTimes
+ *   node out/bench/task.js longChat '{"file":…,"turns":…,"repeats":…,"updates":…}' → LongChatTimes
  *   node --expose-gc out/bench/task.js longChatMemory '{"file":…,"turns":…}' → LongChatMemory
  *
  * Each prints one JSON line `RESULT <json>` on stdout and exits.
@@ -262,7 +262,7 @@ async function main(): Promise<void> {
   else if (task === 'minimalOpen') result = await minimalOpen(String(args.file));
   else if (task === 'breakdown') result = await breakdown(String(args.file));
   else if (task === 'buildLongChat') result = await ensureLongChat(() => loadSqlJs(WASM_PATH), String(args.dir), Number(args.turns));
-  else if (task === 'longChat') result = await longChatTimes(String(args.file), Number(args.turns), Number(args.repeats), Number(args.splitRepeats), Number(args.updates));
+  else if (task === 'longChat') result = await longChatTimes(String(args.file), Number(args.turns), Number(args.repeats), Number(args.updates));
   else if (task === 'longChatMemory') result = await longChatMemory(String(args.file), Number(args.turns));
   else throw new Error(`unknown task ${String(task)}`);
   process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);

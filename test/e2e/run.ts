@@ -24,6 +24,7 @@ import { twoWindowsJourney } from './twoWindowsJourney';
 import { tabsAfterRestartJourney } from './tabsAfterRestartJourney';
 import { HOST_CRASH_SETTINGS, hostCrashJourney, type HostCrashContext } from './hostCrashJourney';
 import { agentRestartJourney, claudeRestartJourney, lmContinueJourney, prepareClaudeJourney } from './claudeRestartJourney';
+import { longChatJourney, seedLongChatJournal } from './longChatJourney';
 
 type Journey = (ctx: HostCrashContext) => Promise<void>;
 
@@ -44,6 +45,7 @@ const JOURNEYS: readonly [string, Journey, Prepare?][] = [
   ['broken-journal', brokenJournalJourney, async () => ({ settings: {}, env: {}, seed: seedSchema1Journal, dispose: async () => undefined })],
   ['host-crash', hostCrashJourney, async () => ({ settings: { ...HOST_CRASH_SETTINGS }, env: {}, dispose: async () => undefined })],
   ['tabs-after-restart', tabsAfterRestartJourney],
+  ['long-chat', longChatJourney, async () => ({ settings: {}, env: {}, seed: seedLongChatJournal, dispose: async () => undefined })],
   ['claude-restart', claudeRestartJourney, async () => {
     const setup = await prepareClaudeJourney();
     return { settings: setup.settings, env: setup.env, dispose: () => setup.mock.close() };

@@ -3,7 +3,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { LONG_CHAT_HEADING, keepSection, withSection } from '../../bench/longChat';
-import { LONG_CHAT_SESSION, LS_ENTRIES, buildLongChat, longChatId, longChatTurnWrites, lsListing } from '../../bench/longChatRows';
+import { LONG_CHAT_SESSION, LS_ENTRIES, buildChats, buildLongChat, longChatId, longChatTurnWrites, lsListing } from '../../bench/longChatRows';
+import { FIRST_PROMPT, seededChats } from '../../bench/longChatSeed';
+import type { LongChatViewResult } from '../../bench/longChatView';
+import { summarizeFrames } from '../../bench/longChatSteps';
+import { viewRows } from '../../bench/longChatViewReport';
 import { parseArgs } from '../../bench/run';
 import { buildTranscript } from '../../src/core/transcript';
 import { JournalCore } from '../../src/journal/core';
@@ -79,6 +83,23 @@ describe('bench: the long-chat row builder', () => {
     }
   });
 
+  it('seeds a long and a short chat with ids of their own, the first prompt told apart, and no tab records', async () => {
+    const SQL = await loadSqlJs(WASM_PATH);
+    const { long, short } = seededChats(4, 2);
+    const db = new SQL.Database(buildChats(SQL, [long, short], { tabs: false }));
+    try {
+      const core = new JournalCore(db);
+      assert.deepEqual(core.listTurns(long.session).map((t) => [t.id, t.prompt]), [
+        [longChatId('turn', 0, 'long'), FIRST_PROMPT], [longChatId('turn', 1, 'long'), 'run ls'], [longChatId('turn', 2, 'long'), 'run ls'], [longChatId('turn', 3, 'long'), 'run ls'],
+      ]);
+      assert.deepEqual(core.listTurns(short.session).map((t) => [t.id, t.prompt]), [[longChatId('turn', 0, 'shrt'), 'run ls'], [longChatId('turn', 1, 'shrt'), 'run ls']]);
+      assert.equal(core.listEvents(short.session).length, 12);
+      assert.deepEqual(core.listTabs(), []);
+    } finally {
+      db.close();
+    }
+  });
+
   it('gives every turn its own ids, a minute after the one before', () => {
     const [a, b] = [longChatTurnWrites(0), longChatTurnWrites(1)];
     assert.deepEqual(a.map((w) => w.op), ['startTurn', 'appendEvents', 'startInvocation', 'appendEvents', 'finishInvocation', 'appendEvents', 'finishRun']);
@@ -97,6 +118,50 @@ describe('bench: arguments and the long-chat section of docs/BENCHMARKS.md', () 
     assert.deepEqual(parseArgs(['--quick', '--long-chat']), { quick: true, sizes: [1, 10], writes: undefined, longChat: true });
     assert.throws(() => parseArgs(['--long-chat', '--writes=100']), /--writes needs journal sizes/);
     assert.throws(() => parseArgs(['--longchat']), /unknown argument --longchat/);
+  });
+
+  it('measures the view in code-server only with --long-chat-view, alone or after --long-chat', () => {
+    assert.deepEqual(parseArgs(['--long-chat-view']), { quick: false, sizes: [], writes: undefined, longChat: false, longChatView: {} });
+    assert.deepEqual(parseArgs(['--long-chat-view', '--cards=3', '--opens=2']), { quick: false, sizes: [], writes: undefined, longChat: false, longChatView: { cards: 3, opens: 2 } });
+    assert.deepEqual(parseArgs(['--long-chat', '--long-chat-view']), { quick: false, sizes: [], writes: undefined, longChat: true, longChatView: {} });
+    assert.equal(parseArgs([]).longChatView, undefined);
+    assert.throws(() => parseArgs(['--cards=3']), /go with --long-chat-view/);
+    assert.throws(() => parseArgs(['--long-chat-view', '--cards=0']), /--cards=0: a positive integer/);
+    assert.throws(() => parseArgs(['--long-chat-view', '--quick']), /runs alone or with --long-chat/);
+  });
+
+  it('takes over the section under its old heading', () => {
+    const old = `# B\n\n## Long chats (issue 11 baseline)\n\n- old\n\n## What is measured\n`;
+    assert.equal(keepSection(old), '## Long chats (issue 11 baseline)\n\n- old\n');
+    const section = `${LONG_CHAT_HEADING}\n\n- new\n`;
+    assert.equal(withSection(old, section), `# B\n\n${section}\n## What is measured\n`);
+  });
+
+  it('sums up the frames while scrolling: percentiles of the deltas, long tasks (the chat frame\'s own apart), those after a page arrived', () => {
+    const f = summarizeFrames({
+      deltas: [16, 17, 16, 90, 16],
+      longTasks: [{ start: 1000, duration: 70, name: 'self' }, { start: 2050, duration: 120, name: 'self' }, { start: 3000, duration: 200, name: 'same-origin-ancestor' }],
+      messages: [{ at: 2000, type: 'page' }, { at: 2990, type: 'pong' }],
+    });
+    assert.deepEqual(f, { n: 5, p50: 16, p95: 90, max: 90, longTasks: 3, longestMs: 200, ownLongTasks: 2, ownLongestMs: 120, pages: 1, longTasksNearPage: 1 });
+  });
+
+  it('judges the view against the targets of issue 11', () => {
+    const good: LongChatViewResult = {
+      date: '2026-12-01T00:00:00.000Z', extension: '.', load: { start: 1, end: 1 }, wallMs: 1000, longTurns: 5000, shortTurns: 10, journalBytes: 1,
+      openShort: { skeletonMs: 100, paintedMs: 200 }, openShortWarm: { skeletonMs: 90, paintedMs: 150 }, openLong: [250, 290, 400].map((paintedMs) => ({ skeletonMs: 100, paintedMs })), rssShort: 200 * 1048576, rssLong: 240 * 1048576, reloadShort: { readyMs: 5000, skeletonMs: 300, shownMs: 800 }, reloadLong: { readyMs: 5000, skeletonMs: 300, shownMs: 900 },
+      scroll: { reachedTop: true, wheelSteps: 10, wallMs: 1000, heightPx: 1, wheelPx: 3000, frames: summarizeFrames({ deltas: [16, 16, 17, 20], longTasks: [{ start: 0, duration: 50, name: 'self' }], messages: [] }) },
+      openInB: { skeletonMs: 100, paintedMs: 500 }, decisions: [{ disabledMs: 20, decidedAMs: 100, clearedBMs: 150 }, { disabledMs: 30, decidedAMs: 120, clearedBMs: 190 }],
+    };
+    const verdicts = (r: LongChatViewResult) => viewRows(r).map((row) => row[5]).filter(Boolean);
+    assert.deepEqual(verdicts(good), ['met', 'met', 'met', 'met', 'met', 'met', 'met']);
+    const bad: LongChatViewResult = {
+      ...good, openLong: [301, 302].map((paintedMs) => ({ skeletonMs: 100, paintedMs })), rssLong: 251 * 1048576, reloadLong: { readyMs: 5000, skeletonMs: 300, shownMs: 1001 },
+      scroll: { ...good.scroll, reachedTop: false, frames: summarizeFrames({ deltas: [16, 21], longTasks: [{ start: 0, duration: 51 }] }) },
+      decisions: [{ disabledMs: 51, decidedAMs: 100, clearedBMs: 201 }],
+    };
+    assert.deepEqual(verdicts(bad), ['NOT MET', 'NOT MET', 'NOT MET', 'NOT MET', 'NOT MET', 'NOT MET', 'NOT MET']);
+    assert.equal(verdicts({ ...good, scroll: { ...good.scroll, reachedTop: false } })[2], 'NOT MET', 'frames of a scroll that stopped short do not count as met');
   });
 
   const doc = '# Benchmarks\n\nintro\n\n### Live paths\n\n| a |\n\n## What is measured\n\n- notes\n';

@@ -1,0 +1,104 @@
+/**
+ * The table of the long-chat view bench (longChatView.ts): its figures with issue 11's targets, the
+ * verdicts and what the issue measured with the old design, as plain text (stdout) and markdown (the
+ * second table of docs/BENCHMARKS.md's long-chat section).
+ */
+import * as os from 'node:os';
+import { BEFORE_VIEW } from './longChatBefore';
+import type { LongChatViewResult } from './longChatView';
+import { fmt, percentile } from './stats';
+
+/** Issue 11's targets for the view (ms, MB). */
+export const VIEW_TARGETS = { openMs: 300, reloadShownMs: 1000, frameP95Ms: 20, longTaskMs: 50, ackMs: 50, clearedP95Ms: 200, memoryAboveShortMB: 50 } as const;
+
+type Row = readonly [metric: string, short: string, long: string, before: string, target: string, verdict: string];
+
+const MB = 1048576;
+const met = (ok: boolean) => (ok ? 'met' : 'NOT MET');
+const p = (xs: readonly number[], q: number) => percentile(xs, q);
+const p50p95 = (xs: readonly number[]) => `${fmt(p(xs, 50))} / ${fmt(p(xs, 95))} (max ${fmt(Math.max(...xs))}, n=${xs.length})`;
+
+/** The rows (metric, short chat, long chat, before, target, verdict). */
+export function viewRows(r: LongChatViewResult): Row[] {
+  const T = VIEW_TARGETS;
+  const B = BEFORE_VIEW;
+  const opens = r.openLong.map((x) => x.paintedMs);
+  const skeletons = r.openLong.map((x) => x.skeletonMs);
+  const f = r.scroll.frames;
+  const d = r.decisions;
+  const ack = d.map((x) => x.disabledMs);
+  const decidedA = d.map((x) => x.decidedAMs);
+  const cleared = d.map((x) => x.clearedBMs);
+  const memAbove = (r.rssLong - r.rssShort) / MB;
+  return [
+    ['Open Chat…: Enter in the picker → the last turn painted, warm host (ms; long: p50 / max; short: again (the first))', `${fmt(r.openShortWarm?.paintedMs)} (${fmt(r.openShort.paintedMs)})`, `${fmt(p(opens, 50))} / ${fmt(Math.max(...opens))} (n=${opens.length})`, B.open, `<= ${T.openMs} ms`, met(p(opens, 50) <= T.openMs)],
+    ['  of which Enter → the view\'s skeleton shown (VS Code made the webview, its script ran) (ms; long: p50)', `${fmt(r.openShortWarm?.skeletonMs)} (${fmt(r.openShort.skeletonMs)})`, fmt(p(skeletons, 50)), '', '', ''],
+    ['Reload Window with the chat\'s tab active: navigation start → workbench ready (status bar painted) (ms)', fmt(r.reloadShort.readyMs), fmt(r.reloadLong.readyMs), '', '', ''],
+    ['  workbench ready → the chat\'s skeleton shown (the host started, the tab restored) (ms)', fmt(r.reloadShort.skeletonMs), fmt(r.reloadLong.skeletonMs), '', '', ''],
+    ['  workbench ready → the last turn painted (ms)', fmt(r.reloadShort.shownMs), fmt(r.reloadLong.shownMs), B.reload, `<= ${T.reloadShownMs} ms`, met(r.reloadLong.shownMs <= T.reloadShownMs)],
+    ['  the chat\'s skeleton → the last turn painted (the extension\'s own part) (ms)', fmt(r.reloadShort.shownMs - r.reloadShort.skeletonMs), fmt(r.reloadLong.shownMs - r.reloadLong.skeletonMs), '', '', ''],
+    [`wheel to the first turn (${(r.scroll.heightPx / 1e6).toFixed(2)} M px): ${r.scroll.wheelSteps} steps in ${(r.scroll.wallMs / 1000).toFixed(1)} s${r.scroll.reachedTop ? '' : ' (top NOT reached)'}; frame deltas p50 / p95 / max (ms, n=${f.n})`, '', `${fmt(f.p50)} / ${fmt(f.p95)} / ${fmt(f.max)}`, B.frames, `p95 <= ${T.frameP95Ms} ms`, met(r.scroll.reachedTop && f.p95 <= T.frameP95Ms)],
+    ['  long tasks while scrolling (count; longest ms); of them the chat frame\'s own', '', `${f.longTasks}; ${fmt(f.longestMs)}; own ${f.ownLongTasks}; ${fmt(f.ownLongestMs)}`, '', `none > ${T.longTaskMs} ms`, met(f.longestMs <= T.longTaskMs)],
+    ['  the host\'s `page` messages meanwhile; long tasks starting within 100 ms of one\'s arrival', '', `${f.pages}; ${f.longTasksNearPage}`, '', '', ''],
+    ['window B: Open Chat… → the last turn painted, B\'s host opening it first (ms; skeleton)', '', `${fmt(r.openInB.paintedMs)} (${fmt(r.openInB.skeletonMs)})`, '', '', ''],
+    ['decide a card in A: click → its buttons painted disabled in A (p50 / p95 ms)', '', p50p95(ack), '', `<= ${T.ackMs} ms`, met(p(ack, 95) <= T.ackMs)],
+    ['  click → A\'s card painted with its outcome, the host\'s answer (p50 / p95 ms)', '', p50p95(decidedA), B.decidedA, '', ''],
+    ['  click → B\'s card painted without buttons (p50 / p95 ms)', '', p50p95(cleared), B.clearedB, `p95 <= ${T.clearedP95Ms} ms`, met(p(cleared, 95) <= T.clearedP95Ms)],
+    ['extension host RSS 5 s after opening the chat, same host and journal (MB)', fmt(r.rssShort / MB), `${fmt(r.rssLong / MB)} (+${fmt(memAbove)})`, B.rss, `<= +${T.memoryAboveShortMB} MB`, met(memAbove <= T.memoryAboveShortMB)],
+  ];
+}
+
+/**
+ * A warning when other work loaded the machine beyond its cores (the runs share it): every figure
+ * here is wall-clock time in processes that then wait for a core.
+ */
+export function busy(load: { readonly start: number; readonly end: number }): string {
+  const worst = Math.max(load.start, load.end);
+  const cores = os.cpus().length;
+  return worst > cores ? `\n- Other work was running: a load average up to ${worst.toFixed(1)} on ${cores} cores, about ${(worst / cores).toFixed(1)} times more runnable work than cores: wall-clock figures are inflated, tails (p95, long tasks) most` : '';
+}
+
+/** One line: date, load average before and after, wall time. */
+export function viewLoadLine(r: LongChatViewResult): string {
+  return `${r.date}; load average (1 min) ${r.load.start.toFixed(1)} -> ${r.load.end.toFixed(1)} on ${os.cpus().length} cores; ${(r.wallMs / 1000).toFixed(0)} s`;
+}
+
+function header(r: LongChatViewResult): Row {
+  return ['metric', `${r.shortTurns} turns`, `${r.longTurns} turns`, `before (issue 11, old design, ${r.longTurns} turns)`, 'target', 'verdict'];
+}
+
+/** The plain-text table (stdout). */
+export function viewText(r: LongChatViewResult): string {
+  const all = [header(r), ...viewRows(r)];
+  const widths = [0, 1, 2, 3, 4, 5].map((i) => Math.max(...all.map((row) => row[i]!.length)));
+  const line = (row: Row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [`== Long chat in code-server: ${viewLoadLine(r)}`, line(all[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n');
+}
+
+/** The markdown sub-section (a `###` heading, its method and its table). */
+export function viewMarkdown(r: LongChatViewResult): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  return `### The view in code-server (bench/longChatView.ts)
+
+- Command: \`npm run bench -- --long-chat-view\`; ${viewLoadLine(r)}; journal ${(r.journalBytes / MB).toFixed(1)} MB${busy(r.load)}
+- code-server and headless Chromium (software rendering, 1400x900) on this machine, the extension as
+  installed from \`dist/\`; one journal seeded with the long chat and a ${r.shortTurns}-turn chat
+  (bench/longChatSeed.ts). Times are taken inside the pages (bench/longChatProbe.ts): "painted" is
+  the element in the chat's frame, then the next animation frame, then a task after it. Open: the
+  short chat first (the window's first chat view), then the long one ${r.openLong.length} times, closing its tab in
+  between, then the short one again. Reload: "workbench ready" is the status bar painted in the reloaded page, whose
+  navigation start is the reload's start; "skeleton": the chat frame's document holds the view's
+  layout (its script ran; the extension's serializer sets the view's HTML before the journal is
+  open). The short chat's column is the same reload with the short chat's tab active. Scrolling: the mouse over the transcript, one wheel event
+  of ${'−'}${r.scroll.wheelPx} px per animation frame until the first turn is painted at scrollTop 0; the frame deltas
+  and long tasks (PerformanceObserver 'longtask') are the chat frame's ("own": attributed to the chat
+  frame itself rather than the workbench sharing its thread). Cards: window B is a
+  second browser profile on the same server showing the long chat; A sends \`run touch card-N.txt &&
+  echo …\` and clicks Allow once with the mouse on the card both show. Memory: VmRSS of A's
+  extension host process (the journal worker thread included) 5 s after each chat opened.
+
+| ${header(r).join(' | ')} |
+|---|---|---|---|---|---|
+${viewRows(r).map((row) => `| ${row.map(esc).join(' | ')} |`).join('\n')}
+`;
+}
