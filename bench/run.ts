@@ -6,6 +6,9 @@
  *   npm run bench -- --sizes=1,10      chosen sizes
  *   npm run bench -- --writes=N        measured single writes per size (engine and native each)
  *   npm run bench -- --long-chat       only the long-chat section (10 vs 5,000 turns; longChat.ts)
+ *   npm run bench -- --search          only the search section (index size, write cost, search and
+ *                                      chat-list speed at 10 and 200 MB and 10,000 chats; search.ts);
+ *                                      with --sizes=… at those sizes instead
  *
  * Prints a table per size, writes bench/results.json and rewrites docs/BENCHMARKS.md.
  * Built journals are cached in .bench-cache/ (or $NAC_BENCH_CACHE).
@@ -15,10 +18,11 @@ import { fmt } from './stats';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { cacheDir, type BuiltStats } from './build';
+import { builtJournalName, cacheDir, type BuiltStats } from './build';
 import { benchSize, type SizePlan, type SizeResult } from './engineBench';
 import { LONG_TURNS, SHORT_TURNS, benchLongChats, keepSection, longChatMarkdown, longChatText, withSection, type LongChatResult } from './longChat';
 import { cleanUp, runTask } from './procs';
+import { benchSearch, keepSearchSection, searchMarkdown, searchText, withSearchSection, type SearchBenchResult } from './search';
 import { TARGETS, describeMachine, markdownTable, textTable, verdictSummary, verdicts, type Machine } from './report';
 
 /** Command-line options. */
@@ -29,6 +33,8 @@ export interface BenchOptions {
   readonly writes: number | undefined;
   /** Whether the long-chat section runs: in the full run and with `--long-chat`, not in `--quick`. */
   readonly longChat: boolean;
+  /** `--search`: only the search section, at `sizes` (default 10 and 200 MB). */
+  readonly search?: boolean;
 }
 
 /**
@@ -40,13 +46,16 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   let sizes: number[] | undefined;
   let writes: number | undefined;
   let longChat = false;
+  let search = false;
   for (const arg of argv) {
-    if (arg === '--quick') quick = true;
+    if (arg === '--search') search = true;
+    else if (arg === '--quick') quick = true;
     else if (arg === '--long-chat') longChat = true;
     else if (arg.startsWith('--sizes=')) sizes = arg.slice(8).split(',').map(Number);
     else if (arg.startsWith('--writes=')) writes = Number(arg.slice(9));
-    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat)`);
+    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat, --search)`);
   }
+  if (search) return { quick: false, sizes: sizes ?? [10, 200], writes: undefined, longChat: false, search: true };
   if (sizes && sizes.some((s) => !Number.isFinite(s) || s <= 0)) throw new Error('--sizes takes positive numbers of MB');
   if (writes !== undefined && (!Number.isInteger(writes) || writes < 10)) throw new Error('--writes takes an integer >= 10');
   if (longChat && !quick && !sizes) {
@@ -96,6 +105,7 @@ npm run bench                 # 1, 10, 50 and 200 MB journals
 npm run bench -- --quick      # 1 and 10 MB only, under two minutes
 npm run bench -- --sizes=1,50 --writes=500
 npm run bench -- --long-chat  # only the long-chat section (10 vs 5,000 turns), a few minutes
+npm run bench -- --search     # only the search section (10 and 200 MB, 10,000 chats)
 \`\`\`
 
 Built journals are cached in \`.bench-cache/\` (override with \`NAC_BENCH_CACHE\`; the folder ignores itself
@@ -200,9 +210,9 @@ function writeResults(json: object): void {
   fs.writeFileSync(RESULTS, `${JSON.stringify(json, (_k, val: unknown) => (typeof val === 'number' ? Math.round(val * 1000) / 1000 : val), 2)}\n`);
 }
 
-function previousResults(): { longChat?: LongChatResult } {
+function previousResults(): { longChat?: LongChatResult; search?: SearchBenchResult } {
   try {
-    return JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as { longChat?: LongChatResult };
+    return JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as { longChat?: LongChatResult; search?: SearchBenchResult };
   } catch {
     return {};
   }
@@ -225,9 +235,21 @@ async function longChatOnly(cache: string): Promise<void> {
   process.stdout.write(`\nWrote the long-chat section of docs/BENCHMARKS.md and bench/results.json (${(result.wallMs / 1000).toFixed(1)} s)\n`);
 }
 
+/** `--search`: only that section, written into the existing doc and results.json. */
+async function searchOnly(cache: string, sizes: readonly number[]): Promise<void> {
+  process.stdout.write(`Search benchmark: ${sizes.join(', ')} MB and 10,000 chats\n`);
+  const result = await benchSearch(cache, sizes, (line) => process.stdout.write(`${line}\n`));
+  process.stdout.write(`\n${searchText(result)}\n`);
+  const section = searchMarkdown(result, `npm run bench -- ${process.argv.slice(2).join(' ')}`);
+  fs.writeFileSync(DOC, withSearchSection(fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '', section));
+  writeResults({ ...previousResults(), search: result });
+  process.stdout.write(`\nWrote the search section of docs/BENCHMARKS.md and bench/results.json (${(result.wallMs / 1000).toFixed(1)} s)\n`);
+}
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const cache = cacheDir(ROOT);
+  if (options.search) return searchOnly(cache, options.sizes);
   if (options.sizes.length === 0) return longChatOnly(cache);
   const started = performance.now();
   const machine = describeMachine(os.tmpdir(), ROOT);
@@ -239,7 +261,7 @@ async function main(): Promise<void> {
   for (const sizeMB of options.sizes) {
     const t0 = performance.now();
     const stats = await runTask<BuiltStats>('build', { dir: cache, sizeMB }, 900_000);
-    const file = path.join(cache, `journal-${sizeMB}mb-v${stats.buildVersion}.sqlite`);
+    const file = path.join(cache, builtJournalName(sizeMB));
     const buildNote = performance.now() - t0 > 2000 ? `built in ${(stats.buildMs / 1000).toFixed(1)} s` : 'cached';
     process.stdout.write(`\n[${sizeMB} MB] journal ${(stats.bytes / 1048576).toFixed(1)} MB (${buildNote})\n`);
     const result = await benchSize(planFor(sizeMB, options.writes), { file, stats }, (line) => process.stdout.write(`${line}\n`));
@@ -262,12 +284,16 @@ async function main(): Promise<void> {
     sizes: results.map((r) => ({ ...r, verdicts: verdicts(r) })),
     live,
     longChat: longChat?.result ?? previousResults().longChat,
+    search: previousResults().search,
   };
   writeResults(json);
   const doc = markdown(machine, options, results, totalMs).replace('## What is measured', `${liveText}\n\n## What is measured`);
   // A run without the long-chat section keeps the one the file has.
-  const section = longChat?.markdown ?? keepSection(fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '');
-  fs.writeFileSync(DOC, section ? withSection(doc, section) : doc);
+  const oldDoc = fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '';
+  const section = longChat?.markdown ?? keepSection(oldDoc);
+  const searchSection = keepSearchSection(oldDoc);
+  const withLongChat = section ? withSection(doc, section) : doc;
+  fs.writeFileSync(DOC, searchSection ? withSearchSection(withLongChat, searchSection) : withLongChat);
   process.stdout.write(`\nWrote bench/results.json and docs/BENCHMARKS.md (${(totalMs / 1000).toFixed(1)} s)\n`);
 }
 

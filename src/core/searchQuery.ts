@@ -66,7 +66,8 @@ const SNIPPET_LEAD = 40;
 
 /** Folds a word for comparison as unicode61 does: lower case, Latin diacritics removed. */
 function fold(word: string): string {
-  return word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+  // Most words are ASCII: normalizing each one was most of a snippet's time.
+  return /^[\x00-\x7f]*$/.test(word) ? word.toLowerCase() : word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
 /**

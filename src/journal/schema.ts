@@ -42,7 +42,7 @@ export const BACKFILL_CHUNK = 2000;
  * content view and triggers are built from this list by migration 4: changing it needs a new
  * migration, never an edit.
  */
-const INDEXED_EVENT_TEXT = { text: '$.text', invocation_output: '$.chunk', invocation_started: '$.summary', notice: '$.message' } as const;
+export const INDEXED_EVENT_TEXT = { text: '$.text', invocation_output: '$.chunk', invocation_started: '$.summary', notice: '$.message' } as const;
 const INDEXED_KINDS = Object.keys(INDEXED_EVENT_TEXT).map((k) => `'${k}'`).join(', ');
 // json_valid first: a damaged payload (kept, and fencing its chat) must not make an insert, the
 // backfill or a delete fail; it is simply not indexed.

@@ -13,6 +13,7 @@
  */
 import { fail, ok, type Result } from '../../core/result';
 import { parseSearchQuery, searchQueryProblem, snippetFor, type SearchQuery } from '../../core/searchQuery';
+import { INDEXED_EVENT_TEXT } from '../schema';
 import { PageOps } from './pages';
 import type { Row } from './rows';
 
@@ -118,9 +119,10 @@ export abstract class SearchOps extends PageOps {
    */
   private newestPerTurn(sql: string, query: SearchQuery, limit: number, workspace: string | undefined, toHit: (r: Row) => Hit): Hit[] {
     const found = new Map<string, Hit>();
-    const batch = Math.min(MAX_SCANNED, limit * 4);
+    // FTS4 reads a term's whole doclist for every batch: few, growing batches.
+    let batch = Math.min(MAX_SCANNED, limit * 8);
     let below = Number.MAX_SAFE_INTEGER;
-    for (let scanned = 0; scanned < MAX_SCANNED && found.size < limit; ) {
+    for (let scanned = 0; scanned < MAX_SCANNED && found.size < limit; batch = Math.min(batch * 2, MAX_SCANNED - scanned)) {
       const rows = this.all(sql, workspace === undefined ? [query.match, below, batch] : [query.match, below, batch, workspace]);
       for (const row of rows) {
         const hit = toHit(row);
@@ -134,8 +136,20 @@ export abstract class SearchOps extends PageOps {
   }
 
   private withSnippet(hit: Hit, query: SearchQuery): SearchResult {
-    const text = hit.text ?? String(this.one('SELECT body FROM event_search_text WHERE rowid = ?', [hit.eventId])?.body ?? '');
+    const text = hit.text ?? this.eventText(hit.eventId!);
     const { text: snippet, matchRanges } = snippetFor(text, query);
     return { sessionId: hit.sessionId, title: hit.title, turnId: hit.turnId, createdAt: hit.at, kind: hit.kind, eventId: hit.eventId, snippet, matchRanges };
+  }
+
+  /** The indexed text of an event (as the index's content view reads it, parsed here: faster than SQLite's JSON functions). */
+  private eventText(id: number): string {
+    const row = this.one('SELECT kind, payload FROM events WHERE id = ?', [id]);
+    const field = INDEXED_EVENT_TEXT[row?.kind as keyof typeof INDEXED_EVENT_TEXT]?.slice(2);
+    try {
+      const value: unknown = field ? (JSON.parse(row!.payload as string) as Record<string, unknown>)[field] : '';
+      return typeof value === 'string' ? value : String(value ?? '');
+    } catch {
+      return '';
+    }
   }
 }
