@@ -71,6 +71,18 @@ function fold(word: string): string {
 }
 
 /**
+ * Whether `text` holds every term of `query` as a word (the last one also as a word's start when
+ * `prefixLast`), compared as `fold` does: what the FTS index would answer, for the few rows not in
+ * it yet.
+ */
+export function textMatches(text: string, query: SearchQuery): boolean {
+  const words = new Set<string>();
+  for (const m of text.matchAll(WORD)) words.add(fold(m[0]));
+  const terms = query.terms.map(fold);
+  return terms.every((t, i) => words.has(t) || (query.prefixLast && i === terms.length - 1 && [...words].some((w) => w.startsWith(t))));
+}
+
+/**
  * The snippet of `text` for `query`: about `maxLength` characters starting a little before the first
  * word that matches one of its terms (whole word, or prefix for the last term when `prefixLast`),
  * whitespace runs shown as one space, with every match inside it marked. Without a match (the index

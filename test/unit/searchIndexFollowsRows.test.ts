@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Database } from 'sql.js';
 import type { Journal } from '../../src/journal/journal';
+import { SEARCH_BATCH } from '../../src/journal/schema';
 import { editJournalFile, openJournal, openStore, tempDir } from './helpers';
 
 const session = (id: string) => ({ id, title: `Chat ${id}`, provider: 'local', createdAt: 1, updatedAt: 1 });
@@ -67,6 +68,29 @@ describe('journal: the search index follows its rows', () => {
     await editJournalFile(file, checkIndexes);
   });
 
+  it('events wait in their own transaction and move into the index in batches; found before and after', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const s = await openStore(file);
+    try {
+      s.write((core) => {
+        core.createSession(session('a'));
+        core.startTurn({ turn: { id: 'a-turn', sessionId: 'a', prompt: 'p', origin: 'prompt', parentTurnId: null, createdAt: 10 }, run: { id: 'a-run', instanceId: 'i1', provider: 'local' } });
+      });
+      const count = (sql: string) => Number(s.store.db.exec(sql)[0]!.values[0]![0]);
+      for (let i = 0; i < SEARCH_BATCH - 1; i++) s.write((core) => core.appendEvents('a-run', [{ kind: 'text', payload: { text: `robin${i}x` } }], 20 + i));
+      assert.equal(count('SELECT COUNT(*) FROM event_search_pending'), SEARCH_BATCH - 1);
+      assert.deepEqual(s.core.searchChats('robin0x'), { ok: true, value: [{ sessionId: 'a', title: 'Chat a', turnId: 'a-turn', createdAt: 20, kind: 'reply', eventId: 1, snippet: 'robin0x', matchRanges: [[0, 7]] }] });
+      s.write((core) => core.appendEvents('a-run', [{ kind: 'text', payload: { text: 'the last robin' } }], 99));
+      assert.equal(count('SELECT COUNT(*) FROM event_search_pending'), 0, 'the batch moved into the index in that write');
+      assert.equal(count("SELECT COUNT(*) FROM event_search WHERE event_search MATCH 'robin0x OR robin30x OR robin'"), 3);
+      const found = s.core.searchChats('robin0x');
+      assert.ok(found.ok && found.value.length === 1 && found.value[0]!.eventId === 1);
+      checkIndexes(s.store.db);
+    } finally {
+      s.done();
+    }
+  });
+
   it('a write rolled back leaves nothing in the index; a changed row is found by its new words only', async () => {
     const file = path.join(tempDir(), 'journal.sqlite');
     const s = await openStore(file);
@@ -103,9 +127,11 @@ describe('journal: the search index follows its rows', () => {
       await journal.write('appendEvents', 'kept-run', [{ kind: 'text', payload: { text: 'a jackdaw reply' } }], 20);
       // The deleted chat holds the highest event ids: SQLite hands them out again after the delete.
       await chatWithTurn(journal, 'gone', 'a private kestrel');
+      // Enough events that the chat's words reach the FTS index itself, not only its pending rows.
       await journal.write('appendEvents', 'gone-run', [
         { kind: 'text', payload: { text: 'kestrel lapwing' } },
         { kind: 'invocation_output', payload: { invocationId: 'x', chunk: 'lapwing magpie' } },
+        ...Array.from({ length: SEARCH_BATCH }, (_, i) => ({ kind: 'text' as const, payload: { text: `more kestrel ${i}` } })),
       ], 30);
       await journal.write('finishRun', { runId: 'gone-run', status: 'completed', turnStatus: 'completed', at: 40 });
       assert.deepEqual(await found(journal, 'kestrel'), ['gone-turn']);

@@ -12,7 +12,7 @@
  * text (core/searchQuery.ts), for the returned results only.
  */
 import { fail, ok, type Result } from '../../core/result';
-import { parseSearchQuery, searchQueryProblem, snippetFor, type SearchQuery } from '../../core/searchQuery';
+import { parseSearchQuery, searchQueryProblem, snippetFor, textMatches, type SearchQuery } from '../../core/searchQuery';
 import { INDEXED_EVENT_TEXT } from '../schema';
 import { PageOps } from './pages';
 import type { Row } from './rows';
@@ -81,7 +81,7 @@ export abstract class SearchOps extends PageOps {
     const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(options.limit ?? DEFAULT_LIMIT) || DEFAULT_LIMIT));
     const workspace = options.workspace;
     const hits = new Map<string, Hit>();
-    for (const hit of [...this.eventHits(parsed, limit, workspace), ...this.promptHits(parsed, limit, workspace)]) {
+    for (const hit of [...this.pendingHits(parsed, workspace), ...this.eventHits(parsed, limit, workspace), ...this.promptHits(parsed, limit, workspace)]) {
       const kept = hits.get(hit.turnId);
       if (!kept || hit.at > kept.at) hits.set(hit.turnId, hit);
     }
@@ -99,6 +99,28 @@ export abstract class SearchOps extends PageOps {
       sessionId: r.session_id as string, title: r.title as string, turnId: r.turn_id as string, at: r.at as number,
       kind: EVENT_KIND_HITS[r.kind as string] ?? 'reply', eventId: r.id as number, text: null,
     }));
+  }
+
+  /**
+   * Matches among the events not in the index yet (at most SEARCH_BATCH, the newest: schema.ts,
+   * migration 4), matched here as the index would (`textMatches`).
+   */
+  private pendingHits(query: SearchQuery, workspace: string | undefined): Hit[] {
+    const rows = this.all(
+      `SELECT e.id, e.session_id, e.turn_id, e.kind, e.payload, e.at, s.title FROM event_search_pending p
+       JOIN events e ON e.id = p.id JOIN sessions s ON s.id = e.session_id ${workspace === undefined ? '' : 'WHERE s.workspace = ?'}`,
+      workspace === undefined ? [] : [workspace],
+    );
+    const hits: Hit[] = [];
+    for (const r of rows) {
+      const text = indexedText(r.kind, r.payload);
+      if (!textMatches(text, query)) continue;
+      hits.push({
+        sessionId: r.session_id as string, title: r.title as string, turnId: r.turn_id as string, at: r.at as number,
+        kind: EVENT_KIND_HITS[r.kind as string] ?? 'reply', eventId: r.id as number, text,
+      });
+    }
+    return hits;
   }
 
   /** The newest prompt matches, up to `limit` (a turn has one prompt). */
@@ -120,7 +142,7 @@ export abstract class SearchOps extends PageOps {
   private newestPerTurn(sql: string, query: SearchQuery, limit: number, workspace: string | undefined, toHit: (r: Row) => Hit): Hit[] {
     const found = new Map<string, Hit>();
     // FTS4 reads a term's whole doclist for every batch: few, growing batches.
-    let batch = Math.min(MAX_SCANNED, limit * 8);
+    let batch = Math.min(MAX_SCANNED, limit * 16);
     let below = Number.MAX_SAFE_INTEGER;
     for (let scanned = 0; scanned < MAX_SCANNED && found.size < limit; batch = Math.min(batch * 2, MAX_SCANNED - scanned)) {
       const rows = this.all(sql, workspace === undefined ? [query.match, below, batch] : [query.match, below, batch, workspace]);
@@ -141,15 +163,20 @@ export abstract class SearchOps extends PageOps {
     return { sessionId: hit.sessionId, title: hit.title, turnId: hit.turnId, createdAt: hit.at, kind: hit.kind, eventId: hit.eventId, snippet, matchRanges };
   }
 
-  /** The indexed text of an event (as the index's content view reads it, parsed here: faster than SQLite's JSON functions). */
+  /** The indexed text of an event. */
   private eventText(id: number): string {
     const row = this.one('SELECT kind, payload FROM events WHERE id = ?', [id]);
-    const field = INDEXED_EVENT_TEXT[row?.kind as keyof typeof INDEXED_EVENT_TEXT]?.slice(2);
-    try {
-      const value: unknown = field ? (JSON.parse(row!.payload as string) as Record<string, unknown>)[field] : '';
-      return typeof value === 'string' ? value : String(value ?? '');
-    } catch {
-      return '';
-    }
+    return indexedText(row?.kind, row?.payload);
+  }
+}
+
+/** The text the index holds for an event of `kind` with `payload` (as its content view reads it; parsed here, faster than SQLite's JSON functions). */
+function indexedText(kind: unknown, payload: unknown): string {
+  const field = INDEXED_EVENT_TEXT[kind as keyof typeof INDEXED_EVENT_TEXT]?.slice(2);
+  try {
+    const value: unknown = field ? (JSON.parse(payload as string) as Record<string, unknown>)[field] : '';
+    return typeof value === 'string' ? value : String(value ?? '');
+  } catch {
+    return '';
   }
 }
