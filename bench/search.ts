@@ -40,11 +40,12 @@ export interface Percentiles {
   readonly n: number;
   readonly p50: number;
   readonly p95: number;
+  readonly p99: number;
   readonly max: number;
 }
 
 function percentiles(samples: readonly number[]): Percentiles {
-  return { n: samples.length, p50: percentile(samples, 50), p95: percentile(samples, 95), max: Math.max(...samples) };
+  return { n: samples.length, p50: percentile(samples, 50), p95: percentile(samples, 95), p99: percentile(samples, 99), max: Math.max(...samples) };
 }
 
 /** Search timings: every query, and the host thread's longest event-loop delay meanwhile (ms). */
