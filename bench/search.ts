@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- --search`: the cost and speed of full-text search and the chat list (schema 4).
  *
- * Per journal size (realistic rows, bench/build.ts): the journal built at schema 3 is migrated by
- * the product's migration 4 (timed), giving the file size without and with the index; the durable
+ * The journals are made in a bench task (a child process: no sql.js database in this process, whose
+ * event loop is watched). Per journal size (realistic rows, bench/build.ts): the journal built at
+ * schema 3 is migrated by the product's migration 4 (timed), giving the file size without and with the index; the durable
  * write of a typical text event (~1.15 KB) is timed through the `Journal` door on that journal and on
  * a copy without the index's triggers, in alternating blocks; search is timed through the door
  * (from the call on the host thread to the results there) over as-you-type prefixes, common words,
@@ -14,11 +15,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Journal } from '../src/journal/journal';
-import { loadSqlJs } from '../src/journal/sqljs';
-import { LIVE, ensureJournal } from './build';
-import { removeDir, trackDir } from './procs';
+import { LIVE, type BuiltStats } from './build';
+import { removeDir, runTask, trackDir } from './procs';
 import { writeText } from './rows';
-import { buildManyChats, migrateCopy, withoutIndexTriggers, type ManyChats, type Migrated } from './searchRows';
+import type { ManyChats, Migrated } from './searchRows';
 import { fmt, percentile } from './stats';
 
 const WASM_PATH = path.join(path.dirname(require.resolve('sql.js')), 'sql-wasm.wasm');
@@ -155,16 +155,14 @@ async function timeWrites(withIndex: Journal, withoutIndex: Journal): Promise<Pi
 }
 
 async function benchOneSize(cache: string, work: string, sizeMB: number, log: (line: string) => void): Promise<SearchSizeResult> {
-  const SQL = await loadSqlJs(WASM_PATH);
-  const built = await ensureJournal(SQL, cache, sizeMB, 3);
-  log(`[${sizeMB} MB] schema-3 journal ${(built.stats.bytes / 1048576).toFixed(1)} MB, ${built.stats.events} events (${built.cached ? 'cached' : `built in ${(built.stats.buildMs / 1000).toFixed(1)} s`})`);
   const withFile = path.join(work, `with-${sizeMB}`, 'journal.sqlite');
   const withoutFile = path.join(work, `without-${sizeMB}`, 'journal.sqlite');
   fs.mkdirSync(path.dirname(withFile), { recursive: true });
   fs.mkdirSync(path.dirname(withoutFile), { recursive: true });
-  const migrated = migrateCopy(SQL, built.file, withFile);
+  const prepared = await runTask<{ built: BuiltStats & { cached: boolean }; migrated: Migrated }>('searchPrepare', { cache, sizeMB, withFile, withoutFile }, 1_800_000);
+  const { built, migrated } = prepared;
+  log(`[${sizeMB} MB] schema-3 journal ${(built.bytes / 1048576).toFixed(1)} MB, ${built.events} events (${built.cached ? 'cached' : `built in ${(built.buildMs / 1000).toFixed(1)} s`})`);
   log(`  migration 4: ${(migrated.migrateMs / 1000).toFixed(1)} s; ${(migrated.bytesBefore / 1048576).toFixed(1)} -> ${(migrated.bytesAfter / 1048576).toFixed(1)} MB`);
-  withoutIndexTriggers(SQL, withFile, withoutFile);
   const a = await open(withFile);
   const b = await open(withoutFile);
   try {
@@ -172,7 +170,7 @@ async function benchOneSize(cache: string, work: string, sizeMB: number, log: (l
     log(`  durable text write p50 with / without index: ${fmt(writes.writeWith.p50)} / ${fmt(writes.writeWithout.p50)} ms`);
     const search = await timeSearch(a);
     log(`  search p50 / p95: ${fmt(search.all.p50)} / ${fmt(search.all.p95)} ms`);
-    return { sizeMB, buildMs: built.stats.buildMs, events: built.stats.events, migrated, ...writes, search };
+    return { sizeMB, buildMs: built.buildMs, events: built.events, migrated, ...writes, search };
   } finally {
     await a.close();
     await b.close();
@@ -180,10 +178,9 @@ async function benchOneSize(cache: string, work: string, sizeMB: number, log: (l
 }
 
 async function benchManyChats(work: string, log: (line: string) => void): Promise<ManyChatsResult> {
-  const SQL = await loadSqlJs(WASM_PATH);
   const file = path.join(work, 'many', 'journal.sqlite');
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const built = buildManyChats(SQL, file, MANY_CHATS);
+  const { many: built } = await runTask<{ many: ManyChats }>('searchPrepare', { chats: MANY_CHATS, manyFile: file }, 1_800_000);
   log(`[${MANY_CHATS} chats] ${(built.bytes / 1048576).toFixed(1)} MB, ${built.turns} turns, ${built.events} events (built in ${(built.buildMs / 1000).toFixed(1)} s)`);
   const j = await open(file);
   try {

@@ -57,7 +57,7 @@ export function searchMarkdown(r: SearchBenchResult, command: string): string {
     last ? `Search p50 per query at ${last.sizeMB} MB (ms): ${perQuery(r)}. Each query returns at most 50 turns, newest first; "the" returned ${last.search.resultsOfCommon}.` : '',
     '',
     'What is measured: each size\'s journal is built at schema 3 (bench/build.ts rows) and migrated by the product\'s',
-    'migration 4 in the bench process (timed; file sizes before and after, as exported). Writes go through the',
+    'migration 4 in a child process (timed; file sizes before and after, as exported). Writes go through the',
     '`Journal` door (worker, redo log, fdatasync) to that journal and to a copy without the index\'s triggers,',
     `${BLOCK_NOTE}. Search is timed on the host thread from \`journal.read('searchChats', …)\` to its result, over`,
     'as-you-type prefixes of "journal", common words, several words and an absent word, 12 rounds; the stall is',

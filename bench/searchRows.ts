@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import type { SqlJsStatic } from 'sql.js';
 import { JournalCore } from '../src/journal/core';
 import { MIGRATIONS, SCHEMA_VERSION } from '../src/journal/schema';
-import { LIVE, applySchema } from './build';
+import { LIVE, applySchema, ensureJournal, indexPendingEvents, type BuiltStats } from './build';
 import { around, prng, prose, uuid } from './rows';
 
 /** What migrating a schema-3 journal to schema 4 took, and the sizes before and after. */
@@ -111,6 +111,7 @@ export function buildManyChats(SQL: SqlJsStatic, file: string, chats: number): M
     run.run([LIVE.runId, LIVE.turnId, LIVE.sessionId, LIVE.instanceId, 'local', 'running', null, t, null]);
     db.run(`INSERT INTO boundary_requests (id, session_id, turn_id, run_id, kind, subject, why, scope_key, status, created_at)
       VALUES ('bench-request', ?, ?, ?, 'command', 'rm -rf build', 'outside the sandbox', 'command:rm', 'pending', ?)`, [LIVE.sessionId, LIVE.turnId, LIVE.runId, t]);
+    indexPendingEvents(db);
     db.exec('COMMIT');
     for (const s of [session, turn, run, event]) s.free();
     const image = db.export();
@@ -119,4 +120,28 @@ export function buildManyChats(SQL: SqlJsStatic, file: string, chats: number): M
   } finally {
     db.close();
   }
+}
+
+/** Arguments of the `searchPrepare` bench task. */
+export interface SearchPrepareArgs {
+  readonly cache: string;
+  /** `sizeMB` set: the schema-3 journal of that size migrated to `withFile`, and a copy without the index's triggers at `withoutFile`. */
+  readonly sizeMB?: number;
+  readonly withFile?: string;
+  readonly withoutFile?: string;
+  /** `chats` set: the many-chats journal written to `manyFile`. */
+  readonly chats?: number;
+  readonly manyFile?: string;
+}
+
+/**
+ * The search bench's journals, made in a bench task (a child process), so that no sql.js database
+ * ever lives in the process whose event loop the bench watches.
+ */
+export async function prepareSearchJournals(SQL: SqlJsStatic, args: SearchPrepareArgs): Promise<{ built?: BuiltStats & { cached: boolean }; migrated?: Migrated; many?: ManyChats }> {
+  if (args.chats !== undefined) return { many: buildManyChats(SQL, args.manyFile!, args.chats) };
+  const built = await ensureJournal(SQL, args.cache, args.sizeMB!, 3);
+  const migrated = migrateCopy(SQL, built.file, args.withFile!);
+  withoutIndexTriggers(SQL, args.withFile!, args.withoutFile!);
+  return { built: { ...built.stats, cached: built.cached }, migrated };
 }

@@ -36,6 +36,12 @@ export interface Migration {
 /** Pending events moved into the search index at once (see migration 4): one FTS4 segment per this many events. */
 export const SEARCH_BATCH = 32;
 
+/** The statements that move every pending event into the search index (migration 4), in order. */
+export const INDEX_PENDING_EVENTS: readonly string[] = [
+  'INSERT INTO event_search (docid, body) SELECT rowid, body FROM event_search_body WHERE rowid IN (SELECT id FROM event_search_pending) AND body IS NOT NULL',
+  'DELETE FROM event_search_pending',
+];
+
 /** Keys per backfill statement: small enough for frequent progress, large enough to amortize a statement. */
 export const BACKFILL_CHUNK = 2000;
 

@@ -2,7 +2,7 @@
 import type { LedgerEvent, NewLedgerEvent, ProcessGroupRecord } from '../../core/events';
 import type { ErrorClass, InvocationStatus } from '../../core/vocabulary';
 import { JournalRefusedError } from '../errors';
-import { SEARCH_BATCH } from '../schema';
+import { INDEX_PENDING_EVENTS, SEARCH_BATCH } from '../schema';
 import type { InvocationRecord } from '../records';
 import { TurnRunOps } from './turnsAndRuns';
 import { parseProcessGroup, toEvent, toInvocation } from './rows';
@@ -52,8 +52,7 @@ export abstract class InvocationEventOps extends TurnRunOps {
    */
   private indexPendingEvents(): void {
     if (Number(this.one('SELECT COUNT(*) AS n FROM event_search_pending')?.n ?? 0) < SEARCH_BATCH) return;
-    this.runRecorded('INSERT INTO event_search (docid, body) SELECT rowid, body FROM event_search_body WHERE rowid IN (SELECT id FROM event_search_pending) AND body IS NOT NULL', []);
-    this.runRecorded('DELETE FROM event_search_pending', []);
+    for (const sql of INDEX_PENDING_EVENTS) this.runRecorded(sql, []);
   }
 
   /**
