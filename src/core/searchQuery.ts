@@ -70,7 +70,7 @@ const SNIPPET_LEAD = 40;
 /** Folds a word for comparison as unicode61 does: lower case, Latin diacritics removed. */
 function fold(word: string): string {
   // Most words are ASCII: normalizing each one was most of a snippet's time.
-  return /^[\x00-\x7f]*$/.test(word) ? word.toLowerCase() : word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+  return /^[ -~]*$/.test(word) ? word.toLowerCase() : word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
 /**
