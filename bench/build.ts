@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
-import { MIGRATIONS, SCHEMA_VERSION } from '../src/journal/schema';
+import { INDEX_PENDING_EVENTS, MIGRATIONS, SCHEMA_VERSION } from '../src/journal/schema';
 import { around, prng, prose, uuid } from './rows';
 
 /** The running session/turn/run every measured write appends to (present in every built journal). */
@@ -41,27 +41,40 @@ export interface BuiltStats {
   readonly buildVersion: number;
 }
 
-/** Creates the schema on an empty database exactly as the engine's migrations do. */
-export function applySchema(db: Database): void {
-  for (const m of MIGRATIONS) {
+/**
+ * Creates the schema on an empty database exactly as the engine's migrations do, up to `version`
+ * (default: this build's; an older one builds a journal as an older build left it, e.g. 3: without
+ * the search index). On an empty database a migration's backfill has nothing to do.
+ */
+export function applySchema(db: Database, version = SCHEMA_VERSION): void {
+  for (const m of MIGRATIONS.filter((m) => m.version <= version)) {
     db.exec('BEGIN');
     db.exec(m.sql);
     db.exec(`PRAGMA user_version = ${m.version}`);
     db.exec('COMMIT');
   }
   const v = db.exec('PRAGMA user_version')[0]?.values[0]?.[0];
-  if (v !== SCHEMA_VERSION) throw new Error(`schema version ${String(v)} != ${SCHEMA_VERSION}`);
+  if (v !== version) throw new Error(`schema version ${String(v)} != ${version}`);
+}
+
+/**
+ * Moves the events a bulk build inserted (schema 4's triggers leave them pending for the search
+ * index) into the index, as `appendEvents` does 32 at a time; nothing on a schema without it.
+ */
+export function indexPendingEvents(db: Database): void {
+  if (db.exec("SELECT 1 FROM sqlite_master WHERE name = 'event_search_pending'").length === 0) return;
+  for (const sql of INDEX_PENDING_EVENTS) db.exec(sql);
 }
 
 /**
  * Builds an in-memory journal of at least `sizeMB` MB (file size) of realistic chat rows and
  * returns its exported bytes with what it holds.
  */
-export function buildJournal(SQL: SqlJsStatic, sizeMB: number): { image: Uint8Array; stats: Omit<BuiltStats, 'buildMs' | 'buildVersion'> } {
+export function buildJournal(SQL: SqlJsStatic, sizeMB: number, schemaVersion = SCHEMA_VERSION): { image: Uint8Array; stats: Omit<BuiltStats, 'buildMs' | 'buildVersion'> } {
   const target = sizeMB * 1024 * 1024;
   const db = new SQL.Database();
   try {
-    applySchema(db);
+    applySchema(db, schemaVersion);
     const rand = prng(0xc0ffee + sizeMB);
     const ins = {
       session: db.prepare('INSERT INTO sessions (id, title, provider, provider_state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)'),
@@ -162,6 +175,7 @@ export function buildJournal(SQL: SqlJsStatic, sizeMB: number): { image: Uint8Ar
     counts.turns++;
     counts.runs++;
     counts.events++;
+    indexPendingEvents(db);
     db.exec('COMMIT');
     for (const s of Object.values(ins)) s.free();
     const agg = db.exec(`SELECT
@@ -180,6 +194,11 @@ export function buildJournal(SQL: SqlJsStatic, sizeMB: number): { image: Uint8Ar
   }
 }
 
+/** The cached journal's file name for a size (MB) and schema version. */
+export function builtJournalName(sizeMB: number, schemaVersion = SCHEMA_VERSION): string {
+  return `journal-${sizeMB}mb-v${BUILD_VERSION}-s${schemaVersion}.sqlite`;
+}
+
 /**
  * Cache folder for built journals: `.bench-cache/` at the repo root (or $NAC_BENCH_CACHE). It holds
  * a `.gitignore` of `*` (as pytest's cache does), so the journals are never committed even before
@@ -190,11 +209,14 @@ export function cacheDir(root: string): string {
 }
 
 /**
- * Returns the cached journal of `sizeMB` MB under `dir` (building and caching it first if missing
- * or built by another BUILD_VERSION). The file must be copied before a journal writes to it.
+ * Returns the cached journal of `sizeMB` MB under `dir` at schema `schemaVersion` (default this
+ * build's), building and caching it first if missing or built by another BUILD_VERSION. The file
+ * must be copied before a journal writes to it.
  */
-export async function ensureJournal(SQL: SqlJsStatic | (() => Promise<SqlJsStatic>), dir: string, sizeMB: number): Promise<{ file: string; stats: BuiltStats; cached: boolean }> {
-  const file = path.join(dir, `journal-${sizeMB}mb-v${BUILD_VERSION}.sqlite`);
+export async function ensureJournal(
+  SQL: SqlJsStatic | (() => Promise<SqlJsStatic>), dir: string, sizeMB: number, schemaVersion = SCHEMA_VERSION,
+): Promise<{ file: string; stats: BuiltStats; cached: boolean }> {
+  const file = path.join(dir, builtJournalName(sizeMB, schemaVersion));
   const meta = `${file}.json`;
   if (fs.existsSync(file) && fs.existsSync(meta)) {
     const stats = JSON.parse(fs.readFileSync(meta, 'utf8')) as BuiltStats;
@@ -205,7 +227,7 @@ export async function ensureJournal(SQL: SqlJsStatic | (() => Promise<SqlJsStati
   if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '# Benchmark journals (bench/build.ts): never commit.\n*\n');
   const sql = typeof SQL === 'function' ? await SQL() : SQL;
   const started = performance.now();
-  const { image, stats } = buildJournal(sql, sizeMB);
+  const { image, stats } = buildJournal(sql, sizeMB, schemaVersion);
   const tmp = `${file}.tmp-${process.pid}`;
   fs.writeFileSync(tmp, image);
   fs.renameSync(tmp, file);

@@ -8,6 +8,9 @@
  *   npm run bench -- --long-chat       only the long-chat section (10 vs 5,000 turns; longChat.ts)
  *   npm run bench -- --long-chat-view  only the long chat's view in code-server (longChatView.ts;
  *                                      --cards=N, --opens=N; NAC_EXTENSION_PATH: the extension to install)
+ *   npm run bench -- --search          only the search section (index size, write cost, search and
+ *                                      chat-list speed at 10 and 200 MB and 10,000 chats; search.ts);
+ *                                      with --sizes=… at those sizes instead
  *
  * Prints a table per size, writes bench/results.json and rewrites docs/BENCHMARKS.md.
  * Built journals are cached in .bench-cache/ (or $NAC_BENCH_CACHE).
@@ -17,12 +20,13 @@ import { fmt } from './stats';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { cacheDir, type BuiltStats } from './build';
+import { builtJournalName, cacheDir, type BuiltStats } from './build';
 import { benchSize, type SizePlan, type SizeResult } from './engineBench';
 import { LONG_TURNS, SHORT_TURNS, benchLongChats, keepSection, longChatMarkdown, longChatText, withSection, type LongChatResult } from './longChat';
 import { VIEW_DEFAULTS, benchLongChatView, type LongChatViewResult } from './longChatView';
 import { viewText } from './longChatViewReport';
 import { cleanUp, runTask } from './procs';
+import { benchSearch, keepSearchSection, searchMarkdown, searchText, withSearchSection, type SearchBenchResult } from './search';
 import { TARGETS, describeMachine, markdownTable, textTable, verdictSummary, verdicts, type Machine } from './report';
 
 /** Command-line options. */
@@ -35,6 +39,8 @@ export interface BenchOptions {
   readonly longChat: boolean;
   /** Whether the long chat's view is measured in code-server: only with `--long-chat-view` (minutes). */
   readonly longChatView?: { readonly cards?: number; readonly opens?: number };
+  /** `--search`: only the search section, at `sizes` (default 10 and 200 MB). */
+  readonly search?: boolean;
 }
 
 /**
@@ -48,6 +54,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   let sizes: number[] | undefined;
   let writes: number | undefined;
   let longChat = false;
+  let search = false;
   let view: { cards?: number; opens?: number } | undefined;
   const count = (arg: string) => {
     const n = Number(arg.slice(arg.indexOf('=') + 1));
@@ -56,20 +63,22 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   };
   const viewArgs: { cards?: number; opens?: number } = {};
   for (const arg of argv) {
-    if (arg === '--quick') quick = true;
+    if (arg === '--search') search = true;
+    else if (arg === '--quick') quick = true;
     else if (arg === '--long-chat') longChat = true;
     else if (arg === '--long-chat-view') view = viewArgs;
     else if (arg.startsWith('--cards=')) viewArgs.cards = count(arg);
     else if (arg.startsWith('--opens=')) viewArgs.opens = count(arg);
     else if (arg.startsWith('--sizes=')) sizes = arg.slice(8).split(',').map(Number);
     else if (arg.startsWith('--writes=')) writes = Number(arg.slice(9));
-    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat, --long-chat-view, --cards=N, --opens=N)`);
+    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat, --long-chat-view, --cards=N, --opens=N, --search)`);
   }
   if (!view && (viewArgs.cards !== undefined || viewArgs.opens !== undefined)) throw new Error('--cards and --opens go with --long-chat-view');
   if (view) {
     if (quick || sizes || writes !== undefined) throw new Error('--long-chat-view runs alone or with --long-chat');
     return { quick, sizes: [], writes, longChat, longChatView: view };
   }
+  if (search) return { quick: false, sizes: sizes ?? [10, 200], writes: undefined, longChat: false, search: true };
   if (sizes && sizes.some((s) => !Number.isFinite(s) || s <= 0)) throw new Error('--sizes takes positive numbers of MB');
   if (writes !== undefined && (!Number.isInteger(writes) || writes < 10)) throw new Error('--writes takes an integer >= 10');
   if (longChat && !quick && !sizes) {
@@ -120,6 +129,7 @@ npm run bench -- --quick      # 1 and 10 MB only, under two minutes
 npm run bench -- --sizes=1,50 --writes=500
 npm run bench -- --long-chat  # only the long-chat section (10 vs 5,000 turns), a few minutes
 npm run bench -- --long-chat-view  # the long chat in code-server and Chromium, a few minutes
+npm run bench -- --search     # only the search section (10 and 200 MB, 10,000 chats)
 \`\`\`
 
 Built journals are cached in \`.bench-cache/\` (override with \`NAC_BENCH_CACHE\`; the folder ignores itself
@@ -224,9 +234,9 @@ function writeResults(json: object): void {
   fs.writeFileSync(RESULTS, `${JSON.stringify(json, (_k, val: unknown) => (typeof val === 'number' ? Math.round(val * 1000) / 1000 : val), 2)}\n`);
 }
 
-function previousResults(): { longChat?: LongChatResult; longChatView?: LongChatViewResult } {
+function previousResults(): { longChat?: LongChatResult; longChatView?: LongChatViewResult; search?: SearchBenchResult } {
   try {
-    return JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as { longChat?: LongChatResult; longChatView?: LongChatViewResult };
+    return JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as { longChat?: LongChatResult; longChatView?: LongChatViewResult; search?: SearchBenchResult };
   } catch {
     return {};
   }
@@ -270,9 +280,21 @@ async function longChatOnly(cache: string, options: BenchOptions): Promise<void>
   process.stdout.write(`\nWrote the long-chat section of docs/BENCHMARKS.md and bench/results.json (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
 }
 
+/** `--search`: only that section, written into the existing doc and results.json. */
+async function searchOnly(cache: string, sizes: readonly number[]): Promise<void> {
+  process.stdout.write(`Search benchmark: ${sizes.join(', ')} MB and 10,000 chats\n`);
+  const result = await benchSearch(cache, sizes, (line) => process.stdout.write(`${line}\n`));
+  process.stdout.write(`\n${searchText(result)}\n`);
+  const section = searchMarkdown(result, `npm run bench -- ${process.argv.slice(2).join(' ')}`);
+  fs.writeFileSync(DOC, withSearchSection(fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '', section));
+  writeResults({ ...previousResults(), search: result });
+  process.stdout.write(`\nWrote the search section of docs/BENCHMARKS.md and bench/results.json (${(result.wallMs / 1000).toFixed(1)} s)\n`);
+}
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const cache = cacheDir(ROOT);
+  if (options.search) return searchOnly(cache, options.sizes);
   if (options.sizes.length === 0) return longChatOnly(cache, options);
   const started = performance.now();
   const machine = describeMachine(os.tmpdir(), ROOT);
@@ -284,7 +306,7 @@ async function main(): Promise<void> {
   for (const sizeMB of options.sizes) {
     const t0 = performance.now();
     const stats = await runTask<BuiltStats>('build', { dir: cache, sizeMB }, 900_000);
-    const file = path.join(cache, `journal-${sizeMB}mb-v${stats.buildVersion}.sqlite`);
+    const file = path.join(cache, builtJournalName(sizeMB));
     const buildNote = performance.now() - t0 > 2000 ? `built in ${(stats.buildMs / 1000).toFixed(1)} s` : 'cached';
     process.stdout.write(`\n[${sizeMB} MB] journal ${(stats.bytes / 1048576).toFixed(1)} MB (${buildNote})\n`);
     const result = await benchSize(planFor(sizeMB, options.writes), { file, stats }, (line) => process.stdout.write(`${line}\n`));
@@ -310,12 +332,16 @@ async function main(): Promise<void> {
     live,
     longChat: longChat?.result ?? previous.longChat,
     ...(previous.longChatView ? { longChatView: previous.longChatView } : {}),
+    search: previous.search,
   };
   writeResults(json);
   const doc = markdown(machine, options, results, totalMs).replace('## What is measured', `${liveText}\n\n## What is measured`);
   // A run without the long-chat section keeps the one the file has.
-  const section = longChat?.markdown ?? keepSection(fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '');
-  fs.writeFileSync(DOC, section ? withSection(doc, section) : doc);
+  const oldDoc = fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '';
+  const section = longChat?.markdown ?? keepSection(oldDoc);
+  const searchSection = keepSearchSection(oldDoc);
+  const withLongChat = section ? withSection(doc, section) : doc;
+  fs.writeFileSync(DOC, searchSection ? withSearchSection(withLongChat, searchSection) : withLongChat);
   process.stdout.write(`\nWrote bench/results.json and docs/BENCHMARKS.md (${(totalMs / 1000).toFixed(1)} s)\n`);
 }
 

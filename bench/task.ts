@@ -28,6 +28,7 @@ import { LIVE, ensureJournal } from './build';
 import { ensureLongChat } from './longChatRows';
 import { longChatMemory, longChatTimes } from './longChatTask';
 import { writeText } from './rows';
+import { prepareSearchJournals, type SearchPrepareArgs } from './searchRows';
 
 /** sql-wasm.wasm inside node_modules (same as test/unit/helpers.ts). */
 export const WASM_PATH = path.join(path.dirname(require.resolve('sql.js')), 'sql-wasm.wasm');
@@ -264,6 +265,7 @@ async function main(): Promise<void> {
   else if (task === 'buildLongChat') result = await ensureLongChat(() => loadSqlJs(WASM_PATH), String(args.dir), Number(args.turns));
   else if (task === 'longChat') result = await longChatTimes(String(args.file), Number(args.turns), Number(args.repeats), Number(args.updates));
   else if (task === 'longChatMemory') result = await longChatMemory(String(args.file), Number(args.turns));
+  else if (task === 'searchPrepare') result = await prepareSearchJournals(await loadSqlJs(WASM_PATH), args as unknown as SearchPrepareArgs);
   else throw new Error(`unknown task ${String(task)}`);
   process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
 }

@@ -4,7 +4,7 @@
  *
  * The user's text is never passed to FTS as syntax: it is cut into words (runs of letters, digits
  * and combining marks, as the `unicode61` tokenizer cuts text), each word becomes a quoted FTS
- * phrase, and the last one matches as a prefix (the user may still be typing it). Quotes, `*`,
+ * phrase, and the last one (of 3+ characters) matches as a prefix (the user may still be typing it). Quotes, `*`,
  * `-`, parentheses, `NEAR`, `AND`/`OR`/`NOT`, NUL and other control characters therefore never
  * reach FTS as operators: a word like `NEAR` is searched as the word "near". Words are ANDed.
  */
@@ -13,8 +13,11 @@
 export const MAX_QUERY_TERMS = 12;
 /** Longest word used, in characters (a longer one is cut: no indexed word is that long). */
 export const MAX_TERM_LENGTH = 64;
-/** Shortest last word matched as a prefix (a one-letter prefix would match most of the index). */
-export const MIN_PREFIX_LENGTH = 2;
+/**
+ * Shortest last word matched as a prefix: a shorter one would merge the doclists of most of the
+ * index's words (a two-letter prefix cost several times a common word at 10 MB).
+ */
+export const MIN_PREFIX_LENGTH = 3;
 
 /** A query made safe for FTS4 MATCH (see module docstring). */
 export interface SearchQuery {
@@ -66,7 +69,20 @@ const SNIPPET_LEAD = 40;
 
 /** Folds a word for comparison as unicode61 does: lower case, Latin diacritics removed. */
 function fold(word: string): string {
-  return word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+  // Most words are ASCII: normalizing each one was most of a snippet's time.
+  return /^[ -~]*$/.test(word) ? word.toLowerCase() : word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/**
+ * Whether `text` holds every term of `query` as a word (the last one also as a word's start when
+ * `prefixLast`), compared as `fold` does: what the FTS index would answer, for the few rows not in
+ * it yet.
+ */
+export function textMatches(text: string, query: SearchQuery): boolean {
+  const words = new Set<string>();
+  for (const m of text.matchAll(WORD)) words.add(fold(m[0]));
+  const terms = query.terms.map(fold);
+  return terms.every((t, i) => words.has(t) || (query.prefixLast && i === terms.length - 1 && [...words].some((w) => w.startsWith(t))));
 }
 
 /**
@@ -83,8 +99,15 @@ export function snippetFor(text: string, query: SearchQuery, maxLength = 160): S
     const folded = fold(word);
     return terms.some((t, i) => folded === t || (query.prefixLast && i === terms.length - 1 && folded.startsWith(t)));
   };
-  const words = [...flat.matchAll(WORD)].filter((m) => matches(m[0]));
-  const first = words[0]?.index ?? 0;
+  // Words are looked at up to the first match, then only inside the snippet (texts run to kilobytes).
+  const words = new RegExp(WORD.source, 'gu');
+  let first = 0;
+  for (let m = words.exec(flat); m; m = words.exec(flat)) {
+    if (matches(m[0])) {
+      first = m.index;
+      break;
+    }
+  }
   let start = Math.max(0, first - SNIPPET_LEAD);
   if (start > 0) {
     const space = flat.indexOf(' ', start);
@@ -92,12 +115,10 @@ export function snippetFor(text: string, query: SearchQuery, maxLength = 160): S
   }
   const end = Math.min(flat.length, start + maxLength);
   const lead = start > 0 ? '…' : '';
-  const body = flat.slice(start, end);
   const matchRanges: [number, number][] = [];
-  for (const w of words) {
-    const at = w.index! - start;
-    if (at < 0 || w.index! + w[0].length > end) continue;
-    matchRanges.push([lead.length + at, lead.length + at + w[0].length]);
+  words.lastIndex = start;
+  for (let m = words.exec(flat); m && m.index + m[0].length <= end; m = words.exec(flat)) {
+    if (matches(m[0])) matchRanges.push([lead.length + m.index - start, lead.length + m.index - start + m[0].length]);
   }
-  return { text: lead + body + (end < flat.length ? '…' : ''), matchRanges };
+  return { text: lead + flat.slice(start, end) + (end < flat.length ? '…' : ''), matchRanges };
 }

@@ -33,6 +33,15 @@ export interface Migration {
   readonly backfill?: readonly Backfill[];
 }
 
+/** Pending events moved into the search index at once (see migration 4): one FTS4 segment per this many events. */
+export const SEARCH_BATCH = 32;
+
+/** The statements that move every pending event into the search index (migration 4), in order. */
+export const INDEX_PENDING_EVENTS: readonly string[] = [
+  'INSERT INTO event_search (docid, body) SELECT rowid, body FROM event_search_body WHERE rowid IN (SELECT id FROM event_search_pending) AND body IS NOT NULL',
+  'DELETE FROM event_search_pending',
+];
+
 /** Keys per backfill statement: small enough for frequent progress, large enough to amortize a statement. */
 export const BACKFILL_CHUNK = 2000;
 
@@ -42,7 +51,7 @@ export const BACKFILL_CHUNK = 2000;
  * content view and triggers are built from this list by migration 4: changing it needs a new
  * migration, never an edit.
  */
-const INDEXED_EVENT_TEXT = { text: '$.text', invocation_output: '$.chunk', invocation_started: '$.summary', notice: '$.message' } as const;
+export const INDEXED_EVENT_TEXT = { text: '$.text', invocation_output: '$.chunk', invocation_started: '$.summary', notice: '$.message' } as const;
 const INDEXED_KINDS = Object.keys(INDEXED_EVENT_TEXT).map((k) => `'${k}'`).join(', ');
 // json_valid first: a damaged payload (kept, and fencing its chat) must not make an insert, the
 // backfill or a delete fail; it is simply not indexed.
@@ -196,8 +205,13 @@ export const MIGRATIONS: readonly Migration[] = [
     // its "content" is a view that reads the text out of the row. FTS4 removes a document's terms
     // by reading its old text from that view, so the delete triggers run BEFORE the row goes. Docids
     // are stable integer keys (events.id; turns.search_doc, assigned in insert order), never an
-    // implicit rowid, which VACUUM may renumber. The triggers keep the index in the same transaction
-    // as the rows, in this window and in every window that replays the log.
+    // implicit rowid, which VACUUM may renumber. order=DESC: doclists newest first, so a newest-first
+    // query stops early instead of reading a common word's whole doclist.
+    // Events reach the index through event_search_pending, in the same transaction as the row: FTS4
+    // writes a new segment (and merges segments) per transaction, which cost more than the row's
+    // insert; `appendEvents` moves the pending rows into the index SEARCH_BATCH at a time (logged
+    // like any statement), and search matches the few pending rows itself. The content view leaves
+    // pending rows out, so the index and its view always agree.
     sql: `
       ALTER TABLE sessions ADD COLUMN workspace TEXT;
       ALTER TABLE turns ADD COLUMN search_doc INTEGER;
@@ -205,21 +219,25 @@ export const MIGRATIONS: readonly Migration[] = [
         FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM turns) AS numbered
         WHERE numbered.id = turns.id;
       CREATE UNIQUE INDEX turns_by_search_doc ON turns(search_doc);
-      CREATE VIEW event_search_text AS SELECT id AS rowid, ${EVENT_BODY} AS body FROM events;
+      CREATE TABLE event_search_pending (id INTEGER PRIMARY KEY);
+      CREATE VIEW event_search_body AS SELECT id AS rowid, ${EVENT_BODY} AS body FROM events;
+      CREATE VIEW event_search_text AS SELECT rowid, body FROM event_search_body WHERE rowid NOT IN (SELECT id FROM event_search_pending);
       CREATE VIEW prompt_search_text AS SELECT search_doc AS rowid, prompt AS body FROM turns;
-      CREATE VIRTUAL TABLE event_search USING fts4(content="event_search_text", body, tokenize=unicode61, matchinfo=fts3);
-      CREATE VIRTUAL TABLE prompt_search USING fts4(content="prompt_search_text", body, tokenize=unicode61, matchinfo=fts3);
+      CREATE VIRTUAL TABLE event_search USING fts4(content="event_search_text", body, tokenize=unicode61, matchinfo=fts3, order=DESC);
+      CREATE VIRTUAL TABLE prompt_search USING fts4(content="prompt_search_text", body, tokenize=unicode61, matchinfo=fts3, order=DESC);
       CREATE TRIGGER events_search_insert AFTER INSERT ON events WHEN new.kind IN (${INDEXED_KINDS}) BEGIN
-        INSERT INTO event_search (docid, body) SELECT rowid, body FROM event_search_text WHERE rowid = new.id;
+        INSERT INTO event_search_pending (id) VALUES (new.id);
       END;
       CREATE TRIGGER events_search_delete BEFORE DELETE ON events WHEN old.kind IN (${INDEXED_KINDS}) BEGIN
         DELETE FROM event_search WHERE docid = old.id;
+        DELETE FROM event_search_pending WHERE id = old.id;
       END;
       CREATE TRIGGER events_search_update_before BEFORE UPDATE OF kind, payload ON events WHEN old.kind IN (${INDEXED_KINDS}) BEGIN
         DELETE FROM event_search WHERE docid = old.id;
+        DELETE FROM event_search_pending WHERE id = old.id;
       END;
       CREATE TRIGGER events_search_update_after AFTER UPDATE OF kind, payload ON events WHEN new.kind IN (${INDEXED_KINDS}) BEGIN
-        INSERT INTO event_search (docid, body) SELECT rowid, body FROM event_search_text WHERE rowid = new.id;
+        INSERT INTO event_search_pending (id) VALUES (new.id);
       END;
       CREATE TRIGGER turns_search_insert AFTER INSERT ON turns BEGIN
         UPDATE turns SET search_doc = (SELECT COALESCE(MAX(search_doc), 0) + 1 FROM turns) WHERE rowid = new.rowid;
@@ -243,7 +261,7 @@ export const MIGRATIONS: readonly Migration[] = [
       },
       {
         range: 'SELECT MIN(id) AS lo, MAX(id) AS hi FROM events',
-        chunk: 'INSERT INTO event_search (docid, body) SELECT rowid, body FROM event_search_text WHERE rowid BETWEEN ?1 AND ?2 AND body IS NOT NULL',
+        chunk: 'INSERT INTO event_search (docid, body) SELECT rowid, body FROM event_search_body WHERE rowid BETWEEN ?1 AND ?2 AND body IS NOT NULL',
       },
     ],
   },

@@ -7,7 +7,8 @@
  *   sessions  — creates sessions `<tag>-<i>`, printing `ack <i>` after each acknowledged write;
  *   counter   — appends to run `shared-run` (created if missing) events whose payload names the
  *               previous event's seq as read inside the same transaction (state-dependent writes),
- *               printing `ack <seq>`.
+ *               printing `ack <seq>`;
+ *   texts     — appends to run `shared-run` `text` events holding the word `<tag>w<i>z`, printing `ack <i>`.
  * Exits 0 after `count` writes; prints `refused <reason>` and exits 2 on a refusal.
  * Environment: NAC_LOCK_TIMEOUT_MS (the journal's lockTimeoutMs) and NAC_LEASE_MS (its leaseMs).
  */
@@ -16,7 +17,7 @@ import { Journal } from '../../src/journal/journal';
 
 async function main(): Promise<void> {
   const [file, mode, countText, tag, rotate] = process.argv.slice(2);
-  if (!file || !mode || !countText || !tag) throw new Error('usage: journalWriter <file> <sessions|counter> <count> <tag> [rotateAtBytes]');
+  if (!file || !mode || !countText || !tag) throw new Error('usage: journalWriter <file> <sessions|counter|texts> <count> <tag> [rotateAtBytes]');
   const journal = await Journal.open({
     file,
     wasmPath: path.join(path.dirname(require.resolve('sql.js')), 'sql-wasm.wasm'),
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
     ...(process.env.NAC_LEASE_MS ? { leaseMs: Number(process.env.NAC_LEASE_MS) } : {}),
   });
   const count = Number(countText);
-  if (mode === 'counter') {
+  if (mode === 'counter' || mode === 'texts') {
     await journal.write('createSession', { id: 'shared', title: 'shared', provider: 'local', createdAt: 1, updatedAt: 1 }).catch(() => undefined);
     await journal.write('startTurn', {
       turn: { id: 'shared-turn', sessionId: 'shared', prompt: 'p', origin: 'prompt', parentTurnId: null, createdAt: 1 },
@@ -37,12 +38,14 @@ async function main(): Promise<void> {
     const result =
       mode === 'sessions'
         ? await journal.write('createSession', { id: `${tag}-${i}`, title: `${tag} ${i}`, provider: 'local', createdAt: i, updatedAt: i })
-        : await journal.write('appendEvents', 'shared-run', [{ kind: 'notice', payload: { level: 'info', message: `${tag}-${i}` } }], i);
+        : mode === 'texts'
+          ? await journal.write('appendEvents', 'shared-run', [{ kind: 'text', payload: { text: `Acknowledged reply ${tag}w${i}z.` } }], i)
+          : await journal.write('appendEvents', 'shared-run', [{ kind: 'notice', payload: { level: 'info', message: `${tag}-${i}` } }], i);
     if (!result.ok) {
       process.stdout.write(`refused ${result.reason} ${result.message}\n`);
       process.exit(2);
     }
-    const ack = mode === 'sessions' ? i : (result.value as { seq: number }[])[0]!.seq;
+    const ack = mode !== 'counter' ? i : (result.value as { seq: number }[])[0]!.seq;
     process.stdout.write(`ack ${ack}\n`);
   }
   await journal.close();

@@ -106,6 +106,19 @@ export async function editJournalFile(file: string, edit: (db: Database) => void
   db.close();
 }
 
+/**
+ * SQL that takes a schema-4 database back to schema 3 (drops what migration 4 added), for tests that
+ * turn a journal made by this build into an older build's journal.
+ */
+export const UNDO_SCHEMA_4 = `
+  DROP TRIGGER events_search_insert; DROP TRIGGER events_search_delete; DROP TRIGGER events_search_update_before; DROP TRIGGER events_search_update_after;
+  DROP TRIGGER turns_search_insert; DROP TRIGGER turns_search_delete; DROP TRIGGER turns_search_update_before; DROP TRIGGER turns_search_update_after;
+  DROP TABLE event_search; DROP TABLE prompt_search; DROP VIEW event_search_text; DROP VIEW event_search_body; DROP VIEW prompt_search_text;
+  DROP TABLE event_search_pending;
+  DROP INDEX turns_by_search_doc; ALTER TABLE turns DROP COLUMN search_doc; ALTER TABLE sessions DROP COLUMN workspace;
+  PRAGMA user_version = 3;
+`;
+
 /** An instance record for a simulated extension host. */
 export function fakeInstance(id: string, pid = 999_999): InstanceRecord {
   return { id, pid, processStart: 'test', hostname: os.hostname(), startedAt: 1, lastSeenAt: 1 };

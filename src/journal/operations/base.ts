@@ -115,6 +115,19 @@ export abstract class OperationsBase {
     }
   }
 
+  /** Rows as arrays of column values, in the statement's column order (several times faster than `all` for thousands of rows). */
+  protected allArrays(sql: string, params: SqlValue[] = []): SqlValue[][] {
+    const stmt = this.statements.get(sql);
+    try {
+      stmt.bind(params);
+      const rows: SqlValue[][] = [];
+      while (stmt.step()) rows.push(stmt.get());
+      return rows;
+    } finally {
+      stmt.reset();
+    }
+  }
+
   protected one(sql: string, params: SqlValue[] = []): Row | undefined {
     return this.all(sql, params)[0];
   }

@@ -5,6 +5,7 @@
  * (`runs_in_flight`) and the pending boundary requests (`boundary_pending_by_run`); both of the
  * latter are partial indexes holding only the few rows that are live.
  */
+import type { SqlValue } from 'sql.js';
 import type { ChatListItem } from '../../core/chatList';
 import { ERROR_CLASSES, TURN_STATUSES, isOneOf } from '../../core/vocabulary';
 import { SearchOps } from './search';
@@ -16,18 +17,21 @@ export interface ListChatsOptions {
   readonly workspace?: string;
 }
 
-const SESSIONS_WITH_LAST_TURN = `SELECT s.id, s.title, s.provider, s.workspace, s.created_at, s.updated_at,
-    t.id AS turn_id, t.status AS turn_status, t.error_class AS turn_error
+// The newest turn: turns_by_session's entries are ordered (session_id, created_at, rowid), so the
+// last one of a chat is its newest, ties broken by insertion. Column order is what toItem reads.
+const SESSIONS_WITH_LAST_TURN = `SELECT s.id, s.title, s.provider, s.workspace, s.created_at, s.updated_at, t.id, t.status, t.error_class
   FROM sessions s
-  LEFT JOIN turns t ON t.rowid = (SELECT rowid FROM turns WHERE session_id = s.id ORDER BY created_at DESC, rowid DESC LIMIT 1)`;
+  LEFT JOIN turns t ON t.rowid = (SELECT rowid FROM turns WHERE session_id = s.id ORDER BY created_at DESC LIMIT 1)`;
 
 /** The operations of this concern, on top of SearchOps (see module docstring). */
 export abstract class ChatListOps extends SearchOps {
   /** Every chat (of `options.workspace` when given), most recently active first. */
   listChats(options: ListChatsOptions = {}): ChatListItem[] {
+    // Rows as arrays and sorted here: reading 10,000 rows as objects, and sorting them in SQLite,
+    // took most of the time (docs/BENCHMARKS.md, Search).
     const rows = options.workspace === undefined
-      ? this.all(`${SESSIONS_WITH_LAST_TURN} ORDER BY s.updated_at DESC, s.id`)
-      : this.all(`${SESSIONS_WITH_LAST_TURN} WHERE s.workspace = ? ORDER BY s.updated_at DESC, s.id`, [options.workspace]);
+      ? this.allArrays(SESSIONS_WITH_LAST_TURN)
+      : this.allArrays(`${SESSIONS_WITH_LAST_TURN} WHERE s.workspace = ?`, [options.workspace]);
     const runs = new Map<string, Row>();
     for (const r of this.all("SELECT session_id, id, instance_id FROM runs WHERE status = 'running' ORDER BY started_at DESC")) {
       if (!runs.has(r.session_id as string)) runs.set(r.session_id as string, r);
@@ -36,12 +40,14 @@ export abstract class ChatListOps extends SearchOps {
     for (const r of this.all("SELECT session_id, COUNT(*) AS n FROM boundary_requests WHERE status = 'pending' GROUP BY session_id")) {
       pending.set(r.session_id as string, r.n as number);
     }
-    return rows.map((r) => toItem(r, runs.get(r.id as string), pending.get(r.id as string) ?? 0));
+    return rows
+      .map((r) => toItem(r, runs.get(r[0] as string), pending.get(r[0] as string) ?? 0))
+      .sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /** One chat's list item (after a change to that chat only), or undefined when it does not exist. */
   getChatListItem(sessionId: string): ChatListItem | undefined {
-    const row = this.one(`${SESSIONS_WITH_LAST_TURN} WHERE s.id = ?`, [sessionId]);
+    const row = this.allArrays(`${SESSIONS_WITH_LAST_TURN} WHERE s.id = ?`, [sessionId])[0];
     if (!row) return undefined;
     const run = this.one("SELECT id, instance_id FROM runs WHERE session_id = ? AND status = 'running' ORDER BY started_at DESC LIMIT 1", [sessionId]);
     const pending = this.one(
@@ -52,21 +58,20 @@ export abstract class ChatListOps extends SearchOps {
   }
 }
 
-/** A list item from its session row (with its newest turn), its run in flight and its pending requests. */
-function toItem(r: Row, run: Row | undefined, pendingRequests: number): ChatListItem {
-  const status = r.turn_status;
-  const errorClass = r.turn_error;
+/** A list item from its session row (SESSIONS_WITH_LAST_TURN's columns), its run in flight and its pending requests. */
+function toItem(r: SqlValue[], run: Row | undefined, pendingRequests: number): ChatListItem {
+  const [id, title, provider, workspace, createdAt, updatedAt, turnId, status, errorClass] = r;
   // A turn row this build cannot read (a newer status or class) shows no state; its chat's own reads fence it.
   const readable = isOneOf(TURN_STATUSES, status) && (errorClass === null || isOneOf(ERROR_CLASSES, errorClass));
   return {
-    id: r.id as string,
-    title: r.title as string,
-    provider: r.provider as string,
-    workspace: (r.workspace as string | null) ?? null,
-    createdAt: r.created_at as number,
-    updatedAt: r.updated_at as number,
+    id: id as string,
+    title: title as string,
+    provider: provider as string,
+    workspace: (workspace as string | null) ?? null,
+    createdAt: createdAt as number,
+    updatedAt: updatedAt as number,
     runInFlight: run ? { runId: run.id as string, instanceId: run.instance_id as string } : null,
     pendingRequests,
-    lastTurn: r.turn_id !== null && readable ? { id: r.turn_id as string, status, errorClass } : null,
+    lastTurn: turnId !== null && readable ? { id: turnId as string, status, errorClass } : null,
   };
 }

@@ -2,6 +2,7 @@
 import type { LedgerEvent, NewLedgerEvent, ProcessGroupRecord } from '../../core/events';
 import type { ErrorClass, InvocationStatus } from '../../core/vocabulary';
 import { JournalRefusedError } from '../errors';
+import { INDEX_PENDING_EVENTS, SEARCH_BATCH } from '../schema';
 import type { InvocationRecord } from '../records';
 import { TurnRunOps } from './turnsAndRuns';
 import { parseProcessGroup, toEvent, toInvocation } from './rows';
@@ -40,7 +41,18 @@ export abstract class InvocationEventOps extends TurnRunOps {
       ]);
       stored.push({ runId, seq, sessionId: run.sessionId, turnId: run.turnId, kind: event.kind, payload: event.payload, at } as LedgerEvent);
     });
+    this.indexPendingEvents();
     return stored;
+  }
+
+  /**
+   * Moves the events waiting for the search index (`event_search_pending`, filled by a trigger in
+   * their own transaction) into it once SEARCH_BATCH wait, in this transaction: one FTS4 segment
+   * per batch instead of one per write (schema.ts, migration 4). Recorded, so every window does the same.
+   */
+  private indexPendingEvents(): void {
+    if (Number(this.one('SELECT COUNT(*) AS n FROM event_search_pending')?.n ?? 0) < SEARCH_BATCH) return;
+    for (const sql of INDEX_PENDING_EVENTS) this.runRecorded(sql, []);
   }
 
   /**

@@ -12,9 +12,10 @@
  * text (core/searchQuery.ts), for the returned results only.
  */
 import { fail, ok, type Result } from '../../core/result';
-import { parseSearchQuery, searchQueryProblem, snippetFor, type SearchQuery } from '../../core/searchQuery';
+import { parseSearchQuery, searchQueryProblem, snippetFor, textMatches, type SearchQuery } from '../../core/searchQuery';
+import { INDEXED_EVENT_TEXT } from '../schema';
 import { PageOps } from './pages';
-import type { Row } from './rows';
+import type { SqlValue } from 'sql.js';
 
 /** What a match was found in: the prompt, the agent's reply, a command's output, a tool call's summary, a notice. */
 export type SearchHitKind = 'prompt' | 'reply' | 'output' | 'tool' | 'notice';
@@ -50,14 +51,13 @@ export type SearchRefusal = 'empty_query';
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 /** Most matches read from one index per search (bounds a very common word's cost). */
-const MAX_SCANNED = 4000;
+const MAX_SCANNED = 2000;
 
 const EVENT_KIND_HITS: Readonly<Record<string, SearchHitKind>> = { text: 'reply', invocation_output: 'output', invocation_started: 'tool', notice: 'notice' };
 
 /** A match before its snippet: the newest of its turn. */
 interface Hit {
   readonly sessionId: string;
-  readonly title: string;
   readonly turnId: string;
   readonly at: number;
   readonly kind: SearchHitKind;
@@ -80,35 +80,61 @@ export abstract class SearchOps extends PageOps {
     const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(options.limit ?? DEFAULT_LIMIT) || DEFAULT_LIMIT));
     const workspace = options.workspace;
     const hits = new Map<string, Hit>();
-    for (const hit of [...this.eventHits(parsed, limit, workspace), ...this.promptHits(parsed, limit, workspace)]) {
+    for (const hit of [...this.pendingHits(parsed, workspace), ...this.eventHits(parsed, limit, workspace), ...this.promptHits(parsed, limit, workspace)]) {
       const kept = hits.get(hit.turnId);
       if (!kept || hit.at > kept.at) hits.set(hit.turnId, hit);
     }
     const chosen = [...hits.values()].sort((a, b) => b.at - a.at || (b.eventId ?? 0) - (a.eventId ?? 0)).slice(0, limit);
-    return ok(chosen.map((hit) => this.withSnippet(hit, parsed)));
+    const titles = new Map<string, string>();
+    const titleOf = (id: string) => titles.get(id) ?? titles.set(id, String(this.one('SELECT title FROM sessions WHERE id = ?', [id])?.title ?? '')).get(id)!;
+    return ok(chosen.map((hit) => this.withSnippet(hit, titleOf(hit.sessionId), parsed)));
   }
 
   /** The newest event matches, one per turn, up to `limit` turns (see module docstring). */
   private eventHits(query: SearchQuery, limit: number, workspace: string | undefined): Hit[] {
-    const sql = `SELECT e.id, e.session_id, e.turn_id, e.kind, e.at, s.title FROM event_search f
-      JOIN events e ON e.id = f.docid JOIN sessions s ON s.id = e.session_id
-      WHERE f.event_search MATCH ?1 AND f.docid < ?2 ${workspace === undefined ? '' : 'AND s.workspace = ?4'}
+    // The chat's title is read for the chosen results only; sessions are joined only to keep to a folder.
+    const sql = `SELECT e.id, e.session_id, e.turn_id, e.kind, e.at FROM event_search f JOIN events e ON e.id = f.docid
+      ${workspace === undefined ? '' : 'JOIN sessions s ON s.id = e.session_id AND s.workspace = ?4'}
+      WHERE f.event_search MATCH ?1 AND f.docid < ?2
       ORDER BY f.docid DESC LIMIT ?3`;
-    return this.newestPerTurn(sql, query, limit, workspace, (r) => ({
-      sessionId: r.session_id as string, title: r.title as string, turnId: r.turn_id as string, at: r.at as number,
-      kind: EVENT_KIND_HITS[r.kind as string] ?? 'reply', eventId: r.id as number, text: null,
+    return this.newestPerTurn(sql, query, limit, workspace, ([id, sessionId, turnId, kind, at]) => ({
+      sessionId: sessionId as string, turnId: turnId as string, at: at as number,
+      kind: EVENT_KIND_HITS[kind as string] ?? 'reply', eventId: id as number, text: null,
     }));
+  }
+
+  /**
+   * Matches among the events not in the index yet (at most SEARCH_BATCH, the newest: schema.ts,
+   * migration 4), matched here as the index would (`textMatches`).
+   */
+  private pendingHits(query: SearchQuery, workspace: string | undefined): Hit[] {
+    const rows = this.all(
+      `SELECT e.id, e.session_id, e.turn_id, e.kind, e.payload, e.at FROM event_search_pending p
+       JOIN events e ON e.id = p.id ${workspace === undefined ? '' : 'JOIN sessions s ON s.id = e.session_id AND s.workspace = ?'}`,
+      workspace === undefined ? [] : [workspace],
+    );
+    const hits: Hit[] = [];
+    for (const r of rows) {
+      const text = indexedText(r.kind, r.payload);
+      if (!textMatches(text, query)) continue;
+      hits.push({
+        sessionId: r.session_id as string, turnId: r.turn_id as string, at: r.at as number,
+        kind: EVENT_KIND_HITS[r.kind as string] ?? 'reply', eventId: r.id as number, text,
+      });
+    }
+    return hits;
   }
 
   /** The newest prompt matches, up to `limit` (a turn has one prompt). */
   private promptHits(query: SearchQuery, limit: number, workspace: string | undefined): Hit[] {
-    const sql = `SELECT f.docid AS id, t.session_id, t.id AS turn_id, t.created_at, t.prompt, s.title FROM prompt_search f
-      JOIN turns t ON t.search_doc = f.docid JOIN sessions s ON s.id = t.session_id
-      WHERE f.prompt_search MATCH ?1 AND f.docid < ?2 ${workspace === undefined ? '' : 'AND s.workspace = ?4'}
+    const sql = `SELECT f.docid AS id, t.session_id, t.id AS turn_id, t.created_at, t.prompt FROM prompt_search f
+      JOIN turns t ON t.search_doc = f.docid
+      ${workspace === undefined ? '' : 'JOIN sessions s ON s.id = t.session_id AND s.workspace = ?4'}
+      WHERE f.prompt_search MATCH ?1 AND f.docid < ?2
       ORDER BY f.docid DESC LIMIT ?3`;
-    return this.newestPerTurn(sql, query, limit, workspace, (r) => ({
-      sessionId: r.session_id as string, title: r.title as string, turnId: r.turn_id as string, at: r.created_at as number,
-      kind: 'prompt', eventId: null, text: r.prompt as string,
+    return this.newestPerTurn(sql, query, limit, workspace, ([, sessionId, turnId, at, prompt]) => ({
+      sessionId: sessionId as string, turnId: turnId as string, at: at as number,
+      kind: 'prompt', eventId: null, text: prompt as string,
     }));
   }
 
@@ -116,26 +142,44 @@ export abstract class SearchOps extends PageOps {
    * Reads `sql`'s matches (columns `id` = docid first) in batches below the last docid seen, keeping
    * the first of each turn, until `limit` turns or MAX_SCANNED matches.
    */
-  private newestPerTurn(sql: string, query: SearchQuery, limit: number, workspace: string | undefined, toHit: (r: Row) => Hit): Hit[] {
+  private newestPerTurn(sql: string, query: SearchQuery, limit: number, workspace: string | undefined, toHit: (r: SqlValue[]) => Hit): Hit[] {
     const found = new Map<string, Hit>();
-    const batch = Math.min(MAX_SCANNED, limit * 4);
+    // FTS4 reads a term's whole doclist for every batch: few, growing batches.
+    let batch = Math.min(MAX_SCANNED, limit * 6);
     let below = Number.MAX_SAFE_INTEGER;
-    for (let scanned = 0; scanned < MAX_SCANNED && found.size < limit; ) {
-      const rows = this.all(sql, workspace === undefined ? [query.match, below, batch] : [query.match, below, batch, workspace]);
+    for (let scanned = 0; scanned < MAX_SCANNED && found.size < limit; batch = Math.min(batch * 2, MAX_SCANNED - scanned)) {
+      const rows = this.allArrays(sql, workspace === undefined ? [query.match, below, batch] : [query.match, below, batch, workspace]);
       for (const row of rows) {
         const hit = toHit(row);
         if (!found.has(hit.turnId) && found.size < limit) found.set(hit.turnId, hit);
       }
       scanned += rows.length;
       if (rows.length < batch) break;
-      below = rows[rows.length - 1]!.id as number;
+      below = rows[rows.length - 1]![0] as number;
     }
     return [...found.values()];
   }
 
-  private withSnippet(hit: Hit, query: SearchQuery): SearchResult {
-    const text = hit.text ?? String(this.one('SELECT body FROM event_search_text WHERE rowid = ?', [hit.eventId])?.body ?? '');
+  private withSnippet(hit: Hit, title: string, query: SearchQuery): SearchResult {
+    const text = hit.text ?? this.eventText(hit.eventId!);
     const { text: snippet, matchRanges } = snippetFor(text, query);
-    return { sessionId: hit.sessionId, title: hit.title, turnId: hit.turnId, createdAt: hit.at, kind: hit.kind, eventId: hit.eventId, snippet, matchRanges };
+    return { sessionId: hit.sessionId, title, turnId: hit.turnId, createdAt: hit.at, kind: hit.kind, eventId: hit.eventId, snippet, matchRanges };
+  }
+
+  /** The indexed text of an event. */
+  private eventText(id: number): string {
+    const row = this.one('SELECT kind, payload FROM events WHERE id = ?', [id]);
+    return indexedText(row?.kind, row?.payload);
+  }
+}
+
+/** The text the index holds for an event of `kind` with `payload` (as its content view reads it; parsed here, faster than SQLite's JSON functions). */
+function indexedText(kind: unknown, payload: unknown): string {
+  const field = INDEXED_EVENT_TEXT[kind as keyof typeof INDEXED_EVENT_TEXT]?.slice(2);
+  try {
+    const value: unknown = field ? (JSON.parse(payload as string) as Record<string, unknown>)[field] : '';
+    return typeof value === 'string' ? value : String(value ?? '');
+  } catch {
+    return '';
   }
 }
