@@ -129,7 +129,11 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     this.log(`[restore] chat tab restored: ${sessionId ?? '(no chat: offering a picker)'}`);
     if (sessionId) {
       const session = await runtime.getSession(sessionId);
-      if (session) panel.title = session.title;
+      if (session) {
+        panel.title = session.title;
+        // Now, not when its view first asks: a restored tab not shown yet showed the generic icon.
+        panel.iconPath = agentIcon(this.extensionUri, session.provider);
+      }
       // The view's own "ready" may have come while the journal was still opening, before this
       // panel listened: send the chat now (a second snapshot, if "ready" comes later, is harmless).
       void chat.sendSnapshot();

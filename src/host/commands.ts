@@ -43,13 +43,16 @@ export function registerCommands(deps: CommandDeps): void {
     vscode.commands.registerCommand('nativeAgentChats.setApiKey', () => promptForApiKey(context.secrets)),
   );
   command('nativeAgentChats.newChat', (runtime, args) => newChat(runtime, panels, args));
-  command('nativeAgentChats.openChat', async (runtime, args) => {
+  const openChat = async (runtime: ChatRuntime, args: unknown) => {
     // `{ sessionId }` (the status-bar item, tree items, tests) skips the picker.
     const given = (args as { sessionId?: unknown } | undefined)?.sessionId;
     const session = typeof given === 'string' ? await runtime.getSession(given) : await pickSession(runtime, 'Open a chat');
     if (session) await panels.open(session);
     return session?.id;
-  });
+  };
+  command('nativeAgentChats.openChat', openChat);
+  // The same, titled "Open" in the Agent Chats view's context menu ("Open Chat…" reads as a picker there).
+  command('nativeAgentChats.openChatFromList', openChat);
   command('nativeAgentChats.renameChat', (runtime, args) => renameChat(runtime, panels, args));
   command('nativeAgentChats.deleteChat', (runtime, args) => deleteChat(runtime, panels, args));
   command('nativeAgentChats.stop', (runtime) => stop(runtime, panels));
