@@ -44,7 +44,7 @@ function strict(fields: Record<string, Check>): Check {
   };
 }
 
-const session = strict({ id, title: str, provider: str, createdAt: num, updatedAt: num });
+const session = strict({ id, title: str, provider: str, createdAt: num, updatedAt: num, workspace: optional(nullable(str)) });
 const live = strict({ running: bool, actionableRequestIds: arrayOf(id), readOnlyReason: nullable(str) });
 const turnFields = {
   id, sessionId: id, prompt: str, origin: oneOf(['prompt', 'retry', 'continue']), parentTurnId: nullable(id),
