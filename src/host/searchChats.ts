@@ -44,7 +44,7 @@ export function searchChats(runtime: ChatRuntime, options: { workspace?: string;
     running = true;
     pick.busy = true;
     try {
-      const found = await runtime.journal.read('searchChats', query, { limit: 50, ...(options.workspace !== undefined ? { workspace: options.workspace } : {}) });
+      const found = await runtime.journal.read('searchChats', query, { limit: 30, ...(options.workspace !== undefined ? { workspace: options.workspace } : {}) });
       if (waiting === undefined) show(pick, query, found);
     } finally {
       running = false;
