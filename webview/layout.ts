@@ -29,13 +29,17 @@ export interface Skeleton {
   readonly composer: ValueElement;
   readonly send: HTMLElement;
   readonly stop: HTMLElement;
+  /** The polite live region the view's announcements go to (see `announcer.ts`). */
+  readonly announcer: HTMLElement;
 }
 
 /** Replaces `app`'s children with the skeleton and returns handles to its parts. */
 export function buildSkeleton(app: HTMLElement): Skeleton {
   const header = h('header', { class: 'chat-header' });
   const content = h('div', { class: 'transcript-content' });
-  const transcript = h('main', { id: 'transcript', class: 'transcript', 'aria-live': 'polite' }, content);
+  // Not a live region: turns are drawn as the user scrolls (render/virtual.ts); `announcer` says what happens.
+  const transcript = h('main', { id: 'transcript', class: 'transcript', 'aria-label': 'Conversation' }, content);
+  const announcer = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
   const orphan = h('div', { class: 'orphan-box', hidden: true });
   const errorMessage = h('span', { class: 'error-message' });
   const errorBar = h(
@@ -55,12 +59,12 @@ export function buildSkeleton(app: HTMLElement): Skeleton {
   const stop = h('vscode-button', { id: 'stop', appearance: 'secondary', hidden: true, disabled: true }, 'Stop');
   const send = h('vscode-button', { id: 'send', appearance: 'primary', disabled: true }, 'Send');
   const composerBox = h('footer', { class: 'composer' }, composer, h('div', { class: 'composer-actions' }, stop, send));
-  app.replaceChildren(header, transcript, orphan, errorBar, readonlyBar, composerBox);
+  app.replaceChildren(header, transcript, orphan, errorBar, readonlyBar, composerBox, announcer);
   // The toolkit's text area names itself "Text area" when it is connected (it has no text content),
   // replacing the label given above: a screen reader announced the composer as "Text area".
   composer.setAttribute('aria-label', COMPOSER_LABEL);
   app.classList.add('chat');
-  return { app, header, transcript, content, orphan, errorBar, errorMessage, readonlyBar, composerBox, composer, send, stop };
+  return { app, header, transcript, content, orphan, errorBar, errorMessage, readonlyBar, composerBox, composer, send, stop, announcer };
 }
 
 /** Sets or removes a boolean attribute (e.g. `disabled`, `hidden`) only when it changes. */

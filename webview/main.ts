@@ -10,6 +10,7 @@ import {
 import type { BoundaryDecision } from '../src/core/vocabulary';
 import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
 import { decideSend, isSelectAllKey, isSendKey } from './input';
+import { announcementsFor } from './announcer';
 import { buildSkeleton } from './layout';
 import { PanelMemory, type ScrollAnchor } from './panelMemory';
 import { ChatRenderer } from './render';
@@ -134,6 +135,9 @@ function keepTicking(): void {
 
 function setState(next: ViewState): void {
   if (next === state) return;
+  const said = announcementsFor(state, next);
+  // A new text node each time: the same sentence twice in a row is announced again.
+  if (said.length > 0) sk.announcer.textContent = said.join(' ');
   state = next;
   schedule();
 }

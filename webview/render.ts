@@ -148,6 +148,7 @@ export class ChatRenderer {
       busyTurn: state.busy.has(turnBusyKey(turn.id)),
       followedUp: turn.errorClass ? followedUp.has(turn.id) : false,
       running: state.live.running,
+      hostLost: state.hostLost,
       onError: this.onError,
     };
     const key = turnKey(turn, ctx);

@@ -53,8 +53,8 @@ const ERROR_CLASS_WORDS: Readonly<Record<ErrorClass, ErrorClassWords>> = {
       const request = restartClosedRequest(turn);
       const body = request
         ? `The VS Code window reloaded or restarted while the agent was waiting for your approval to ${boundaryKindVerb(request.kind)} ${codeSpan(oneLine(request.subject))}. ` +
-          (request.kind === 'command' ? 'The request was denied so nothing ran.' : 'The request was denied so nothing was done.')
-        : 'The VS Code window reloaded or restarted while the agent was waiting for your approval. The request was denied so nothing ran.';
+          (request.kind === 'command' ? 'It was closed without an answer, so nothing ran.' : 'It was closed without an answer, so nothing was done.')
+        : 'The VS Code window reloaded or restarted while the agent was waiting for your approval. It was closed without an answer, so nothing ran.';
       return { title: 'Approval closed by a window reload or restart', body, action: 'retry', tone: 'restart' };
     },
     short: 'Closed by a reload or restart',

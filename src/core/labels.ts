@@ -19,6 +19,9 @@ export type InvocationItem = Extract<TranscriptItem, { type: 'invocation' }>;
 /** Words shown on a pending request the user cannot decide from this window. */
 export const NOT_ACTIONABLE_TEXT = 'Waiting in another window or no longer answerable';
 
+/** Words shown on a pending request while VS Code's extension host does not answer the view. */
+export const HOST_LOST_WAITING_TEXT = "Waiting — VS Code's extension host is not answering; decide once it is back";
+
 /** Words shown on a pending request this window may decide. */
 export const ACTIONABLE_TEXT = 'Waiting for your decision';
 
@@ -32,10 +35,12 @@ export interface BoundaryState {
 
 /**
  * The outcome or waiting state of a boundary request, in words. A pending request is actionable
- * only when a live run owns it and this window may decide it (`actionableIds`).
+ * only when a live run owns it and this window may decide it (`actionableIds`); while the extension
+ * host does not answer (`hostLost`) nothing is, and the card says why rather than blaming another window.
  */
-export function describeBoundary(item: BoundaryItem, actionableIds: ReadonlySet<string>): BoundaryState {
+export function describeBoundary(item: BoundaryItem, actionableIds: ReadonlySet<string>, hostLost = false): BoundaryState {
   if (item.status === 'pending') {
+    if (hostLost) return { state: 'waiting', text: HOST_LOST_WAITING_TEXT };
     return actionableIds.has(item.id)
       ? { state: 'actionable', text: ACTIONABLE_TEXT }
       : { state: 'waiting', text: NOT_ACTIONABLE_TEXT };

@@ -35,7 +35,7 @@ describe('describeErrorClass', () => {
     assert.equal(view.note, null);
     assert.equal(
       view.body,
-      'The VS Code window reloaded or restarted while the agent was waiting for your approval to run `rm -rf build`. The request was denied so nothing ran.',
+      'The VS Code window reloaded or restarted while the agent was waiting for your approval to run `rm -rf build`. It was closed without an answer, so nothing ran.',
     );
   });
 
@@ -53,7 +53,7 @@ describe('describeErrorClass', () => {
   test('without a restart-closed request it still explains and offers Retry', () => {
     const view = describeErrorClass('sandbox_boundary_closed_by_restart', plainTurn('sandbox_boundary_closed_by_restart'));
     assert.equal(view.action, 'retry');
-    assert.equal(view.body, 'The VS Code window reloaded or restarted while the agent was waiting for your approval. The request was denied so nothing ran.');
+    assert.equal(view.body, 'The VS Code window reloaded or restarted while the agent was waiting for your approval. It was closed without an answer, so nothing ran.');
   });
 
   test('app_restarted offers Continue in a restart banner', () => {

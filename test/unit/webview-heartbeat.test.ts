@@ -47,6 +47,26 @@ describe('the heartbeat', () => {
 });
 
 describe('a view whose host is lost', () => {
+  test('its waiting card names the lost host, not another window, and offers its buttons once the host is back', async () => {
+    const { buildSkeleton } = await import('../../webview/layout');
+    const { ChatRenderer } = await import('../../webview/render');
+    const { HOST_LOST_WAITING_TEXT } = await import('../../src/core/labels');
+    const sk = buildSkeleton(window.document.createElement('div') as unknown as HTMLElement);
+    const renderer = new ChatRenderer(sk);
+    const withCard: ViewState = {
+      ...waiting,
+      transcript: { turns: [{ id: 't1', sessionId: session.id, prompt: 'run touch x', origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, createdAt: 1, applied: {},
+        items: [{ type: 'boundary', id: 'b1', kind: 'command', subject: 'touch x', why: 'not read-only', status: 'pending' }] }] },
+    };
+    const card = () => sk.content.querySelector('[data-request-id="b1"]');
+    renderer.render(viewOf(markHostLost(withCard)));
+    assert.equal(card()?.querySelector('.boundary-outcome')?.textContent, HOST_LOST_WAITING_TEXT);
+    assert.equal(card()?.querySelectorAll('[data-decision]').length, 0, 'no decision while nobody can take it');
+    renderer.render(viewOf(withCard));
+    assert.equal(card()?.querySelectorAll('[data-decision]').length, 3, 'the host answers again: the buttons are back');
+  });
+
+
   test('says so, and offers neither Stop nor decisions while it lasts', async () => {
     const { buildSkeleton } = await import('../../webview/layout');
     const { ChatRenderer } = await import('../../webview/render');

@@ -18,6 +18,8 @@ export interface ItemContext {
   readonly actionableIds: ReadonlySet<string>;
   /** Request ids whose decision buttons wait for the host's answer (disabled). */
   readonly busyRequestIds: ReadonlySet<string>;
+  /** VS Code's extension host does not answer the view: pending cards say so. */
+  readonly hostLost?: boolean;
   /** Told about an item or card that failed to render (it is shown as a stand-in box). */
   readonly onError?: RenderErrorSink;
   /**
@@ -139,7 +141,7 @@ export const RESTART_CLOSED_OUTCOME = 'Closed without an answer';
  * subject or the diff when the invocation the card sits in already shows them.
  */
 export function renderBoundary(item: BoundaryItem, ctx: ItemContext, show: { subject: boolean; diff: boolean } = { subject: true, diff: true }): HTMLElement {
-  const state = describeBoundary(item, ctx.actionableIds);
+  const state = describeBoundary(item, ctx.actionableIds, ctx.hostLost);
   return h(
     'div',
     { class: `boundary-card boundary-${state.state}`, 'data-request-id': item.id, 'data-state': state.state },

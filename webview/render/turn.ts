@@ -22,6 +22,8 @@ export interface TurnContext {
   readonly followedUp: boolean;
   /** A run of the session is live. */
   readonly running: boolean;
+  /** VS Code's extension host does not answer the view. */
+  readonly hostLost?: boolean;
   /** Told about a part of the turn that failed to render. */
   readonly onError?: RenderErrorSink;
 }
@@ -36,7 +38,7 @@ export function turnKey(turn: TranscriptTurn, ctx: TurnContext): string {
     .map((i) => ('id' in i ? `${i.id}:${ctx.actionableIds.has(i.id) ? 'a' : '-'}${ctx.busyRequestIds.has(i.id) ? 'b' : '-'}` : ''));
   const banner = turn.errorClass ? `${ctx.followedUp ? 'f' : '-'}${ctx.running ? 'r' : '-'}${ctx.busyTurn ? 'b' : '-'}` : '';
   const working = turn.status === 'running' && turn.items.length === 0 ? 'w' : '';
-  return `${pending.join(',')}|${banner}|${working}`;
+  return `${pending.join(',')}|${banner}|${working}|${pending.length > 0 && ctx.hostLost ? 'lost' : ''}`;
 }
 
 /** Renders a turn as `section.turn[data-turn-id]`. */
@@ -50,7 +52,7 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext): HTMLElement 
   );
   const view = turn.errorClass ? describeErrorClass(turn.errorClass, turn, { followedUp: ctx.followedUp, running: ctx.running }) : null;
   // The banner is the one place that says a reload or restart ended the turn.
-  const itemCtx = { actionableIds: ctx.actionableIds, busyRequestIds: ctx.busyRequestIds, onError: ctx.onError, restartTold: view?.tone === 'restart' };
+  const itemCtx = { actionableIds: ctx.actionableIds, busyRequestIds: ctx.busyRequestIds, hostLost: ctx.hostLost, onError: ctx.onError, restartTold: view?.tone === 'restart' };
   for (const el of renderItems(turn.items, itemCtx)) section.appendChild(el);
   if (turn.status === 'running' && turn.items.length === 0) {
     section.appendChild(h('div', { class: 'agent-working' }, h('vscode-progress-ring', { class: 'inline-ring' }), 'Working…'));

@@ -1,0 +1,43 @@
+/**
+ * What a screen reader hears of a chat, in one polite live region (`role=status`) rather than the
+ * whole transcript being live: the transcript draws turns as the user scrolls (only those near the
+ * viewport are in the DOM), and a live transcript announced every turn drawn by a scroll as if it
+ * were new. Announced: a boundary request that waits for the user, and how the newest turn ended.
+ * Streamed text is not announced as it arrives (it is read where it is, in the transcript).
+ * Pure: `announcementsFor` compares two view states.
+ */
+import { errorClassShortLabel } from '../src/core/errorClassWords';
+import type { TranscriptTurn } from '../src/core/transcript';
+import type { BoundaryKind } from '../src/core/vocabulary';
+import { boundaryKindVerb, oneLine } from '../src/core/words';
+import type { ViewState } from './state';
+
+/** The sentences to announce after the view went from `before` to `after` (often none). */
+export function announcementsFor(before: ViewState, after: ViewState): string[] {
+  // A first snapshot, another chat, or the same chat again after a resync: the user did not see anything new happen.
+  if (after.mode !== 'chat' || before.mode !== 'chat' || before.session?.id !== after.session?.id) return [];
+  const out: string[] = [];
+  const waitingBefore = new Set(before.live.actionableRequestIds);
+  for (const id of after.live.actionableRequestIds) {
+    if (waitingBefore.has(id)) continue;
+    const card = findCard(after.transcript.turns, id);
+    out.push(card ? `Approval needed to ${boundaryKindVerb(card.kind)} ${oneLine(card.subject, 120)}` : 'Approval needed');
+  }
+  const newest = after.transcript.turns.at(-1);
+  const was = newest && before.transcript.turns.find((t) => t.id === newest.id);
+  if (newest && was && was.status === 'running' && newest.status !== 'running') out.push(endWords(newest));
+  return out;
+}
+
+function endWords(turn: TranscriptTurn): string {
+  if (turn.status === 'completed') return 'The agent replied.';
+  if (turn.status === 'stopped') return 'The reply was stopped.';
+  return turn.errorClass ? `The reply failed: ${errorClassShortLabel(turn.errorClass)}.` : 'The reply failed.';
+}
+
+function findCard(turns: readonly TranscriptTurn[], requestId: string): { kind: BoundaryKind; subject: string } | undefined {
+  for (let i = turns.length - 1; i >= 0; i--) {
+    for (const item of turns[i]!.items) if (item.type === 'boundary' && item.id === requestId) return item;
+  }
+  return undefined;
+}
