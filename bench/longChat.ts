@@ -62,6 +62,9 @@ export interface LongChatFigures {
   readonly webviewChangesAll: P95;
   readonly webviewUpdate: P95;
   readonly loadedAll: number;
+  readonly renderChangesPage: P95;
+  readonly renderChangesAll: P95;
+  readonly mountedMax: number;
   /** Medians over the memory processes, MB above the process before opening the journal. */
   readonly rssOpenMB: number;
   readonly rssHeldMB: number;
@@ -140,6 +143,9 @@ export function figures(f: Pick<LongChatFile, 'turns' | 'bytes'>, t: LongChatTim
     webviewChangesAll: p95(t.webviewChangesAllMs),
     webviewUpdate: p95(t.webviewUpdateMs),
     loadedAll: t.loadedAll,
+    renderChangesPage: p95(t.renderChangesPageMs),
+    renderChangesAll: p95(t.renderChangesAllMs),
+    mountedMax: t.mountedMax,
     rssOpenMB: median(m.map((x) => (x.rssOpen - x.rssBefore) / MB)),
     rssHeldMB: median(m.map((x) => (x.rssHeld - x.rssBefore) / MB)),
     heapHeldMB: median(m.map((x) => (x.heapHeld - x.heapBefore) / MB)),
@@ -176,6 +182,8 @@ function rows(r: LongChatResult): Row[] {
     ['webview: apply one older page while climbing to the first turn (p50 / p95 ms)', ms(s.webviewPage), `${ms(l.webviewPage)} (n=${l.webviewPage.n})`, '', '', ''],
     ['webview: apply one `changes`, the last page loaded (p50 / p95 ms)', ms(s.webviewChangesPage), ms(l.webviewChangesPage), `${pair(B.webviewSnapshot)} (the snapshot)`, `<= ${T.updateWebviewMs} ms`, both(s.webviewChangesPage, l.webviewChangesPage, T.updateWebviewMs)],
     [`webview: apply one \`changes\`, every turn loaded (${s.loadedAll} / ${l.loadedAll}; p50 / p95 ms)`, ms(s.webviewChangesAll), ms(l.webviewChangesAll), '', `<= ${T.updateWebviewMs} ms`, both(s.webviewChangesAll, l.webviewChangesAll, T.updateWebviewMs)],
+    ['webview: apply one `changes` and render it on happy-dom (DOM work, no layout), the last page loaded (p50 / p95 ms)', ms(s.renderChangesPage), ms(l.renderChangesPage), '', `<= ${T.updateWebviewMs} ms`, both(s.renderChangesPage, l.renderChangesPage, T.updateWebviewMs)],
+    [`  the same, every turn loaded (turns in the DOM at most: ${s.mountedMax} / ${l.mountedMax}) (p50 / p95 ms)`, ms(s.renderChangesAll), ms(l.renderChangesAll), '', `<= ${T.updateWebviewMs} ms`, both(s.renderChangesAll, l.renderChangesAll, T.updateWebviewMs)],
     ['webview: apply one `update` (this window), every turn loaded (p50 / p95 ms)', ms(s.webviewUpdate), ms(l.webviewUpdate), pair(B.webviewUpdate), `<= ${T.updateWebviewMs} ms`, both(s.webviewUpdate, l.webviewUpdate, T.updateWebviewMs)],
     ['host memory: RSS after opening the journal, over the process before (MB)', fmt(s.rssOpenMB), fmt(l.rssOpenMB), fmt(B.rssOpenMB), '', ''],
     [`host memory: RSS holding the open chat's snapshot, over the process before (MB; heap); median of ${l.memorySamples}`, `${fmt(s.rssHeldMB)} (${fmt(s.heapHeldMB)})`, `${fmt(l.rssHeldMB)} (${fmt(l.heapHeldMB)})`, `${fmt(B.rssHeldMB)} (${fmt(B.heapHeldMB)}): +${B.memoryAboveShortMB}`, `<= +${T.memoryAboveShortMB} MB over ${s.turns} turns`, `+${fmt(memAbove)} MB: ${met(memAbove <= T.memoryAboveShortMB)}`],
@@ -215,7 +223,10 @@ export function longChatMarkdown(r: LongChatResult, command: string, view?: Long
   opens, an older page per \`loadOlder\`, and \`changesSince\` the panel's change mark when another
   window (a second journal on the same file) appends an event to the last turn. The webview figures
   are the reducer only (\`hostMessageProblem\` + \`reduceHostMessage\`), not rendering (the view in
-  Chromium is the next table); "every turn loaded" is after the view paged up to the first turn.
+  Chromium is the next table), except the happy-dom rows: the same messages reduced and rendered by
+  the view's \`ChatRenderer\` with its virtualized transcript on happy-dom (bench/longChatRender.ts;
+  every turn 400 px, an 800 px viewport following the bottom; DOM work only, no layout or paint);
+  "every turn loaded" is after the view paged up to the first turn.
   Repeats: ${r.chats.map((c) => `${c.open.n} at ${c.turns} turns`).join(', ')}.
   Memory: RSS of the process (the journal worker included, which holds the whole journal in sql.js)
   after a GC, over the same process before it opened the journal.

@@ -9,7 +9,8 @@
  *   `changesSince` the panel's mark + `getSession`, serialized;
  * - the webview's reducer in plain Node (no DOM): `hostMessageProblem` + `reduceHostMessage` of the
  *   snapshot, of each older page as the view climbs to the first turn, of those `changes` messages
- *   with the last page loaded and with every turn loaded, and of one `update` message;
+ *   with the last page loaded and with every turn loaded, and of one `update` message; and the same
+ *   `changes` messages reduced and rendered on happy-dom (longChatRender.ts);
  * - memory: RSS and V8 heap before opening, after opening the journal, and while holding the
  *   snapshot message of the last page and its JSON (after a GC; needs `--expose-gc`).
  * Times in ms, sizes in bytes.
@@ -23,6 +24,7 @@ import { hostMessageProblem } from '../src/protocol/checkHostMessage';
 import { ChatRuntime } from '../src/runtime/chatRuntime';
 import type { ChangeMark } from '../src/runtime/pages';
 import { INITIAL_VIEW_STATE, reduceHostMessage, type ViewState } from '../webview/state';
+import { renderTimes } from './longChatRender';
 import { LONG_CHAT_SESSION, longChatId } from './longChatRows';
 import { WASM_PATH, WORKER_PATH } from './task';
 
@@ -53,6 +55,11 @@ export interface LongChatTimes {
   readonly webviewUpdateMs: number[];
   /** Turns the view held for the "every turn loaded" figures. */
   readonly loadedAll: number;
+  /** Webview on happy-dom: reduce + render of one `changes` message, the last page / every turn loaded. */
+  readonly renderChangesPageMs: number[];
+  readonly renderChangesAllMs: number[];
+  /** Most turns the rendered DOM held. */
+  readonly mountedMax: number;
 }
 
 /** Memory of one process holding one long chat's snapshot (bytes). */
@@ -178,8 +185,9 @@ export async function longChatTimes(file: string, turns: number, repeats: number
   const view = await webviewTimes(b.runtime, json, changes, turns, updates, out);
   await a.close();
   await b.journal.close();
+  const rendered = await renderTimes(json, view.pages, changes);
   const sizes = changes.map((c) => Buffer.byteLength(c)).sort((x, y) => x - y);
-  return { turns, snapshotBytes: Buffer.byteLength(json), changesBytes: sizes[Math.floor(sizes.length / 2)] ?? 0, ...out, loadedAll: view.loadedAll };
+  return { turns, snapshotBytes: Buffer.byteLength(json), changesBytes: sizes[Math.floor(sizes.length / 2)] ?? 0, ...out, loadedAll: view.loadedAll, ...rendered };
 }
 
 /**
@@ -191,7 +199,7 @@ export async function longChatTimes(file: string, turns: number, repeats: number
 async function webviewTimes(
   runtime: ChatRuntime, snapshotJson: string, changesJson: readonly string[], turns: number, updates: number,
   out: { webviewSnapshotMs: number[]; webviewPageMs: number[]; webviewChangesPageMs: number[]; webviewChangesAllMs: number[]; webviewUpdateMs: number[] },
-): Promise<{ loadedAll: number }> {
+): Promise<{ loadedAll: number; pages: string[] }> {
   let state: ViewState = INITIAL_VIEW_STATE;
   for (let i = 0; i <= changesJson.length; i++) {
     const t0 = performance.now();
@@ -204,10 +212,12 @@ async function webviewTimes(
   // Climb to the first turn as the view does (one page per loadOlder), then the same changes again.
   state = afterSnapshot;
   let seq = 1;
+  const pages: string[] = [];
   while (state.hasOlder) {
     const oldest = state.transcript.turns[0];
     if (!oldest) throw new Error('the view holds no turn to page from');
-    state = timedApply(state, JSON.parse(await pageMessage(runtime, cursorOf(oldest), ++seq)), out.webviewPageMs);
+    pages.push(await pageMessage(runtime, cursorOf(oldest), ++seq));
+    state = timedApply(state, JSON.parse(pages[pages.length - 1]!), out.webviewPageMs);
   }
   if (state.transcript.turns.length !== turns) throw new Error(`the view holds ${state.transcript.turns.length} turns after paging, not ${turns}`);
   for (const c of changesJson) {
@@ -222,7 +232,7 @@ async function webviewTimes(
     state = timedApply(state, update, out.webviewUpdateMs);
   }
   if (state.seq.resyncAsked) throw new Error('the view saw a gap in the messages and asked for a resync');
-  return { loadedAll: state.transcript.turns.length };
+  return { loadedAll: state.transcript.turns.length, pages };
 }
 
 /** Memory (bytes) of this process before opening `file`, after, and holding the last page's snapshot and its JSON. */

@@ -63,11 +63,12 @@ export async function longChatJourney(ctx: HostCrashContext): Promise<void> {
   });
 
   const b = await ctx.newBrowserPage();
-  await step('window-b-shows-it', async () => {
+  // Steps whose screenshot is window B's.
+  const stepB = stepper(ctx.log, (name) => ctx.shotOf(b, name));
+  await stepB('window-b-shows-it', async () => {
     await b.goto(ctx.url, { timeout: TIMEOUTS.workbench });
     await waitForWorkbench(b, TIMEOUTS.workbench);
     await openChatLastTurn(b, long.title);
-    await ctx.shotOf(b, 'window-b');
   });
 
   let requestId = '';
@@ -81,13 +82,12 @@ export async function longChatJourney(ctx: HostCrashContext): Promise<void> {
     await ctx.shotOf(b, 'card-in-window-b');
   });
 
-  await step('decided-in-a-cleared-in-b', async () => {
+  await stepB('decided-in-a-cleared-in-b', async () => {
     await chatFrame(a).locator(`.boundary-card[data-request-id="${requestId}"] [data-decision="allow_once"]`).click({ timeout: TIMEOUTS.ui });
     const cardB = chatFrame(b).locator(`.boundary-card[data-request-id="${requestId}"]`);
     await visible(chatFrame(b).locator(`.boundary-card[data-request-id="${requestId}"]:not([data-state="actionable"])`), 'the card without its buttons in window B', TIMEOUTS.ui);
     if (await cardB.locator('[data-decision]').count()) throw new Error('window B still offers decision buttons');
     await visible(chatFrame(b).locator('pre.output', { hasText: 'long-chat-card-done' }).first(), 'the command\'s output in window B', TIMEOUTS.command);
-    await ctx.shotOf(b, 'cleared-in-window-b');
   });
 }
 
