@@ -1,0 +1,203 @@
+/**
+ * The chat history as a user lives in it (issue 12): two chats with the local agent, one whose
+ * `run ls` lists a file whose name appears nowhere else; the Agent Chats view (activity bar) shows
+ * both under Today; its Search button finds that name in the command output and Enter opens the
+ * chat scrolled to that turn with the name marked (the CSS Custom Highlight of webview/highlight.ts);
+ * Export Chat as Markdown… from the item's context menu, through code-server's own save dialog,
+ * writes a file holding the prompt and the output; a second window shows the view, and a chat
+ * renamed in window A (the item's inline pencil, the input box) is renamed in window B's view.
+ * Screenshots of the view and of the search in Dark Modern, Light Modern and both High Contrast themes.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+import { chatFrame, newChatFromPalette, waitForWorkbench } from '../harness/codeServer';
+import { stepper, visible } from './steps';
+import { TIMEOUTS } from './restartJourney';
+import { pickTheme, THEMES } from './themeSteps';
+import type { TwoWindowsContext } from './twoWindowsJourney';
+import { SEARCH_HIGHLIGHT } from '../../webview/highlight';
+
+/** A file name no prompt, reply or fixture holds: only `ls`'s output will. */
+export const UNIQUE_WORD = 'quorblefrump';
+const UNIQUE_FILE = `${UNIQUE_WORD}.txt`;
+/** A file long enough that the `ls` turn scrolls out of sight when its `cat` is the last turn. */
+const LONG_FILE = 'long-notes.txt';
+const RENAMED = 'Listing with the odd file';
+
+/** The Agent Chats view's rows in the side bar. */
+function viewRows(page: Page): Locator {
+  return page.locator('.part.sidebar .monaco-list-row');
+}
+
+/** The view's row of the chat titled `title` (its label, not its description). */
+function chatRow(page: Page, title: string): Locator {
+  return viewRows(page).filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }) });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Opens the Agent Chats view from the activity bar (a click on an already open container would close it). */
+async function openView(page: Page): Promise<void> {
+  const item = page.locator('.part.activitybar .action-item:has(.action-label[aria-label^="Agent Chats"])').first();
+  await visible(item, 'the Agent Chats icon in the activity bar', TIMEOUTS.ui);
+  if (!(await item.evaluate((el) => el.classList.contains('checked')))) await item.click();
+  await visible(page.locator('.part.sidebar .title-label', { hasText: /agent chats/i }).first(), 'the Agent Chats side bar', TIMEOUTS.ui);
+}
+
+/** Sends `prompt` in the active chat and waits until its turn is done (Stop gone). */
+async function send(page: Page, prompt: string, expect: string): Promise<void> {
+  const frame = chatFrame(page);
+  const input = frame.locator('#composer textarea');
+  await visible(input, '#composer textarea', TIMEOUTS.webview);
+  await input.fill(prompt);
+  await frame.locator('#send').click({ timeout: TIMEOUTS.ui });
+  await visible(frame.locator('pre.output', { hasText: expect }).first(), `the output of "${prompt}"`, TIMEOUTS.command);
+  await frame.locator('#stop:not([disabled])').waitFor({ state: 'detached', timeout: TIMEOUTS.command }).catch(() => undefined);
+}
+
+/** Whether the `section.turn` holding `word` is in the transcript's visible area (px rects). */
+async function turnInView(frame: FrameLocator, word: string): Promise<{ inView: boolean; top: number; bottom: number; viewTop: number; viewBottom: number }> {
+  const turn = frame.locator('section.turn', { has: frame.locator('pre.output', { hasText: word }) }).first();
+  return turn.evaluate((el) => {
+    const view = (el.closest('#transcript') ?? document.scrollingElement ?? document.body).getBoundingClientRect();
+    const r = el.getBoundingClientRect();
+    return { inView: r.bottom > view.top + 10 && r.top < view.bottom - 10, top: r.top, bottom: r.bottom, viewTop: view.top, viewBottom: view.bottom };
+  });
+}
+
+/** The text of each range of the search highlight in the chat webview (empty: none). */
+function markedWords(frame: FrameLocator): Promise<string[]> {
+  return frame.locator('body').evaluate((_, name) => {
+    const registry = (window as unknown as { CSS: { highlights?: Map<string, Iterable<Range>> } }).CSS.highlights;
+    const highlight = registry?.get(name);
+    return highlight ? [...highlight].map((r) => r.toString()) : [];
+  }, SEARCH_HIGHLIGHT);
+}
+
+/** Search Chats… from the view's title bar, `word` typed; resolves the quick input. */
+async function searchFromView(page: Page, word: string): Promise<Locator> {
+  await page.locator('.part.sidebar .action-label[aria-label^="Search Chats"]').first().click({ timeout: TIMEOUTS.ui });
+  const input = page.locator('.quick-input-widget input.input');
+  await visible(input, 'the Search Chats input', TIMEOUTS.ui);
+  await input.pressSequentially(word, { delay: 30 });
+  await visible(page.locator('.quick-input-list .monaco-list-row', { hasText: 'command output' }).first(), `a command output result for "${word}"`, TIMEOUTS.ui);
+  return input;
+}
+
+/** Runs the journey. @throws Error naming the failed step. */
+export async function historyJourney(ctx: TwoWindowsContext): Promise<void> {
+  const a = ctx.page;
+  const step = stepper(ctx.log, ctx.shot);
+  fs.writeFileSync(path.join(ctx.workspace, UNIQUE_FILE), 'only its name matters\n');
+  fs.writeFileSync(path.join(ctx.workspace, LONG_FILE), Array.from({ length: 120 }, (_, i) => `note line ${i + 1}`).join('\n') + '\n');
+
+  await step('two-chats', async () => {
+    await a.goto(ctx.url, { timeout: TIMEOUTS.workbench });
+    await waitForWorkbench(a, TIMEOUTS.workbench);
+    await newChatFromPalette(a, 'Local agent', TIMEOUTS.ui);
+    await send(a, 'run ls', UNIQUE_FILE);
+    await send(a, `run cat ${LONG_FILE}`, 'note line 120');
+    await newChatFromPalette(a, 'Local agent', TIMEOUTS.ui);
+    await send(a, 'run echo second chat', 'second chat');
+  });
+
+  await step('view-today', async () => {
+    await openView(a);
+    await visible(viewRows(a).filter({ hasText: /^Today/ }).first(), 'the Today group', TIMEOUTS.ui);
+    await visible(chatRow(a, 'run ls'), 'the "run ls" chat in the view', TIMEOUTS.ui);
+    await visible(chatRow(a, 'run echo second chat'), 'the second chat in the view', TIMEOUTS.ui);
+    const labels = await viewRows(a).locator('.label-name').allInnerTexts();
+    // Newest first, both under Today.
+    if (JSON.stringify(labels) !== JSON.stringify(['Today', 'run echo second chat', 'run ls'])) throw new Error(`the view shows ${JSON.stringify(labels)}`);
+  });
+
+  await step('search-opens-turn', async () => {
+    // Chat 1 at its end: the ls turn is out of sight before the search.
+    await chatRow(a, 'run ls').click();
+    const frame = chatFrame(a);
+    await visible(frame.locator('pre.output', { hasText: 'note line 120' }), 'the end of the first chat', TIMEOUTS.webview);
+    await chatRow(a, 'run echo second chat').click();
+    await visible(chatFrame(a).locator('pre.output', { hasText: 'second chat' }), 'the second chat', TIMEOUTS.webview);
+    const input = await searchFromView(a, UNIQUE_WORD);
+    const rows = a.locator('.quick-input-list .monaco-list-row');
+    const texts = await rows.allInnerTexts();
+    if (texts.length !== 1 || !texts[0]!.includes('run ls')) throw new Error(`the search shows ${JSON.stringify(texts)}; expected one result, in "run ls"`);
+    await ctx.shot('search-results');
+    await input.press('Enter');
+    await visible(frame.locator('pre.output', { hasText: UNIQUE_FILE }), 'the ls output in the opened chat', TIMEOUTS.webview);
+    let last = '';
+    for (const deadline = Date.now() + TIMEOUTS.ui; ;) {
+      const where = await turnInView(chatFrame(a), UNIQUE_FILE);
+      const marked = await markedWords(chatFrame(a));
+      if (where.inView && marked.length > 0 && marked.every((w) => w.toLowerCase() === UNIQUE_WORD)) break;
+      last = `turn ${JSON.stringify(where)}, marked ${JSON.stringify(marked)}`;
+      if (Date.now() > deadline) throw new Error(`the ls turn is not in view with "${UNIQUE_WORD}" marked: ${last}`);
+      await a.waitForTimeout(250);
+    }
+  });
+
+  const exported = path.join(ctx.workspace, 'exported-history.md');
+  await step('export', async () => {
+    await chatRow(a, 'run ls').click({ button: 'right' });
+    await a.locator('.monaco-menu .action-label', { hasText: 'Export Chat as Markdown…' }).first().click({ timeout: TIMEOUTS.ui });
+    // code-server's save dialog: a quick input holding the path.
+    const input = a.locator('.quick-input-widget input.input');
+    await visible(input, 'the save dialog', TIMEOUTS.ui);
+    await a.waitForFunction(() => (document.querySelector<HTMLInputElement>('.quick-input-widget input.input')?.value ?? '').endsWith('.md'), undefined, { timeout: TIMEOUTS.ui });
+    await ctx.shot('save-dialog');
+    await input.fill(exported);
+    await input.press('Enter');
+    await visible(a.locator('.notifications-toasts .notification-toast', { hasText: 'Exported' }).first(), 'the Exported notification', TIMEOUTS.ui);
+    const text = fs.readFileSync(exported, 'utf8');
+    for (const want of ['# run ls', 'run ls', UNIQUE_FILE, 'note line 120']) {
+      if (!text.includes(want)) throw new Error(`${exported} lacks ${JSON.stringify(want)}:\n${text.slice(0, 600)}`);
+    }
+  });
+
+  const b = await ctx.newPage();
+  const stepB = stepper(ctx.log, (name) => ctx.shotOf(b, name));
+  await stepB('window-b-view', async () => {
+    await b.goto(ctx.url, { timeout: TIMEOUTS.workbench });
+    await waitForWorkbench(b, TIMEOUTS.workbench);
+    await openView(b);
+    await visible(chatRow(b, 'run ls'), 'the "run ls" chat in window B\'s view', TIMEOUTS.webview);
+  });
+
+  await step('renamed-in-a', async () => {
+    await a.bringToFront();
+    const row = chatRow(a, 'run ls');
+    await row.hover();
+    await row.locator('.action-label[aria-label^="Rename Chat"]').click({ timeout: TIMEOUTS.ui });
+    const input = a.locator('.quick-input-widget input.input');
+    await visible(input, 'the rename input box', TIMEOUTS.ui);
+    const value = await input.inputValue();
+    if (value !== 'run ls') throw new Error(`the rename box starts with ${JSON.stringify(value)}`);
+    await input.fill(RENAMED);
+    await input.press('Enter');
+    await visible(chatRow(a, RENAMED), 'the renamed chat in window A\'s view', TIMEOUTS.ui);
+  });
+
+  await stepB('renamed-in-b', async () => {
+    await b.bringToFront();
+    await visible(chatRow(b, RENAMED), 'the renamed chat in window B\'s view', TIMEOUTS.ui);
+    if (await chatRow(b, 'run ls').count()) throw new Error('window B still shows the old title');
+  });
+  await b.close();
+
+  await step('themes', async () => {
+    await a.bringToFront();
+    for (const theme of THEMES) {
+      await pickTheme(a, theme, TIMEOUTS.ui);
+      await a.waitForTimeout(300);
+      await ctx.shot(`view-${theme.tag}`);
+      const input = await searchFromView(a, UNIQUE_WORD);
+      await ctx.shot(`search-${theme.tag}`);
+      await input.press('Escape');
+      await input.waitFor({ state: 'hidden', timeout: TIMEOUTS.ui });
+    }
+    await pickTheme(a, THEMES[0], TIMEOUTS.ui);
+  });
+}
