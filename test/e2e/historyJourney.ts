@@ -14,15 +14,15 @@ import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { chatFrame, newChatFromPalette, waitForWorkbench } from '../harness/codeServer';
 import { stepper, visible } from './steps';
 import { TIMEOUTS } from './restartJourney';
-import { pickTheme, THEMES } from './themeSteps';
+import { DEFAULT_THEMES, measureMark, MIN_CONTRAST, MIN_MARK_CONTRAST, pickTheme, THEMES, type MarkContrast, type Theme } from './themeSteps';
 import type { TwoWindowsContext } from './twoWindowsJourney';
 import { SEARCH_HIGHLIGHT } from '../../webview/highlight';
 
 /** A file name no prompt, reply or fixture holds: only `ls`'s output will. */
 export const UNIQUE_WORD = 'quorblefrump';
 const UNIQUE_FILE = `${UNIQUE_WORD}.txt`;
-/** A file long enough that the `ls` turn scrolls out of sight when its `cat` is the last turn. */
-const LONG_FILE = 'long-notes.txt';
+/** Files whose `cat` turns push the `ls` turn out of sight (an output block is at most 320 px high). */
+const LONG_FILES = ['long-notes.txt', 'more-notes.txt'] as const;
 const RENAMED = 'Listing with the odd file';
 
 /** The Agent Chats view's rows in the side bar. */
@@ -53,9 +53,23 @@ async function send(page: Page, prompt: string, expect: string): Promise<void> {
   const input = frame.locator('#composer textarea');
   await visible(input, '#composer textarea', TIMEOUTS.webview);
   await input.fill(prompt);
-  await frame.locator('#send').click({ timeout: TIMEOUTS.ui });
+  // Sent: the composer empties. Under load (2 cores, load average 18) a first click was once lost
+  // with the view already drawn; a user clicks again.
+  for (let attempt = 1; ; attempt++) {
+    await frame.locator('#send').click({ timeout: TIMEOUTS.ui });
+    if (await emptied(page, input, 5000)) break;
+    if (attempt === 3) throw new Error(`"${prompt}" was not sent after 3 clicks on Send`);
+  }
   await visible(frame.locator('pre.output', { hasText: expect }).first(), `the output of "${prompt}"`, TIMEOUTS.command);
   await frame.locator('#stop:not([disabled])').waitFor({ state: 'detached', timeout: TIMEOUTS.command }).catch(() => undefined);
+}
+
+/** Whether the text box `input` is empty within `ms`. */
+async function emptied(page: Page, input: Locator, ms: number): Promise<boolean> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await page.waitForTimeout(200)) {
+    if ((await input.inputValue()) === '') return true;
+  }
+  return false;
 }
 
 /** Whether the `section.turn` holding `word` is in the transcript's visible area (px rects). */
@@ -92,14 +106,14 @@ export async function historyJourney(ctx: TwoWindowsContext): Promise<void> {
   const a = ctx.page;
   const step = stepper(ctx.log, ctx.shot);
   fs.writeFileSync(path.join(ctx.workspace, UNIQUE_FILE), 'only its name matters\n');
-  fs.writeFileSync(path.join(ctx.workspace, LONG_FILE), Array.from({ length: 120 }, (_, i) => `note line ${i + 1}`).join('\n') + '\n');
+  for (const [i, file] of LONG_FILES.entries()) fs.writeFileSync(path.join(ctx.workspace, file), Array.from({ length: 120 }, (_, n) => `note ${i} line ${n + 1}`).join('\n') + '\n');
 
   await step('two-chats', async () => {
     await a.goto(ctx.url, { timeout: TIMEOUTS.workbench });
     await waitForWorkbench(a, TIMEOUTS.workbench);
     await newChatFromPalette(a, 'Local agent', TIMEOUTS.ui);
     await send(a, 'run ls', UNIQUE_FILE);
-    await send(a, `run cat ${LONG_FILE}`, 'note line 120');
+    for (const [i, file] of LONG_FILES.entries()) await send(a, `run cat ${file}`, `note ${i} line 120`);
     await newChatFromPalette(a, 'Local agent', TIMEOUTS.ui);
     await send(a, 'run echo second chat', 'second chat');
   });
@@ -118,7 +132,9 @@ export async function historyJourney(ctx: TwoWindowsContext): Promise<void> {
     // Chat 1 at its end: the ls turn is out of sight before the search.
     await chatRow(a, 'run ls').click();
     const frame = chatFrame(a);
-    await visible(frame.locator('pre.output', { hasText: 'note line 120' }), 'the end of the first chat', TIMEOUTS.webview);
+    await visible(frame.locator('pre.output', { hasText: 'note 1 line 120' }), 'the end of the first chat', TIMEOUTS.webview);
+    const before = await turnInView(frame, UNIQUE_FILE);
+    if (before.inView) throw new Error(`the ls turn is already in view before the search: ${JSON.stringify(before)}`);
     await chatRow(a, 'run echo second chat').click();
     await visible(chatFrame(a).locator('pre.output', { hasText: 'second chat' }), 'the second chat', TIMEOUTS.webview);
     const input = await searchFromView(a, UNIQUE_WORD);
@@ -142,7 +158,10 @@ export async function historyJourney(ctx: TwoWindowsContext): Promise<void> {
   const exported = path.join(ctx.workspace, 'exported-history.md');
   await step('export', async () => {
     await chatRow(a, 'run ls').click({ button: 'right' });
-    await a.locator('.monaco-menu .action-label', { hasText: 'Export Chat as Markdown…' }).first().click({ timeout: TIMEOUTS.ui });
+    const item = a.locator('.monaco-menu .action-label', { hasText: 'Export Chat as Markdown…' }).first();
+    await item.click({ timeout: TIMEOUTS.ui });
+    // A click right after the menu opened was once ignored (the item stayed focused, the menu open).
+    if (await item.isVisible().then(async (shown) => shown && (await a.waitForTimeout(1000), await item.isVisible()))) await a.keyboard.press('Enter');
     // code-server's save dialog: a quick input holding the path.
     const input = a.locator('.quick-input-widget input.input');
     await visible(input, 'the save dialog', TIMEOUTS.ui);
@@ -152,7 +171,7 @@ export async function historyJourney(ctx: TwoWindowsContext): Promise<void> {
     await input.press('Enter');
     await visible(a.locator('.notifications-toasts .notification-toast', { hasText: 'Exported' }).first(), 'the Exported notification', TIMEOUTS.ui);
     const text = fs.readFileSync(exported, 'utf8');
-    for (const want of ['# run ls', 'run ls', UNIQUE_FILE, 'note line 120']) {
+    for (const want of ['# run ls', '> run ls', UNIQUE_FILE, 'note 1 line 120']) {
       if (!text.includes(want)) throw new Error(`${exported} lacks ${JSON.stringify(want)}:\n${text.slice(0, 600)}`);
     }
   });
@@ -189,15 +208,38 @@ export async function historyJourney(ctx: TwoWindowsContext): Promise<void> {
 
   await step('themes', async () => {
     await a.bringToFront();
-    for (const theme of THEMES) {
-      await pickTheme(a, theme, TIMEOUTS.ui);
-      await a.waitForTimeout(300);
-      await ctx.shot(`view-${theme.tag}`);
-      const input = await searchFromView(a, UNIQUE_WORD);
-      await ctx.shot(`search-${theme.tag}`);
-      await input.press('Escape');
-      await input.waitFor({ state: 'hidden', timeout: TIMEOUTS.ui });
+    const failures: string[] = [];
+    for (const theme of HISTORY_THEMES) {
+      const mark = await themeShots(a, ctx.shot, theme);
+      ctx.log(`  ${theme.name}: mark ${mark.mark} on ${mark.background}: contrast ${mark.markRatio}, text on it ${mark.textRatio}`);
+      if (mark.markRatio < MIN_MARK_CONTRAST) failures.push(`${theme.name}: the mark ${mark.mark} hardly shows on ${mark.background} (contrast ${mark.markRatio} < ${MIN_MARK_CONTRAST})`);
+      if (mark.textRatio < MIN_CONTRAST) failures.push(`${theme.name}: marked text is unreadable on ${mark.mark} (contrast ${mark.textRatio} < ${MIN_CONTRAST})`);
     }
     await pickTheme(a, THEMES[0], TIMEOUTS.ui);
+    if (failures.length) throw new Error(`search marks:\n  ${failures.join('\n  ')}`);
   });
+}
+
+/** VS Code's default dark and light themes, Light Modern, Dark Modern and both High Contrast themes. */
+const HISTORY_THEMES: readonly Theme[] = [DEFAULT_THEMES[0], DEFAULT_THEMES[1], THEMES[0], THEMES[1], THEMES[2], THEMES[3]];
+
+/**
+ * In `theme`: a screenshot of the view, one of the search's results, then Enter and the mark's
+ * contrast once the chat marked the word again. @throws Error when no mark shows.
+ */
+async function themeShots(page: Page, shot: (name: string) => Promise<void>, theme: Theme): Promise<MarkContrast> {
+  await pickTheme(page, theme, TIMEOUTS.ui);
+  await page.waitForTimeout(300);
+  await shot(`view-${theme.tag}`);
+  const input = await searchFromView(page, UNIQUE_WORD);
+  await shot(`search-${theme.tag}`);
+  await input.press('Enter');
+  await input.waitFor({ state: 'hidden', timeout: TIMEOUTS.ui });
+  let mark: MarkContrast | undefined;
+  for (const deadline = Date.now() + TIMEOUTS.ui; !(mark = await measureMark(chatFrame(page), SEARCH_HIGHLIGHT));) {
+    if (Date.now() > deadline) throw new Error(`no search mark in ${theme.name}`);
+    await page.waitForTimeout(250);
+  }
+  await shot(`mark-${theme.tag}`);
+  return mark;
 }
