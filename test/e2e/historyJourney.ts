@@ -64,6 +64,12 @@ async function send(page: Page, prompt: string, expect: string): Promise<void> {
   await frame.locator('#stop:not([disabled])').waitFor({ state: 'detached', timeout: TIMEOUTS.command }).catch(() => undefined);
 }
 
+/** A rename is not activity: the renamed chat stays below the newer one. @throws Error naming the order seen. */
+async function sameOrder(page: Page, where: string): Promise<void> {
+  const labels = await viewRows(page).locator('.label-name').allInnerTexts();
+  if (JSON.stringify(labels) !== JSON.stringify(['Today', 'run echo second chat', RENAMED])) throw new Error(`${where}'s view shows ${JSON.stringify(labels)} after the rename`);
+}
+
 /** Whether the text box `input` is empty within `ms`. */
 async function emptied(page: Page, input: Locator, ms: number): Promise<boolean> {
   for (const deadline = Date.now() + ms; Date.now() < deadline; await page.waitForTimeout(200)) {
@@ -197,12 +203,14 @@ export async function historyJourney(ctx: TwoWindowsContext): Promise<void> {
     await input.fill(RENAMED);
     await input.press('Enter');
     await visible(chatRow(a, RENAMED), 'the renamed chat in window A\'s view', TIMEOUTS.ui);
+    await sameOrder(a, 'window A');
   });
 
   await stepB('renamed-in-b', async () => {
     await b.bringToFront();
     await visible(chatRow(b, RENAMED), 'the renamed chat in window B\'s view', TIMEOUTS.ui);
     if (await chatRow(b, 'run ls').count()) throw new Error('window B still shows the old title');
+    await sameOrder(b, 'window B');
   });
   await b.close();
 
