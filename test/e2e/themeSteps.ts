@@ -4,6 +4,7 @@
  * contrast of inline code, a run header's command, a read header's file path, a restart banner's
  * code and a boundary card against their effective background (WCAG ratio, text color blended over
  * the first opaque background up the tree). In High Contrast Light these were white on light grey.
+ * `measureMark` measures a search mark (a CSS Custom Highlight) against the text it marks.
  */
 import type { FrameLocator, Page } from 'playwright-core';
 import { chatFrame } from '../harness/codeServer';
