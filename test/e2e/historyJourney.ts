@@ -134,53 +134,10 @@ export async function historyJourney(ctx: TwoWindowsContext): Promise<void> {
     if (JSON.stringify(labels) !== JSON.stringify(['Today', 'run echo second chat', 'run ls'])) throw new Error(`the view shows ${JSON.stringify(labels)}`);
   });
 
-  await step('search-opens-turn', async () => {
-    // Chat 1 at its end: the ls turn is out of sight before the search.
-    await chatRow(a, 'run ls').click();
-    const frame = chatFrame(a);
-    await visible(frame.locator('pre.output', { hasText: 'note 1 line 120' }), 'the end of the first chat', TIMEOUTS.webview);
-    const before = await turnInView(frame, UNIQUE_FILE);
-    if (before.inView) throw new Error(`the ls turn is already in view before the search: ${JSON.stringify(before)}`);
-    await chatRow(a, 'run echo second chat').click();
-    await visible(chatFrame(a).locator('pre.output', { hasText: 'second chat' }), 'the second chat', TIMEOUTS.webview);
-    const input = await searchFromView(a, UNIQUE_WORD);
-    const rows = a.locator('.quick-input-list .monaco-list-row');
-    const texts = await rows.allInnerTexts();
-    if (texts.length !== 1 || !texts[0]!.includes('run ls')) throw new Error(`the search shows ${JSON.stringify(texts)}; expected one result, in "run ls"`);
-    await ctx.shot('search-results');
-    await input.press('Enter');
-    await visible(frame.locator('pre.output', { hasText: UNIQUE_FILE }), 'the ls output in the opened chat', TIMEOUTS.webview);
-    let last = '';
-    for (const deadline = Date.now() + TIMEOUTS.ui; ;) {
-      const where = await turnInView(chatFrame(a), UNIQUE_FILE);
-      const marked = await markedWords(chatFrame(a));
-      if (where.inView && marked.length > 0 && marked.every((w) => w.toLowerCase() === UNIQUE_WORD)) break;
-      last = `turn ${JSON.stringify(where)}, marked ${JSON.stringify(marked)}`;
-      if (Date.now() > deadline) throw new Error(`the ls turn is not in view with "${UNIQUE_WORD}" marked: ${last}`);
-      await a.waitForTimeout(250);
-    }
-  });
+  await step('search-opens-turn', () => searchOpensTurn(a, ctx.shot));
 
   const exported = path.join(ctx.workspace, 'exported-history.md');
-  await step('export', async () => {
-    await chatRow(a, 'run ls').click({ button: 'right' });
-    const item = a.locator('.monaco-menu .action-label', { hasText: 'Export Chat as Markdown…' }).first();
-    await item.click({ timeout: TIMEOUTS.ui });
-    // A click right after the menu opened was once ignored (the item stayed focused, the menu open).
-    if (await item.isVisible().then(async (shown) => shown && (await a.waitForTimeout(1000), await item.isVisible()))) await a.keyboard.press('Enter');
-    // code-server's save dialog: a quick input holding the path.
-    const input = a.locator('.quick-input-widget input.input');
-    await visible(input, 'the save dialog', TIMEOUTS.ui);
-    await a.waitForFunction(() => (document.querySelector<HTMLInputElement>('.quick-input-widget input.input')?.value ?? '').endsWith('.md'), undefined, { timeout: TIMEOUTS.ui });
-    await ctx.shot('save-dialog');
-    await input.fill(exported);
-    await input.press('Enter');
-    await visible(a.locator('.notifications-toasts .notification-toast', { hasText: 'Exported' }).first(), 'the Exported notification', TIMEOUTS.ui);
-    const text = fs.readFileSync(exported, 'utf8');
-    for (const want of ['# run ls', '> run ls', UNIQUE_FILE, 'note 1 line 120']) {
-      if (!text.includes(want)) throw new Error(`${exported} lacks ${JSON.stringify(want)}:\n${text.slice(0, 600)}`);
-    }
-  });
+  await step('export', () => exportFromView(a, exported, ctx.shot));
 
   const b = await ctx.newPage();
   const stepB = stepper(ctx.log, (name) => ctx.shotOf(b, name));
@@ -250,4 +207,61 @@ async function themeShots(page: Page, shot: (name: string) => Promise<void>, the
   }
   await shot(`mark-${theme.tag}`);
   return mark;
+}
+
+/**
+ * Chat 1 at its end (the ls turn out of sight), chat 2 active; Search Chats… from the view finds the
+ * word in chat 1 only, and Enter shows chat 1 with the ls turn in sight and the word marked.
+ * @throws Error naming what was not seen.
+ */
+async function searchOpensTurn(a: Page, shot: (name: string) => Promise<void>): Promise<void> {
+  // Chat 1 at its end: the ls turn is out of sight before the search.
+  await chatRow(a, 'run ls').click();
+  const frame = chatFrame(a);
+  await visible(frame.locator('pre.output', { hasText: 'note 1 line 120' }), 'the end of the first chat', TIMEOUTS.webview);
+  const before = await turnInView(frame, UNIQUE_FILE);
+  if (before.inView) throw new Error(`the ls turn is already in view before the search: ${JSON.stringify(before)}`);
+  await chatRow(a, 'run echo second chat').click();
+  await visible(chatFrame(a).locator('pre.output', { hasText: 'second chat' }), 'the second chat', TIMEOUTS.webview);
+  const input = await searchFromView(a, UNIQUE_WORD);
+  const rows = a.locator('.quick-input-list .monaco-list-row');
+  const texts = await rows.allInnerTexts();
+  if (texts.length !== 1 || !texts[0]!.includes('run ls')) throw new Error(`the search shows ${JSON.stringify(texts)}; expected one result, in "run ls"`);
+  await shot('search-results');
+  await input.press('Enter');
+  await visible(frame.locator('pre.output', { hasText: UNIQUE_FILE }), 'the ls output in the opened chat', TIMEOUTS.webview);
+  let last = '';
+  for (const deadline = Date.now() + TIMEOUTS.ui; ;) {
+    const where = await turnInView(chatFrame(a), UNIQUE_FILE);
+    const marked = await markedWords(chatFrame(a));
+    if (where.inView && marked.length > 0 && marked.every((w) => w.toLowerCase() === UNIQUE_WORD)) break;
+    last = `turn ${JSON.stringify(where)}, marked ${JSON.stringify(marked)}`;
+    if (Date.now() > deadline) throw new Error(`the ls turn is not in view with "${UNIQUE_WORD}" marked: ${last}`);
+    await a.waitForTimeout(250);
+  }
+}
+
+/**
+ * Export Chat as Markdown… from the "run ls" item's context menu, `exported` typed into code-server's
+ * save dialog; the file holds the title, the prompt and the outputs.
+ * @throws Error naming what was not seen or is missing from the file.
+ */
+async function exportFromView(a: Page, exported: string, shot: (name: string) => Promise<void>): Promise<void> {
+  await chatRow(a, 'run ls').click({ button: 'right' });
+  const item = a.locator('.monaco-menu .action-label', { hasText: 'Export Chat as Markdown…' }).first();
+  await item.click({ timeout: TIMEOUTS.ui });
+  // A click right after the menu opened was once ignored (the item stayed focused, the menu open).
+  if (await item.isVisible().then(async (shown) => shown && (await a.waitForTimeout(1000), await item.isVisible()))) await a.keyboard.press('Enter');
+  // code-server's save dialog: a quick input holding the path.
+  const input = a.locator('.quick-input-widget input.input');
+  await visible(input, 'the save dialog', TIMEOUTS.ui);
+  await a.waitForFunction(() => (document.querySelector<HTMLInputElement>('.quick-input-widget input.input')?.value ?? '').endsWith('.md'), undefined, { timeout: TIMEOUTS.ui });
+  await shot('save-dialog');
+  await input.fill(exported);
+  await input.press('Enter');
+  await visible(a.locator('.notifications-toasts .notification-toast', { hasText: 'Exported' }).first(), 'the Exported notification', TIMEOUTS.ui);
+  const text = fs.readFileSync(exported, 'utf8');
+  for (const want of ['# run ls', '> run ls', UNIQUE_FILE, 'note 1 line 120']) {
+    if (!text.includes(want)) throw new Error(`${exported} lacks ${JSON.stringify(want)}:\n${text.slice(0, 600)}`);
+  }
 }
