@@ -203,6 +203,13 @@ export class ChatPanel {
       if (!this.disposed) void this.panel.webview.postMessage({ type: 'pong' } satisfies HostMessage).then(undefined, () => undefined);
       return;
     }
+    if (message.type === 'ready' && this.waitingReveal) {
+      const { turnId, terms } = this.waitingReveal;
+      this.waitingReveal = undefined;
+      const snapshot = this.sendSnapshot();
+      this.postReveal(turnId, terms);
+      return snapshot;
+    }
     if (message.type === 'ready' || message.type === 'resync') return this.sendSnapshot();
     if (message.type === 'loadOlder') return this.sendPage(message.before);
     if (message.type === 'pickSession') return this.host.pickSessionFor(this);
@@ -240,13 +247,27 @@ export class ChatPanel {
 
   /**
    * Shows turn `turnId` in the view (a search result), marking the matched words: `snippet` and its
-   * `[start, end)` match ranges, as the search returned them.
+   * `[start, end)` match ranges, as the search returned them. A hidden tab's view does not exist
+   * (no `retainContextWhenHidden`): VS Code builds it again once the tab shows, and a message posted
+   * before that is lost, so the reveal then waits for the new view's `ready` and follows its snapshot.
    */
   revealTurn(turnId: string, snippet: string, ranges: readonly (readonly [number, number])[]): void {
     const terms = [...new Set(ranges.map(([start, end]) => snippet.slice(start, end)).filter(Boolean))];
+    if (this.panel.visible) {
+      this.waitingReveal = undefined;
+      this.postReveal(turnId, terms);
+    } else {
+      this.waitingReveal = { turnId, terms };
+    }
+  }
+
+  /** A reveal asked while the view was hidden: sent after the snapshot of its next `ready`. */
+  private waitingReveal: { readonly turnId: string; readonly terms: readonly string[] } | undefined;
+
+  private postReveal(turnId: string, terms: readonly string[]): void {
     void this.post(async () => {
       const turn = await this.host.runtime.journal.read('getTurn', turnId);
-      return turn && turn.sessionId === this.session ? { type: 'reveal', at: cursorOf(turn), terms } : undefined;
+      return turn && turn.sessionId === this.session ? { type: 'reveal', at: cursorOf(turn), terms: [...terms] } : undefined;
     });
   }
 

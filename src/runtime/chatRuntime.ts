@@ -159,7 +159,7 @@ export class ChatRuntime {
   async renameSession(sessionId: string, title: string): Promise<Result<SessionRecord, RuntimeRefusal>> {
     const problem = titleProblem(title);
     if (problem) return fail('invalid', problem);
-    const renamed = await this.options.journal.write('renameSession', sessionId, cleanTitle(title), this.scope.now());
+    const renamed = await this.options.journal.write('renameSession', sessionId, cleanTitle(title));
     if (!renamed.ok) return renamed;
     this.scope.notifier.emit({ type: 'session', session: renamed.value.session });
     return ok(renamed.value.session);

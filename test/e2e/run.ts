@@ -1,5 +1,5 @@
 /**
- * End-to-end runner: the journeys (test/e2e/restartJourney.ts, twoWindowsJourney.ts, brokenJournalJourney.ts,
+ * End-to-end runner: the journeys (test/e2e/restartJourney.ts, twoWindowsJourney.ts, historyJourney.ts, brokenJournalJourney.ts,
  * hostCrashJourney.ts, …) in Chromium against
  * code-server with the extension installed normally (copied into a fresh extensions dir) and a
  * temp copy of test/fixtures/workspace.
@@ -21,6 +21,7 @@ import {
 import { brokenJournalJourney, seedSchema1Journal } from './brokenJournalJourney';
 import { restartJourney } from './restartJourney';
 import { twoWindowsJourney } from './twoWindowsJourney';
+import { historyJourney } from './historyJourney';
 import { tabsAfterRestartJourney } from './tabsAfterRestartJourney';
 import { HOST_CRASH_SETTINGS, hostCrashJourney, type HostCrashContext } from './hostCrashJourney';
 import { agentRestartJourney, claudeRestartJourney, lmContinueJourney, prepareClaudeJourney } from './claudeRestartJourney';
@@ -42,6 +43,7 @@ type Prepare = () => Promise<{
 const JOURNEYS: readonly [string, Journey, Prepare?][] = [
   ['restart', restartJourney],
   ['two-windows', twoWindowsJourney],
+  ['history', historyJourney],
   ['broken-journal', brokenJournalJourney, async () => ({ settings: {}, env: {}, seed: seedSchema1Journal, dispose: async () => undefined })],
   ['host-crash', hostCrashJourney, async () => ({ settings: { ...HOST_CRASH_SETTINGS }, env: {}, dispose: async () => undefined })],
   ['tabs-after-restart', tabsAfterRestartJourney],

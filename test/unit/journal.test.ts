@@ -125,7 +125,7 @@ describe('journal: open and migrations', () => {
   it('a refused operation (unknown row) changes nothing and says why', async () => {
     const file = path.join(tempDir(), 'journal.sqlite');
     const journal = await openJournal(file);
-    const r = await journal.write('renameSession', 'nope', 'x', 1);
+    const r = await journal.write('renameSession', 'nope', 'x');
     assert.equal(r.ok, false);
     assert.equal(!r.ok && r.reason, 'not_found');
     await journal.close();

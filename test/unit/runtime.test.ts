@@ -213,6 +213,24 @@ describe('chat runtime: renaming a chat', () => {
     await h.journal.close();
   });
 
+  it('keeps a renamed chat\'s last activity, so the view does not move it to Today', async () => {
+    let t = Date.UTC(2026, 0, 15, 9, 30, 0);
+    const h = await openLocal({ now: () => t });
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    await h.runtime.send(s.value.id, 'help');
+    await h.runtime.whenIdle(s.value.id);
+    const before = await h.runtime.chatListEntry(s.value.id);
+    assert.ok(before);
+    t += 40 * 24 * 3600_000;
+    assert.ok((await h.runtime.renameSession(s.value.id, 'Release checklist')).ok);
+    const after = await h.runtime.chatListEntry(s.value.id);
+    assert.equal(after?.title, 'Release checklist');
+    assert.equal(after?.updatedAt, before.updatedAt, 'last active when its last turn was, not when it was renamed');
+    assert.equal((await h.runtime.getSession(s.value.id))!.updatedAt, before.updatedAt);
+    await h.journal.close();
+  });
+
   it('refuses an empty or over-long title and an unknown chat, changing nothing', async () => {
     const h = await openLocal();
     const s = await h.runtime.createSession('local');

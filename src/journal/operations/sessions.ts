@@ -37,16 +37,17 @@ export abstract class SessionOps extends OperationsBase {
   /**
    * Renames a session. With `onlyIfTitle`, only while its title is still that (the automatic name
    * from the first prompt must not replace a title the user gave meanwhile, in any window): checked
-   * inside the transaction. Returns the session, renamed or not.
+   * inside the transaction. The chat's last activity (`updated_at`) stays: a title is not activity,
+   * and a month-old chat renamed must not move to Today in the view. Returns the session, renamed or not.
    * @throws JournalRefusedError('not_found') for an unknown id.
    */
-  renameSession(id: string, title: string, at: number, onlyIfTitle?: string): { renamed: boolean; session: SessionRecord } {
+  renameSession(id: string, title: string, onlyIfTitle?: string): { renamed: boolean; session: SessionRecord } {
     this.touch(id);
     if (!this.getSession(id)) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
     const renamed =
       onlyIfTitle === undefined
-        ? this.run('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?', [title, at, id]) > 0
-        : this.run('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ? AND title = ?', [title, at, id, onlyIfTitle]) > 0;
+        ? this.run('UPDATE sessions SET title = ? WHERE id = ?', [title, id]) > 0
+        : this.run('UPDATE sessions SET title = ? WHERE id = ? AND title = ?', [title, id, onlyIfTitle]) > 0;
     return { renamed, session: this.getSession(id)! };
   }
 
