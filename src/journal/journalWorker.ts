@@ -250,6 +250,10 @@ export class JournalWorker {
     let answered = false;
     const answer = (outcomes: readonly Outcome[]) => {
       answered = true;
+      // What the write's catch-up applied from other windows is told before the write's results:
+      // a view must get another window's event on a run before this window's later ones on it.
+      const caughtUp = this.store.takeCaughtUp();
+      if (caughtUp.size > 0) post({ kind: 'external', sessionIds: [...caughtUp], readOnlyReason: this.readOnlyReason });
       outcomes.forEach((o, i) => (o.ok ? post({ kind: 'result', id: runnable[i]!.id, value: o.value }) : this.reply(runnable[i]!.id, o.error)));
     };
     try {

@@ -87,14 +87,17 @@ export class ChatRuntime {
     const { active, notifier } = this.scope;
     // No session named, or every session ('*': the journal was reloaded): refresh every open chat.
     const all = sessionIds.length === 0 || sessionIds.includes(ALL_SESSIONS);
+    // Views hear first, before this window acts on the change: what it writes then (a Stop's
+    // closing of a request) must reach a view after the other window's event, or the view, which
+    // drops an event whose seq is not above its run's last, would never show that one.
     if (all) notifier.emit({ type: 'refresh', sessionId: ALL_SESSIONS });
+    else for (const sessionId of sessionIds) notifier.emit({ type: 'refresh', sessionId });
     for (const sessionId of all ? [...active.keys()] : sessionIds) {
       const run = active.get(sessionId);
       if (run) {
         await stopIfAskedElsewhere(this.scope, run);
         await deliverDecidedElsewhere(this.scope, run);
       }
-      if (!all) notifier.emit({ type: 'refresh', sessionId });
     }
   }
 
