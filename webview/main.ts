@@ -65,10 +65,12 @@ let scrollSave = 0;
 sk.transcript.addEventListener('scroll', () => {
   // The end shown while older pages load is not where the user was: the kept place stays.
   if (scrollSave || goal) return;
-  scrollSave = requestAnimationFrame(() => {
+  // At most every 250 ms, not every frame: each save is a `setState` message to the workbench,
+  // which shares the view's thread while the user scrolls.
+  scrollSave = window.setTimeout(() => {
     scrollSave = 0;
     memory.saveScroll(scroll.atBottom ? undefined : renderer.virtual.anchor());
-  });
+  }, 250);
 }, { passive: true });
 
 let state: ViewState = INITIAL_VIEW_STATE;

@@ -32,7 +32,7 @@ function heightOf(id: string): number {
 }
 
 /** A renderer on a skeleton in the document, with given heights, a sync scheduler and a recorder of `loadOlder`s. */
-async function setUp() {
+async function setUp(schedule: (run: () => void) => void = (run) => run()) {
   const { buildSkeleton } = await import('../../webview/layout');
   const { ChatRenderer } = await import('../../webview/render');
   const state = await import('../../webview/state');
@@ -42,7 +42,7 @@ async function setUp() {
   const renderer = new ChatRenderer(sk, undefined, {
     geometry: { height: (el) => heightOf(el.dataset.turnId ?? ''), viewportHeight: () => VIEWPORT_PX, contentTop: () => 0 },
     atBottom: () => view.pinned,
-    schedule: (run) => run(),
+    schedule,
     onNearTop: () => {
       const before = state.olderPageToAsk(view.state);
       if (!before) return;
@@ -96,6 +96,40 @@ describe('the virtualized transcript', () => {
     const at = v.renderer.virtual.anchor()!;
     assert.ok(ids.includes(at.turnId), `the turn at the top of the viewport (${at.turnId}) is in the DOM`);
     assert.ok(Number(at.turnId.slice(1)) > 1000 && Number(at.turnId.slice(1)) < 4000, at.turnId);
+  });
+
+  test('a jump far from the mounted turns mounts the viewport\'s turns at once and the margin two turns a pass', async () => {
+    const later: (() => void)[] = [];
+    const v = await setUp((run) => later.push(run));
+    v.open(range(0, 5000));
+    const atEnd = v.mounted();
+    v.scrollTo(v.spacers()[0]! / 2);
+    later.shift()!();
+    const top = v.sk.transcript.scrollTop;
+    // The turns the viewport shows: from the one at its top (the anchor), by the heights given.
+    const at = v.renderer.virtual.anchor()!;
+    const visible: string[] = [];
+    for (let n = Number(at.turnId.slice(1)), y = top - at.offset; y < top + VIEWPORT_PX; n++) {
+      const id = `t${String(n).padStart(4, '0')}`;
+      visible.push(id);
+      y += heightOf(id);
+    }
+    const ids = v.mounted();
+    assert.ok(visible.length > 2 && visible.every((id) => ids.includes(id)), `the viewport's turns ${visible.join()} are in the DOM: ${ids.join()}`);
+    assert.equal(ids.filter((id) => !atEnd.includes(id)).length, visible.length + 2, `the viewport's turns and 2 of the margin: ${ids.join()}`);
+    assert.equal(later.length, 1, 'the rest of the margin comes in a later pass');
+    // Frame after frame, the margin fills in: a screen above and below.
+    for (let frame = 0; frame < 20 && later.length > 0; frame++) {
+      const before = v.mounted().length;
+      later.shift()!();
+      assert.ok(v.mounted().length <= before + 2, `at most 2 more turns a pass (${before} -> ${v.mounted().length})`);
+    }
+    assert.equal(later.length, 0, 'done');
+    const full = v.mounted();
+    const above = full.slice(0, full.indexOf(visible[0]!)).reduce((sum, id) => sum + heightOf(id), 0);
+    const below = full.slice(full.indexOf(visible.at(-1)!) + 1).reduce((sum, id) => sum + heightOf(id), 0);
+    assert.ok(above >= VIEWPORT_PX - 160 && below >= VIEWPORT_PX - 160, `a screen of turns above (${above} px) and below (${below} px)`);
+    assert.ok(contiguous(full));
   });
 
   test('near the top of what is loaded asks once for the older page, and a page keeps the turn read in place', async () => {

@@ -14,7 +14,7 @@
  *
  * Measuring goes through `Geometry`, so tests on a DOM without a layout engine give the heights.
  */
-import { atTurn, type Anchor, type Layout, layOut, mountedIndices, topOf, turnNear } from './windowing';
+import { atTurn, type Anchor, type Layout, layOut, mountedIndices, topOf, turnNear, withinBudget } from './windowing';
 
 /** How a pass reads sizes (px). The browser's is `BROWSER_GEOMETRY`; tests give theirs. */
 export interface Geometry {
@@ -172,11 +172,16 @@ export class VirtualTranscript {
     const viewport = this.geometry.viewportHeight(this.scroller);
     const anchor = this.anchorForPass(source);
     const before = this.mounted;
+    const had = new Set(before);
+    let deferred = false;
     this.measureMounted();
     let layout = this.layout(source);
     for (let round = 0; ; round++) {
       const top = anchor === 'bottom' ? layout.total - viewport : topOf(layout, anchor);
-      this.write(source, layout, mountedIndices(layout, top, viewport, this.keptIds()));
+      const kept = this.keptIds();
+      const pick = withinBudget(layout, mountedIndices(layout, top, viewport, kept), mountedIndices(layout, top, viewport, kept, 0), had, MARGIN_TURNS_PER_PASS);
+      deferred = pick.deferred;
+      this.write(source, layout, pick.indices);
       // Done when the turns mounted are as tall as assumed (the average of the unmeasured ones is then the same too).
       if (!this.measureMounted() || round === MAX_ROUNDS) break;
       layout = this.layout(source);
@@ -186,6 +191,8 @@ export class VirtualTranscript {
     this.scrollTo(layout, anchor, viewport);
     if (source.hasOlder && this.scroller.scrollTop - 2 * viewport < (layout.tops[0] ?? 0)) this.options.onNearTop?.();
     if (!sameIds(before, this.mounted)) this.options.onMounted?.();
+    // The rest of the margin, a few turns a frame.
+    if (deferred) this.later();
   }
 
   /** Where this pass keeps the view: a restore asked for, the bottom, or the turn read now. */
@@ -291,6 +298,13 @@ export class VirtualTranscript {
     return el ? this.mountedEls.get(el) : undefined;
   }
 }
+
+/**
+ * Most turns of the margin (not in the viewport) a pass mounts besides those already mounted: a wheel
+ * step far from the mounted turns rendered a whole window of new turns (two screens of margin) in one
+ * frame, a long task; the viewport's turns come now, the margin's over the next frames.
+ */
+const MARGIN_TURNS_PER_PASS = 2;
 
 /** How many turns past the window a Tab at its edge mounts. */
 const TAB_REACH_TURNS = 10;

@@ -86,13 +86,12 @@ export function turnNear(layout: Layout, ids: readonly string[], scrollTop: numb
 
 /**
  * The indices (sorted) of the turns to mount when the viewport (`viewport` px tall) starts at `top`:
- * those within one screen (at least `MIN_MARGIN_PX`) above or below it, and those of `kept` (ids). At
- * least one turn when any is loaded: the nearest one when the viewport is wholly above or below them.
+ * those within `margin` px (default one screen, at least `MIN_MARGIN_PX`) above or below it, and those
+ * of `kept` (ids). At least one turn when any is loaded: the nearest one when the viewport is wholly above or below them.
  */
-export function mountedIndices(layout: Layout, top: number, viewport: number, kept: ReadonlySet<string>): number[] {
+export function mountedIndices(layout: Layout, top: number, viewport: number, kept: ReadonlySet<string>, margin = Math.max(viewport, MIN_MARGIN_PX)): number[] {
   const n = layout.ids.length;
   if (n === 0) return [];
-  const margin = Math.max(viewport, MIN_MARGIN_PX);
   const lo = top - margin;
   const hi = top + viewport + margin;
   let first = Math.max(0, turnAt(layout, lo));
@@ -109,4 +108,23 @@ export function mountedIndices(layout: Layout, top: number, viewport: number, ke
     if (i >= 0) wanted.add(i);
   }
   return [...wanted].sort((a, b) => a - b);
+}
+
+/**
+ * Which of the `wanted` indices (sorted; `mountedIndices`) one pass mounts: all those in the viewport
+ * (`visible`) or already mounted (`mounted`, by id), and at most `budget` others, the nearest to the
+ * viewport first. A wheel step that lands far from the mounted turns then renders and lays out the
+ * turns the user sees in this frame, and the margin a few turns per frame afterwards. Also says
+ * whether some were left for a later pass.
+ */
+export function withinBudget(
+  layout: Layout, wanted: readonly number[], visible: readonly number[], mounted: ReadonlySet<string>, budget: number,
+): { readonly indices: number[]; readonly deferred: boolean } {
+  const seen = new Set(visible);
+  const first = visible[0] ?? 0;
+  const last = visible.at(-1) ?? first;
+  const distance = (i: number) => (i < first ? first - i : i - last);
+  const others = wanted.filter((i) => !seen.has(i) && !mounted.has(layout.ids[i]!)).sort((a, b) => distance(a) - distance(b));
+  const left = new Set(others.slice(budget));
+  return { indices: wanted.filter((i) => !left.has(i)), deferred: left.size > 0 };
 }
