@@ -90,6 +90,28 @@ describe('a migration that fails: read-only at the version found', () => {
     assert.equal(probeUserVersion(file), 1);
   });
 
+  it('a journal read-only at schema 1 can still be listed, paged and read for history; search says why it cannot run', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    await schema1WithNullPayload(file);
+    const j = await openJournal(file, { integrityCheckDelayMs: 60_000 });
+    try {
+      assert.equal(j.report.version, 1);
+      const chats = await j.read('listChats');
+      assert.deepEqual(chats.map((c) => [c.id, c.workspace]).sort(), [['bad', null], ['good', null]], 'no folder known before schema 4');
+      assert.deepEqual(await j.read('listChats', { workspace: '/any' }), []);
+      assert.equal((await j.read('getChatListItem', 'good'))?.title, 'Chat good');
+      const page = await j.read('readTurnPage', 'good', null, 30);
+      assert.deepEqual(page.events.map((e) => (e.payload as { text: string }).text), ['good 1', 'good 2']);
+      assert.deepEqual(await j.read('readChangesSince', 'good', page.mark, 100), { tooMany: true }, 'no event ids: every change reads a page');
+      assert.deepEqual(await j.read('listHistory', 'good'), [{ prompt: 'p', reply: 'good 1good 2' }]);
+      const search = await j.read('searchChats', 'good');
+      assert.equal(search.ok, false);
+      assert.equal(!search.ok && search.reason, 'not_indexed');
+    } finally {
+      await j.close();
+    }
+  });
+
   it('a later successful open migrates and removes what the failed open left', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'journal.sqlite');

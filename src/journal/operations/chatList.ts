@@ -19,9 +19,12 @@ export interface ListChatsOptions {
 
 // The newest turn: turns_by_session's entries are ordered (session_id, created_at, rowid), so the
 // last one of a chat is its newest, ties broken by insertion. Column order is what toItem reads.
-const SESSIONS_WITH_LAST_TURN = `SELECT s.id, s.title, s.provider, s.workspace, s.created_at, s.updated_at, t.id, t.status, t.error_class
+// A journal read-only at a schema before 4 has no `sessions.workspace`: its chats' folder is unknown.
+const sessionsWithLastTurn = (workspace: boolean) => `SELECT s.id, s.title, s.provider, ${workspace ? 's.workspace' : 'NULL'}, s.created_at, s.updated_at, t.id, t.status, t.error_class
   FROM sessions s
   LEFT JOIN turns t ON t.rowid = (SELECT rowid FROM turns WHERE session_id = s.id ORDER BY created_at DESC LIMIT 1)`;
+/** The schema that added `sessions.workspace`. */
+const WORKSPACE_SCHEMA = 4;
 
 /** The operations of this concern, on top of SearchOps (see module docstring). */
 export abstract class ChatListOps extends SearchOps {
@@ -29,9 +32,11 @@ export abstract class ChatListOps extends SearchOps {
   listChats(options: ListChatsOptions = {}): ChatListItem[] {
     // Rows as arrays and sorted here: reading 10,000 rows as objects, and sorting them in SQLite,
     // took most of the time (docs/BENCHMARKS.md, Search).
+    const known = this.userVersion() >= WORKSPACE_SCHEMA;
+    if (!known && options.workspace !== undefined) return [];
     const rows = options.workspace === undefined
-      ? this.allArrays(SESSIONS_WITH_LAST_TURN)
-      : this.allArrays(`${SESSIONS_WITH_LAST_TURN} WHERE s.workspace = ?`, [options.workspace]);
+      ? this.allArrays(sessionsWithLastTurn(known))
+      : this.allArrays(`${sessionsWithLastTurn(known)} WHERE s.workspace = ?`, [options.workspace]);
     const runs = new Map<string, Row>();
     for (const r of this.all("SELECT session_id, id, instance_id FROM runs WHERE status = 'running' ORDER BY started_at DESC")) {
       if (!runs.has(r.session_id as string)) runs.set(r.session_id as string, r);
@@ -47,7 +52,7 @@ export abstract class ChatListOps extends SearchOps {
 
   /** One chat's list item (after a change to that chat only), or undefined when it does not exist. */
   getChatListItem(sessionId: string): ChatListItem | undefined {
-    const row = this.allArrays(`${SESSIONS_WITH_LAST_TURN} WHERE s.id = ?`, [sessionId])[0];
+    const row = this.allArrays(`${sessionsWithLastTurn(this.userVersion() >= WORKSPACE_SCHEMA)} WHERE s.id = ?`, [sessionId])[0];
     if (!row) return undefined;
     const run = this.one("SELECT id, instance_id FROM runs WHERE session_id = ? AND status = 'running' ORDER BY started_at DESC LIMIT 1", [sessionId]);
     const pending = this.one(
@@ -58,7 +63,7 @@ export abstract class ChatListOps extends SearchOps {
   }
 }
 
-/** A list item from its session row (SESSIONS_WITH_LAST_TURN's columns), its run in flight and its pending requests. */
+/** A list item from its session row (sessionsWithLastTurn's columns), its run in flight and its pending requests. */
 function toItem(r: SqlValue[], run: Row | undefined, pendingRequests: number): ChatListItem {
   const [id, title, provider, workspace, createdAt, updatedAt, turnId, status, errorClass] = r;
   // A turn row this build cannot read (a newer status or class) shows no state; its chat's own reads fence it.

@@ -56,6 +56,9 @@ export type ChatChanges =
   /** More than the caller's limit of events changed: read a page instead. */
   | { readonly tooMany: true };
 
+/** The schema that gave events an INTEGER PRIMARY KEY `id` (migration 2). */
+const EVENT_ID_SCHEMA = 2;
+
 /** The operations of this concern, on top of InstanceOps (see module docstring). */
 export abstract class PageOps extends InstanceOps {
   /**
@@ -83,6 +86,8 @@ export abstract class PageOps extends InstanceOps {
    * since, and the events since, or `tooMany` when more than `maxEvents` events were written since.
    */
   readChangesSince(sessionId: string, mark: ChangeMark, maxEvents: number): ChatChanges {
+    // Schema 1 (a journal read-only at it) has no event ids: every change reads a page.
+    if (this.userVersion() < EVENT_ID_SCHEMA) return { tooMany: true };
     const eventRows = this.all('SELECT * FROM events WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?', [sessionId, mark.eventId, maxEvents + 1]);
     if (eventRows.length > maxEvents) return { tooMany: true };
     // By rowid, not by the chat's index: the turns written since the mark in any chat are few, the
@@ -117,7 +122,8 @@ export abstract class PageOps extends InstanceOps {
     const turns = this.decodeAll(this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]), toTurn);
     const replies = new Map<string, string>();
     const rows = this.all(
-      "SELECT turn_id, json_extract(payload, '$.text') AS text FROM events WHERE session_id = ? AND kind = 'text' ORDER BY id",
+      // Ledger order by run and seq, not by event id: schema 1 has none.
+      "SELECT e.turn_id, json_extract(e.payload, '$.text') AS text FROM events e JOIN runs r ON r.id = e.run_id WHERE e.session_id = ? AND e.kind = 'text' ORDER BY r.started_at, e.run_id, e.seq",
       [sessionId],
     );
     for (const row of rows) {
@@ -145,13 +151,14 @@ export abstract class PageOps extends InstanceOps {
   }
 
   private markOf(sessionId: string): ChangeMark {
+    const ids = this.userVersion() >= EVENT_ID_SCHEMA;
     // Three scalar subqueries: as one aggregate over the chat's turns, the events' max(id) ran once per
     // turn (6-12 ms at 5,000 turns against ~1.5 ms).
     const row = this.one(
-      `SELECT (SELECT max(id) FROM events WHERE session_id = ?) AS event_id,
+      `SELECT ${ids ? '(SELECT max(id) FROM events WHERE session_id = ?)' : '?'} AS event_id,
               (SELECT max(rowid) FROM turns WHERE session_id = ?) AS turn_row,
               (SELECT count(*) FROM turns WHERE session_id = ?) AS turns`,
-      [sessionId, sessionId, sessionId],
+      [ids ? sessionId : 0, sessionId, sessionId],
     );
     return { eventId: Number(row?.event_id ?? 0), turnRow: Number(row?.turn_row ?? 0), turns: Number(row?.turns ?? 0) };
   }

@@ -45,8 +45,8 @@ export interface SearchOptions {
   readonly workspace?: string;
 }
 
-/** Why a search was refused: nothing in the query to search for (`searchQueryProblem` says it in words). */
-export type SearchRefusal = 'empty_query';
+/** Why a search was refused: nothing in the query to search for (`searchQueryProblem` says it in words), or a journal read-only at a schema without the index (`not_indexed`). */
+export type SearchRefusal = 'empty_query' | 'not_indexed';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
@@ -77,6 +77,8 @@ export abstract class SearchOps extends PageOps {
   searchChats(query: string, options: SearchOptions = {}): Result<SearchResult[], SearchRefusal> {
     const parsed = parseSearchQuery(query);
     if (!parsed) return fail('empty_query', searchQueryProblem(query)!);
+    // A journal read-only at a schema before 4 (a newer build's migration failed here) has no index.
+    if (this.userVersion() < 4) return fail('not_indexed', 'Search needs the chat journal in this version\'s format, and it could not be updated (see the notification): chats can be opened, not searched.');
     const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(options.limit ?? DEFAULT_LIMIT) || DEFAULT_LIMIT));
     const workspace = options.workspace;
     const hits = new Map<string, Hit>();
