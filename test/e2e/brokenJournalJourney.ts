@@ -63,12 +63,16 @@ export async function brokenJournalJourney(ctx: JourneyContext): Promise<void> {
   });
 
   await step('told-read-only', async () => {
-    await runCommand(page, 'Agent Chats: Open Chat…', TIMEOUTS.ui);
-    await visible(page.locator('.notifications-toasts .notification-toast', { hasText: TOLD }).first(), `a notification saying "${TOLD}"`, TIMEOUTS.webview);
+    // Said once, when the journal opened at startup: the toast may have timed out by now (VS Code
+    // hides a toast without buttons after a while), so look where a user looks then.
+    await runCommand(page, 'Notifications: Show Notifications', TIMEOUTS.ui);
+    await visible(page.locator('.notifications-center .notification-list-item', { hasText: TOLD }).first(), `a notification saying "${TOLD}"`, TIMEOUTS.webview);
     await noStackTrace(ctx);
+    await runCommand(page, 'Notifications: Hide Notifications', TIMEOUTS.ui);
   });
 
   await step('history-listed', async () => {
+    await runCommand(page, 'Agent Chats: Open Chat…', TIMEOUTS.ui);
     await visible(page.locator('.quick-input-list .monaco-list-row', { hasText: 'Kept chat one' }).first(), 'the chat picker listing "Kept chat one"', TIMEOUTS.ui);
     await visible(page.locator('.quick-input-list .monaco-list-row', { hasText: 'Kept chat two' }).first(), 'the chat picker listing "Kept chat two"', TIMEOUTS.ui);
     await page.keyboard.press('Escape');
