@@ -57,7 +57,7 @@ export class ChatTree implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   constructor(private readonly ready: Promise<ChatRuntime>, private readonly workspace: string, private readonly memento: vscode.Memento) {
     this.disposables.push(this.changed);
     ready.then((runtime) => this.disposables.push({ dispose: runtime.onNotification((n) => this.heard(n)) }), () => undefined);
-    // X
+    void vscode.commands.executeCommand('setContext', CHAT_LIST_SCOPE_KEY, this.scope);
   }
 
   /** Which chats are shown: this workspace's (the default) or every one. */
