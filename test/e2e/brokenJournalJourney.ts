@@ -65,10 +65,10 @@ export async function brokenJournalJourney(ctx: JourneyContext): Promise<void> {
   await step('told-read-only', async () => {
     // Said once, when the journal opened at startup: the toast may have timed out by now (VS Code
     // hides a toast without buttons after a while), so look where a user looks then.
-    await runCommand(page, 'Notifications: Show Notifications', TIMEOUTS.ui);
-    await visible(page.locator('.notifications-center .notification-list-item', { hasText: TOLD }).first(), `a notification saying "${TOLD}"`, TIMEOUTS.webview);
+    await page.locator('.statusbar-item[id="status.notifications"] a, .statusbar-item[id="status.notifications"]').first().click();
+    await visible(page.locator('.notification-list-item', { hasText: TOLD }).first(), `a notification saying "${TOLD}"`, TIMEOUTS.webview);
     await noStackTrace(ctx);
-    await runCommand(page, 'Notifications: Hide Notifications', TIMEOUTS.ui);
+    await page.keyboard.press('Escape');
   });
 
   await step('history-listed', async () => {
