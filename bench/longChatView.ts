@@ -52,6 +52,7 @@ export const VIEW_DEFAULTS: Omit<ViewOptions, 'extensionPath'> = {
 /** Everything one run measured (ms, bytes). */
 export interface LongChatViewResult {
   readonly date: string;
+  /** The extension measured, relative to the repository ("." for this one). */
   readonly extension: string;
   readonly load: { readonly start: number; readonly end: number };
   readonly wallMs: number;
@@ -131,7 +132,7 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
     log(`[long chat view] scrolled ${scroll.reachedTop ? 'to the top' : 'NOT to the top'} in ${scroll.wheelSteps} wheel steps, ${(scroll.wallMs / 1000).toFixed(1)} s; ${scroll.frames.n} frames, ${scroll.frames.longTasks} long tasks`);
     const cards = await measureCards(browser, server, a, t, o, log);
     return {
-      date: new Date(started).toISOString(), extension: o.extensionPath, load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: Date.now() - started,
+      date: new Date(started).toISOString(), extension: path.relative(repoRoot(), o.extensionPath) || '.', load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: Date.now() - started,
       longTurns: o.longTurns, shortTurns: o.shortTurns, journalBytes, ...opens, ...reloads, scroll, ...cards,
     };
   } finally {

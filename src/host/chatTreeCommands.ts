@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 import type { ChatPanels } from './chatPanels';
 import { ChatTree } from './chatTree';
-import { logText, noticeText } from './notices';
+import { chatCommand } from './commands';
 import { searchChats } from './searchChats';
 
 /** Creates the view and its commands; both are disposed with `context.subscriptions`. Returns the tree. */
@@ -17,38 +17,29 @@ export function registerChatTree(context: vscode.ExtensionContext, ready: Promis
   const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
   const tree = new ChatTree(ready, workspace, context.workspaceState);
   tree.createView();
-  const command = (id: string, run: (runtime: ChatRuntime, args?: unknown) => Promise<unknown>) =>
-    vscode.commands.registerCommand(id, async (args?: unknown) => {
-      try {
-        return await run(await ready, args);
-      } catch (error) {
-        log(`[command] ${id} failed: ${logText(error)}`);
-        void vscode.window.showErrorMessage(`Agent Chats: ${noticeText(error)}`);
-        return undefined;
-      }
-    });
+  const command = chatCommand(context, ready, log);
   context.subscriptions.push(
     tree,
     vscode.commands.registerCommand('nativeAgentChats.refreshChats', () => tree.reload()),
     vscode.commands.registerCommand('nativeAgentChats.showAllWorkspaces', () => tree.setScope('all')),
     vscode.commands.registerCommand('nativeAgentChats.showThisWorkspace', () => tree.setScope('workspace')),
-    command('nativeAgentChats.searchChats', async (runtime, args) => {
-      const initial = typeof (args as { query?: unknown } | undefined)?.query === 'string' ? (args as { query: string }).query : undefined;
-      const found = await searchChats(runtime, { ...(tree.scope === 'workspace' ? { workspace } : {}), ...(initial ? { initial } : {}) });
-      if (!found) return undefined;
-      const session = await runtime.getSession(found.sessionId);
-      if (!session) throw new Error('That chat is no longer in the journal.');
-      const panel = await panels.open(session);
-      panel.revealTurn(found.turnId, found.snippet, found.matchRanges);
-      return found;
-    }),
-    command('nativeAgentChats.assignToThisWorkspace', async (runtime, args) => {
-      const sessionId = (args as { sessionId?: unknown } | undefined)?.sessionId;
-      if (typeof sessionId !== 'string') return undefined;
-      const assigned = await runtime.assignWorkspace([sessionId]);
-      if (!assigned.ok) void vscode.window.showErrorMessage(assigned.message);
-      return assigned.ok;
-    }),
   );
+  command('nativeAgentChats.searchChats', async (runtime, args) => {
+    const initial = typeof (args as { query?: unknown } | undefined)?.query === 'string' ? (args as { query: string }).query : undefined;
+    const found = await searchChats(runtime, { ...(tree.scope === 'workspace' ? { workspace } : {}), ...(initial ? { initial } : {}) });
+    if (!found) return undefined;
+    const session = await runtime.getSession(found.sessionId);
+    if (!session) throw new Error('That chat is no longer in the journal.');
+    const panel = await panels.open(session);
+    panel.revealTurn(found.turnId, found.snippet, found.matchRanges);
+    return found;
+  });
+  command('nativeAgentChats.assignToThisWorkspace', async (runtime, args) => {
+    const sessionId = (args as { sessionId?: unknown } | undefined)?.sessionId;
+    if (typeof sessionId !== 'string') return undefined;
+    const assigned = await runtime.assignWorkspace([sessionId]);
+    if (!assigned.ok) void vscode.window.showErrorMessage(assigned.message);
+    return assigned.ok;
+  });
   return tree;
 }

@@ -24,10 +24,15 @@ export interface CommandDeps {
   readonly log: (line: string) => void;
 }
 
-/** Registers every command; each is disposed with `context.subscriptions`. */
-export function registerCommands(deps: CommandDeps): void {
-  const { context, ready, panels, output, log } = deps;
-  const command = (id: string, run: (runtime: ChatRuntime, args?: unknown) => Promise<unknown>) =>
+/**
+ * Returns `command(id, run)`, which registers a chat command (disposed with `context.subscriptions`):
+ * `run` gets the runtime once it is ready; a throw is logged and shown as a notification, and the
+ * command resolves undefined.
+ */
+export function chatCommand(
+  context: vscode.ExtensionContext, ready: Promise<ChatRuntime>, log: (line: string) => void,
+): (id: string, run: (runtime: ChatRuntime, args?: unknown) => Promise<unknown>) => void {
+  return (id, run) => {
     context.subscriptions.push(
       vscode.commands.registerCommand(id, async (args?: unknown) => {
         try {
@@ -39,6 +44,13 @@ export function registerCommands(deps: CommandDeps): void {
         }
       }),
     );
+  };
+}
+
+/** Registers every command; each is disposed with `context.subscriptions`. */
+export function registerCommands(deps: CommandDeps): void {
+  const { context, ready, panels, output, log } = deps;
+  const command = chatCommand(context, ready, log);
   context.subscriptions.push(
     vscode.commands.registerCommand('nativeAgentChats.setApiKey', () => promptForApiKey(context.secrets)),
   );
