@@ -23,6 +23,8 @@ export interface ErrorClassView {
   readonly body: string;
   /** The button the banner offers, or null when none applies (already followed up, or a run is live). */
   readonly action: 'retry' | 'continue' | null;
+  /** The button's words when they are not the action's usual ones (`actionLabel`): "Send again" for a message that may not have arrived. */
+  readonly actionText?: string;
   /** `restart` banners (`.restart-banner`) explain a VS Code restart; `error` banners (`.error-banner`) a failure. */
   readonly tone: 'restart' | 'error';
   /** A small line shown instead of the action once it is spent or unavailable, or null. */
@@ -101,6 +103,17 @@ const ERROR_CLASS_WORDS: Readonly<Record<ErrorClass, ErrorClassWords>> = {
     short: 'Not saved',
     restart: false,
   },
+  prompt_delivery_unknown: {
+    view: () => ({
+      title: 'Your message may not have reached the agent',
+      body: 'The VS Code window reloaded, restarted or closed while this message was being handed to the agent, before the agent confirmed it. It was not sent again on its own: send it again if the agent should have it.',
+      action: 'retry',
+      actionText: 'Send again',
+      tone: 'restart',
+    }),
+    short: 'Not confirmed by the agent',
+    restart: true,
+  },
 };
 
 /** Words of a class this build does not know (a row from a newer build reaching the view anyway). */
@@ -127,9 +140,9 @@ export function describeErrorClass(errorClass: ErrorClass, turn: TranscriptTurn,
   return { ...base, note: null };
 }
 
-/** The label of an action button. */
-export function actionLabel(action: 'retry' | 'continue'): string {
-  return action === 'continue' ? 'Continue' : 'Retry';
+/** The label of a banner's action button: its own words when it has them (`actionText`), else the action's. */
+export function actionLabel(action: 'retry' | 'continue', actionText?: string): string {
+  return actionText ?? (action === 'continue' ? 'Continue' : 'Retry');
 }
 
 /** A few words naming an error class, for an invocation's status line ("Closed by a restart"). */

@@ -4,7 +4,8 @@
  * alike (see `transcript.ts`). Pure types, no I/O.
  */
 import type {
-  BoundaryDecision, BoundaryKind, BoundaryStatus, ClosureReason, ErrorClass, InvocationStatus, RunStatus, TurnStatus,
+  BoundaryDecision, BoundaryKind, BoundaryStatus, ClosureReason, DeliveryState, ErrorClass, HoldReason, InvocationStatus,
+  QueuedPromptState, RunStatus, SentFrom, TurnStatus,
 } from './vocabulary';
 
 /**
@@ -108,6 +109,31 @@ export interface TurnRecord {
   readonly status: TurnStatus;
   readonly errorClass: ErrorClass | null;
   readonly createdAt: number;
+  /** The id the webview gave the message (`send`'s `clientId`); null for Retry, Continue and turns before schema 5. */
+  readonly clientId?: string | null;
+  /** Whether the agent acknowledged the prompt (see `DELIVERY_STATES`); null before schema 5. */
+  readonly delivery?: DeliveryState | null;
+  /** How the message was sent (see `SENT_FROM`); null for Retry, Continue and turns before schema 5. */
+  readonly sentFrom?: SentFrom | null;
+}
+
+/**
+ * A message in a chat's queue (`queued_prompts`), as the journal has it. `position` orders the queue
+ * (lowest first); `sendNow`: the user pressed Send now, so it goes next even after a Stop; `hold`:
+ * why it waits for the user (null: it goes out when the reply ends normally). Times in ms.
+ */
+export interface QueuedPromptRecord {
+  readonly clientId: string;
+  readonly sessionId: string;
+  readonly text: string;
+  readonly state: QueuedPromptState;
+  readonly position: number;
+  readonly hold: HoldReason | null;
+  readonly sendNow: boolean;
+  /** The turn it became once `sent`. */
+  readonly turnId: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
 }
 
 /** Session as lists and tabs need it. Times in ms since the epoch. */

@@ -59,6 +59,9 @@ export const HOST_RESTART_CLOSURE_REASON: ClosureReason = 'host_restarted';
  * - `agent_error`: the agent (or its process, or its model server) failed.
  * - `agent_unavailable`: the agent could not be started (missing CLI, bad configuration).
  * - `journal_refused`: the journal refused a write (read-only, full disk, unreadable row).
+ * - `prompt_delivery_unknown`: the host died after the turn's prompt was journaled as `sending` and
+ *   before the agent acknowledged it (`DELIVERY_STATES`): the agent may or may not have it. Offer
+ *   Send again, never send it again on its own.
  */
 export const ERROR_CLASSES = [
   'app_restarted',
@@ -66,11 +69,44 @@ export const ERROR_CLASSES = [
   'agent_error',
   'agent_unavailable',
   'journal_refused',
+  'prompt_delivery_unknown',
 ] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
 /** The error class a turn gets when a `host_restarted` closure belongs to its run. */
 export const RESTART_CLOSURE_ERROR_CLASS: ErrorClass = 'sandbox_boundary_closed_by_restart';
+
+/**
+ * Delivery of a turn's prompt to its agent (the durable outbox, docs/ARCHITECTURE.md "Prompts"):
+ * `sending` is journaled with the turn, before the prompt is handed to the agent; `delivered` once
+ * the agent acknowledged it (its provider's own acknowledgement, or the first event of the run).
+ * A turn journaled before schema 5 has no delivery state.
+ */
+export const DELIVERY_STATES = ['sending', 'delivered'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/**
+ * States of a message in a chat's queue: `queued` until it goes out (`sent`, with the turn it
+ * became) or the user removes it (`discarded`). Rows are kept after both, so a client id posted
+ * again is recognized.
+ */
+export const QUEUED_PROMPT_STATES = ['queued', 'sent', 'discarded'] as const;
+export type QueuedPromptState = (typeof QUEUED_PROMPT_STATES)[number];
+
+/**
+ * Why a queued message waits for the user instead of going out when the reply ends: the reply was
+ * stopped, it failed, or VS Code restarted (its run was recovered). A held message goes out only
+ * when the user presses Send.
+ */
+export const HOLD_REASONS = ['stopped', 'failed', 'restarted'] as const;
+export type HoldReason = (typeof HOLD_REASONS)[number];
+
+/**
+ * How a prompt turn's message left the composer: at once (`composer`), from the queue when the
+ * reply before it ended (`queue`), or by the user's Send / Send now on a queued message (`send_now`).
+ */
+export const SENT_FROM = ['composer', 'queue', 'send_now'] as const;
+export type SentFrom = (typeof SENT_FROM)[number];
 
 /** The agents a chat can use. `local` is the built-in offline agent. */
 export const PROVIDER_IDS = ['local', 'claude', 'codex', 'openai-compatible', 'vscode-lm'] as const;

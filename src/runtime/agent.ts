@@ -99,6 +99,13 @@ export interface AgentTurnContext {
   }): Promise<BoundaryOutcome>;
   /** Stores provider state (e.g. a session or thread id) so a later run can resume. */
   setProviderState(state: string): Promise<void>;
+  /**
+   * The agent acknowledged the prompt, by its provider's own acknowledgement (docs/ARCHITECTURE.md,
+   * "Prompts: the outbox"): the turn's delivery becomes `delivered`. Idempotent; resolves once
+   * durable, never rejects. The run's first journaled event marks it too, so an agent whose provider
+   * has no earlier acknowledgement need not call it.
+   */
+  promptDelivered(): Promise<void>;
 }
 
 /** How a run ended, from the agent's side. Stop is decided by the runtime, not reported here. */

@@ -25,6 +25,8 @@ export function agentContextFor(scope: RuntimeScope, run: RunContext, tools: Too
       const r = await runJournal(scope).write('setProviderState', run.sessionId, state, scope.now());
       if (!r.ok) run.refuse(r.message);
     },
+    // Until the journal records delivery (issue 13, in progress): the run's first event stands for it.
+    promptDelivered: async () => undefined,
   };
   return { ...ctx, tools: new SandboxedToolRunner(ctx, tools) };
 }

@@ -442,6 +442,7 @@ describe('OpenAI-compatible agent: shutdown', () => {
         startInvocation: () => Promise.reject(new Error('unused')),
         requestBoundary: () => Promise.reject(new Error('unused')),
         setProviderState: async () => undefined,
+        promptDelivered: async () => undefined,
       },
     );
     await waitFor('the tool call', () => runs === 1);

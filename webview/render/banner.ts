@@ -19,7 +19,7 @@ export function renderErrorBanner(view: ErrorClassView, turnId: string, busy: bo
     body,
     view.action
       ? h('div', { class: 'banner-actions' },
-          h('vscode-button', { 'data-action': view.action, 'data-turn-id': turnId, appearance: 'primary', disabled: busy }, actionLabel(view.action)))
+          h('vscode-button', { 'data-action': view.action, 'data-turn-id': turnId, appearance: 'primary', disabled: busy }, actionLabel(view.action, view.actionText)))
       : null,
     view.note ? h('div', { class: 'banner-note' }, view.note) : null,
   );
