@@ -202,6 +202,8 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       // The journal was reloaded from disk: its change marks no longer hold, read the page afresh.
       else if (n.type === 'refresh' && n.sessionId === ALL_SESSIONS) void chat.sendSnapshot();
       else if (n.type === 'refresh') void chat.sendChanges();
+      // Issue 13 in progress: the panel sends the queue once the view shows it.
+      else if (n.type === 'queue') continue;
       else {
         chat.panel.title = n.session.title;
         void chat.sendChanges();

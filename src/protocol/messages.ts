@@ -63,7 +63,7 @@ export const ERROR_CODES = [
   // the journal refused (src/journal/errors.ts)
   'read_only', 'storage_failed', 'not_found', 'row_unreadable', 'closed',
   // the runtime refused
-  'busy', 'already_decided', 'not_actionable', 'not_retryable', 'no_agent', 'invalid',
+  'busy', 'already_decided', 'not_actionable', 'not_retryable', 'no_agent', 'invalid', 'conflict',
   // the panel
   'malformed_message', 'internal', 'orphan', 'unknown_setting',
 ] as const;

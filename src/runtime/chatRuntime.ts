@@ -27,6 +27,7 @@ import { decide, deliverDecidedElsewhere } from './boundaryDecisions';
 import { isInstanceAlive } from './instance';
 import { liveStateOf, otherLiveInstances } from './liveState';
 import type { ChatListEntry } from '../core/chatList';
+import type { QueuedPromptView } from '../core/outbox';
 import { chatListEntryOf, chatListOf } from './chatList';
 import { ALL_SESSIONS, Notifier, type RuntimeNotification } from './notifications';
 import { changesOf, pageOf, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
@@ -45,6 +46,16 @@ export { STOP_ELSEWHERE_NOTICE } from './stopAcrossWindows';
 export { cleanTitle, MAX_TITLE_CHARS, NEW_CHAT_TITLE, titleProblem } from './titles';
 export { historyFrom } from './turns';
 export { MAX_CHANGE_EVENTS, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
+
+/**
+ * What became of a submitted message: a turn started now, a place in the queue, or, for a client id
+ * seen before with the same text, what it became then (`turnId` null while it is queued or after it
+ * was discarded).
+ */
+export type SubmitOutcome =
+  | { readonly kind: 'started'; readonly turnId: string }
+  | { readonly kind: 'queued'; readonly prompt: QueuedPromptView }
+  | { readonly kind: 'duplicate'; readonly turnId: string | null };
 
 /** Options of the runtime. */
 export interface ChatRuntimeOptions extends TurnSettings {
@@ -276,6 +287,48 @@ export class ChatRuntime {
   /** Sends a prompt: a new turn and run, driven by the chat's agent. */
   send(sessionId: string, prompt: string): Promise<Result<{ turnId: string }, RuntimeRefusal>> {
     return startTurn(this.scope, this.options, this.ends, sessionId, prompt, { origin: 'prompt', parentTurnId: null });
+  }
+
+  // ------------------------------------------------------------------ the outbox (docs/ARCHITECTURE.md, "Prompts")
+
+  /**
+   * The user sent a message: it becomes a turn at once, or waits in the chat's queue while a run is
+   * live (in any window) or messages wait before it — decided in one journal transaction. A
+   * `clientId` seen before makes nothing new (`duplicate`); seen with another text it is refused
+   * (`conflict`). Also refused: `invalid` (a full queue), `not_found`, `no_agent`, the journal's refusals.
+   */
+  submit(sessionId: string, message: { readonly clientId: string; readonly text: string }): Promise<Result<SubmitOutcome, RuntimeRefusal>> {
+    void sessionId; void message;
+    throw new Error('issue 13: in progress');
+  }
+
+  /** The chat's messages still queued, in the order they go out (`compareQueued`). */
+  queue(sessionId: string): Promise<QueuedPromptView[]> {
+    void sessionId;
+    throw new Error('issue 13: in progress');
+  }
+
+  /** Changes a queued message's text; refused with `not_actionable` once it was sent or discarded, `invalid` when empty or too long. */
+  editQueued(sessionId: string, clientId: string, text: string): Promise<Result<QueuedPromptView, RuntimeRefusal>> {
+    void sessionId; void clientId; void text;
+    throw new Error('issue 13: in progress');
+  }
+
+  /** Removes a queued message (Discard); refused with `not_actionable` once it was sent. Discarding twice is not an error. */
+  discardQueued(sessionId: string, clientId: string): Promise<Result<void, RuntimeRefusal>> {
+    void sessionId; void clientId;
+    throw new Error('issue 13: in progress');
+  }
+
+  /**
+   * The user's Send (a held message) or Send now (while a reply runs): with no run live the message
+   * becomes a turn at once (`started`); otherwise it goes next and the running reply is stopped, in
+   * this window or through the journal in the one driving it (`stopping`). Refused with
+   * `not_actionable` once it was sent or discarded.
+   */
+  sendQueued(sessionId: string, clientId: string): Promise<Result<{ readonly kind: 'started'; readonly turnId: string } | { readonly kind: 'stopping' }, RuntimeRefusal>> {
+    void sessionId; void clientId;
+    throw new Error('issue 13: in progress');
   }
 
   /** Retries a failed turn: a new turn with the same prompt, linked to it. */

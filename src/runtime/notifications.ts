@@ -22,7 +22,9 @@ export type RuntimeNotification =
   /** This window deleted the chat: its views close. */
   | { readonly type: 'deleted'; readonly sessionId: string }
   /** Another window changed this chat: views re-read it from the journal. */
-  | { readonly type: 'refresh'; readonly sessionId: string };
+  | { readonly type: 'refresh'; readonly sessionId: string }
+  /** This window changed the chat's queue (a message queued, edited, discarded, sent or held): views re-read it. */
+  | { readonly type: 'queue'; readonly sessionId: string };
 
 /** `refresh` target meaning every open chat. */
 export const ALL_SESSIONS = '*';
