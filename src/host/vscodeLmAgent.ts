@@ -9,8 +9,9 @@
  * API shapes from the VS Code Language Model API (`vscode.lm.selectChatModels`, `sendRequest`).
  *
  * Delivery: the prompt is acknowledged (`ctx.promptDelivered`) when the first `sendRequest` resolved,
- * the earliest answer the API gives: VS Code has handed the request to the model's provider (no
- * consent, no such model or a provider's refusal at start rejects it instead), before the reply streams.
+ * the earliest answer the API gives: the model's provider has the request then (no consent or no
+ * such model rejects it instead). An error the provider raises on it comes later, through the
+ * stream: the prompt was delivered, and the turn fails (`agent_error`).
  */
 import * as vscode from 'vscode';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest } from '../runtime/agent';
