@@ -122,14 +122,18 @@ describe('prompt delivery: Claude agent (real Claude Code CLI)', () => {
   /** Main-loop requests of `m` that carry `prompt`. */
   const carrying = (m: AnthropicMock, prompt: string) => () => m.mainRequests().filter((r) => anthropicUserTexts(r.body).includes(prompt)).length;
 
-  it('acknowledges at the first stream event of the model API, after the API got the prompt and before the first text', async () => {
-    const m = await claudeMock([{ text: ['Hel', 'lo.'] }]);
+  it('acknowledges at the first stream event of the model API, after the API got the prompt and before the first text; once for two model calls', async () => {
+    const m = await claudeMock([{ text: ['Reading.'], toolUses: [{ name: 'Read', input: { file_path: 'hello.txt' } }] }, { text: ['Hel', 'lo.'] }]);
+    const workspace = dir('nac-ws-');
+    fs.writeFileSync(path.join(workspace, 'hello.txt'), 'hello\n');
     const spy = new ContextSpy(carrying(m, 'say hello'));
-    const outcome = await claude(m.url).runTurn(turnRequest('say hello', dir('nac-ws-')), spy.context);
+    const outcome = await claude(m.url).runTurn(turnRequest('say hello', workspace), spy.context);
     assert.deepEqual(outcome, { status: 'completed' });
+    assert.equal(m.mainRequests().length, 2);
     assertAcknowledgedOnceBeforeText(spy, 1);
+    assert.equal(spy.calls('promptDelivered')[0]!.probe, 1, 'acknowledged at the first model call');
     assert.ok(spy.indexOf('setProviderState') < spy.indexOf('promptDelivered'));
-    assert.equal(spy.text(), 'Hello.');
+    assert.equal(spy.text(), 'Reading.\n\nHello.');
   });
 
   it('does not acknowledge when the API refuses the request (HTTP 500) or the CLI fails at start', async () => {
