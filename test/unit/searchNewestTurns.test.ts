@@ -2,7 +2,8 @@
  * Search returns the newest turns that match, one result per turn, at most the limit (50 unless
  * asked): a word found in many turns shows the newest ones first, even when the newest turn holds
  * thousands of its matches (a long command output), and a turn matched only by its prompt takes its
- * place by time among turns matched by replies.
+ * place by time among turns matched by replies. A three-letter last word common enough to fill the
+ * results is searched whole; otherwise as the start of longer words (core/searchQuery.ts).
  */
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
@@ -63,6 +64,26 @@ describe('search: the newest turns, one result each', () => {
       assert.deepEqual((await search(journal, 'hero')).map((r) => r.turnId), turns.slice(-50).reverse());
       const inFolder = turns.filter((t) => Number(t.slice(1)) % 3 === 0);
       assert.deepEqual((await search(journal, 'heron', { workspace: FOLDER })).map((r) => r.turnId), inFolder.reverse());
+    } finally {
+      await journal.close();
+    }
+  });
+
+  it('a three-letter word that fills the results is taken whole; one that does not is still a prefix', async () => {
+    const journal = await openJournal(path.join(tempDir(), 'journal.sqlite'));
+    try {
+      for (let c = 0; c < 3; c++) assert.equal((await journal.write('createSession', { id: `c${c}`, title: `Chat ${c}`, provider: 'local', createdAt: 1, updatedAt: 1 })).ok, true);
+      const withWord: string[] = [];
+      for (let n = 0; n < 55; n++) withWord.push(await turn(journal, n, `prompt ${n}`, `the log was long (${n})`));
+      const longer: string[] = [];
+      for (let n = 55; n < 58; n++) longer.push(await turn(journal, n, `prompt ${n}`, `logging on (${n})`));
+
+      const results = await search(journal, 'log');
+      assert.deepEqual(results.map((r) => r.turnId), withWord.slice(-50).reverse());
+      assert.deepEqual(results[0]!.matchRanges.map(([a, b]) => results[0]!.snippet.slice(a, b)), ['log']);
+      // Asked for more turns than hold the whole word: the prefix finds the longer word too, newest first.
+      assert.deepEqual((await search(journal, 'log', { limit: 100 })).map((r) => r.turnId), [...withWord, ...longer].reverse());
+      assert.deepEqual((await search(journal, 'logg')).map((r) => r.turnId), [...longer].reverse());
     } finally {
       await journal.close();
     }

@@ -12,7 +12,7 @@
  * text (core/searchQuery.ts), for the returned results only.
  */
 import { fail, ok, type Result } from '../../core/result';
-import { parseSearchQuery, searchQueryProblem, snippetFor, textMatches, type SearchQuery } from '../../core/searchQuery';
+import { parseSearchQuery, searchQueryProblem, snippetFor, textMatches, wholeWordFirst, type SearchQuery } from '../../core/searchQuery';
 import { INDEXED_EVENT_TEXT } from '../schema';
 import { PageOps } from './pages';
 import type { SqlValue } from 'sql.js';
@@ -77,7 +77,8 @@ interface Hit {
 export abstract class SearchOps extends PageOps {
   /**
    * Searches every chat's prompts, replies, command output, tool summaries and notices for the
-   * words of `query` (all of them; the last also as a prefix), newest first, one result per turn.
+   * words of `query` (all of them; the last also as a prefix, see core/searchQuery.ts
+   * `wholeWordFirst` for a short one), newest first, one result per turn.
    * User text is never FTS syntax (core/searchQuery.ts), so no query makes this throw; a query
    * without a word to search for is refused (`empty_query`, with a sentence).
    */
@@ -88,15 +89,24 @@ export abstract class SearchOps extends PageOps {
     if (this.userVersion() < 4) return fail('not_indexed', 'Search needs the chat journal in this version\'s format, and it could not be updated (see the notification): chats can be opened, not searched.');
     const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(options.limit ?? DEFAULT_LIMIT) || DEFAULT_LIMIT));
     const workspace = options.workspace;
+    // A short last word common enough to fill the results is taken whole (core/searchQuery.ts).
+    const whole = wholeWordFirst(parsed);
+    let used = whole ?? parsed;
+    let chosen = this.newestHits(used, limit, workspace);
+    if (whole && chosen.length < limit) chosen = this.newestHits((used = parsed), limit, workspace);
+    const titles = new Map<string, string>();
+    const titleOf = (id: string) => titles.get(id) ?? titles.set(id, String(this.one('SELECT title FROM sessions WHERE id = ?', [id])?.title ?? '')).get(id)!;
+    return ok(chosen.map((hit) => this.withSnippet(hit, titleOf(hit.sessionId), used)));
+  }
+
+  /** The newest match of each of the newest `limit` matching turns, newest first, without snippets. */
+  private newestHits(query: SearchQuery, limit: number, workspace: string | undefined): Hit[] {
     const hits = new Map<string, Hit>();
-    for (const hit of [...this.pendingHits(parsed, workspace), ...this.eventHits(parsed, limit, workspace), ...this.promptHits(parsed, limit, workspace)]) {
+    for (const hit of [...this.pendingHits(query, workspace), ...this.eventHits(query, limit, workspace), ...this.promptHits(query, limit, workspace)]) {
       const kept = hits.get(hit.turnId);
       if (!kept || hit.at > kept.at) hits.set(hit.turnId, hit);
     }
-    const chosen = [...hits.values()].sort((a, b) => b.at - a.at || (b.eventId ?? 0) - (a.eventId ?? 0)).slice(0, limit);
-    const titles = new Map<string, string>();
-    const titleOf = (id: string) => titles.get(id) ?? titles.set(id, String(this.one('SELECT title FROM sessions WHERE id = ?', [id])?.title ?? '')).get(id)!;
-    return ok(chosen.map((hit) => this.withSnippet(hit, titleOf(hit.sessionId), parsed)));
+    return [...hits.values()].sort((a, b) => b.at - a.at || (b.eventId ?? 0) - (a.eventId ?? 0)).slice(0, limit);
   }
 
   /** The newest event match of each turn, for the newest `limit` turns (see `newestPerTurn`). */
