@@ -45,7 +45,6 @@ describe('search: the newest turns, one result each', () => {
       // Every 7th turn has the word only in its prompt; the others only in their reply.
       for (let n = 0; n < 80; n++) turns.push(await turn(journal, n, n % 7 === 0 ? `find the heron ${n}` : `prompt ${n}`, n % 7 === 0 ? 'nothing here' : `a heron stood there (${n})`));
       // The newest turn streams a long command output, every chunk with the word.
-      const last = turns[turns.length - 1]!;
       for (let k = 0; k < 3000; k += 500) {
         const chunks = Array.from({ length: 500 }, (_, i) => ({ kind: 'invocation_output' as const, payload: { invocationId: 'inv', chunk: `heron line ${k + i}\n` } }));
         assert.equal((await journal.write('appendEvents', 'r79', chunks, 200_000 + k)).ok, true);
