@@ -52,7 +52,7 @@ const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 /**
  * Most matches read from one index per search: bounds the cost of a word that a few turns hold
- * thousands of times (a long command output), at ~1 µs of FTS4 per match read newest first.
+ * thousands of times (a long command output); each match read newest first is a docid, cheap.
  */
 const MAX_SCANNED = 20_000;
 /** Matches resolved to their turns by the first statement; each next one takes twice as many, up to MAX_CHUNK. */
@@ -159,7 +159,7 @@ export abstract class SearchOps extends PageOps {
   /**
    * Reads the docids of `match` newest first in one statement, stepped only as far as needed: an
    * FTS4 prefix term merges the doclists of all its words when the statement starts, so a query
-   * run again in batches paid that each time (three times ~35 ms for "the" at 200 MB). The docids
+   * run again in batches would pay that merge for every batch. The docids
    * go to `resolve` in growing chunks (a JSON array; it returns each turn's newest row among them,
    * newest first, in SQLite, not one converted row per match) until `limit` turns were found or
    * MAX_SCANNED matches read. A turn's first appearance is its newest match: chunks go newest first.
