@@ -152,7 +152,7 @@ function orphanedRuns(report: JournalCheckReport): RunInFlightFinding[] {
 }
 
 /**
- * The one-line verdict: "Healthy." when nothing is wrong, else what to do, the most pressing first
+ * The one-line verdict: "Healthy." when nothing is wrong, else one sentence per kind of finding saying what to do, the most pressing first
  * (damaged files, then a newer version's rows, then damaged rows, then broken rules, then runs left
  * running by a window that is gone).
  */
@@ -171,8 +171,7 @@ export function journalVerdict(report: JournalCheckReport): string {
   const orphaned = orphanedRuns(report);
   if (orphaned.length > 0) todo.push(`${plural(orphaned.length, 'reply was', 'replies were')} left unfinished by a window that closed; reload the window to end ${orphaned.length === 1 ? 'it' : 'them'}`);
   if (todo.length === 0) return 'Healthy.';
-  const [first, ...rest] = todo;
-  return `${first![0]!.toUpperCase()}${first!.slice(1)}${rest.length ? `; ${rest.join('; ')}` : ''}.`;
+  return todo.map((t) => `${t[0]!.toUpperCase()}${t.slice(1)}.`).join(' ');
 }
 
 /** `n` with the singular or plural words. */
@@ -199,7 +198,7 @@ const TABLE_WORDS: Readonly<Record<string, string>> = {
   boundary_requests: 'an approval request',
 };
 
-/** A table in the user's words plus its name (for whoever repairs it). */
+/** What a row of `table` is, in the user's words. */
 export function tableWords(table: string): string {
-  return `${TABLE_WORDS[table] ?? 'a record'} (table \`${table}\`)`;
+  return TABLE_WORDS[table] ?? 'a record';
 }

@@ -47,18 +47,18 @@ function fencedSection(report: JournalCheckReport): string[] {
   const chats = fencedChats(report);
   const out = ['## Chats that cannot be changed', ''];
   if (chats.size === 0) return [...out, 'None: every record of every chat could be read.'];
+  out.pop(); // each chat's heading brings its own blank line
   for (const rows of chats.values()) {
     const first = rows[0]!;
     const newer = rows.some((r) => r.writtenBy === 'newer');
-    out.push(`### ${chatName(first.chatTitle, first.sessionId)}`, '');
+    out.push('', `### ${chatName(first.chatTitle, first.sessionId)}`, '');
     out.push(newer
       ? 'This chat holds data written by a newer version of Agent Chats. This version cannot show that part and will not change the chat, so it does not spoil it. **Update the extension**; the chat then works again.'
       : 'This chat holds data that is damaged: no version of Agent Chats can read it. The chat is shown without it and cannot be changed, so nothing more is lost. Your other chats are not affected. Keep this report.');
     out.push('', '| what | table | row id | since | written by | why it cannot be read |', '| --- | --- | --- | --- | --- | --- |');
     for (const r of rows) {
-      out.push(`| ${tableWords(r.table).split(' (')[0]} | ${codeSpan(r.table)} | ${r.rowid} (${codeSpan(r.rowKey)}) | ${timeWords(r.since)} | ${r.writtenBy === 'newer' ? 'a newer version' : 'unknown (damaged)'} | ${escapeText(oneLine(r.reason, 160)).replace(/\|/g, '\\|')} |`);
+      out.push(`| ${tableWords(r.table)} | ${codeSpan(r.table)} | ${r.rowid} (${codeSpan(r.rowKey)}) | ${timeWords(r.since)} | ${r.writtenBy === 'newer' ? 'a newer version' : 'unknown (damaged)'} | ${escapeText(oneLine(r.reason, 160)).replace(/\|/g, '\\|')} |`);
     }
-    out.push('');
   }
   return out;
 }

@@ -228,7 +228,7 @@ describe('Check Journal', () => {
       expect: { rule: 'run_turn_missing', table: 'runs', rowKey: 'r-x', sessionId: 's1', chatTitle: 'Chat one', detail: 'the run names turn ghost-turn, which does not exist', since: 5 } },
     { sql: "UPDATE runs SET status = 'running' WHERE id = 's2-r1'",
       expect: { rule: 'run_running_turn_ended', table: 'runs', rowKey: 's2-r1', sessionId: 's2', chatTitle: 'Chat two', detail: 'the run is running but its turn s2-t1 is completed', since: T0 + 100 },
-      verdict: '1 record does not fit together; nothing to do now, keep this report; 1 reply was left unfinished by a window that closed; reload the window to end it.' },
+      verdict: '1 record does not fit together; nothing to do now, keep this report. 1 reply was left unfinished by a window that closed; reload the window to end it.' },
     { sql: "INSERT INTO invocations (id, run_id, turn_id, session_id, tool, input, status, started_at) VALUES ('inv-x', 's1-r1', 'ghost-turn', 's1', 'run', '{}', 'completed', 5)",
       expect: { rule: 'invocation_turn_missing', table: 'invocations', rowKey: 'inv-x', sessionId: 's1', chatTitle: 'Chat one', detail: 'the tool call names turn ghost-turn, which does not exist', since: 5 } },
     { sql: "INSERT INTO invocations (id, run_id, turn_id, session_id, tool, input, status, started_at) VALUES ('inv-x', 'ghost-run', 's1-t1', 's1', 'run', '{}', 'completed', 5)",
