@@ -15,7 +15,7 @@ export const JOURNAL_RULES = {
   turn_chat_missing: 'Every prompt belongs to a chat that exists (a turn\'s `session_id` names a session).',
   turn_without_run: 'Every prompt has its run (`startTurn` writes the turn and its run in one transaction).',
   turn_running_without_run: 'A prompt still running has a run still running (`finishRun` ends the run and its turn together).',
-  turn_two_ends: 'A prompt ends once: at most one `run_finished` event per turn.',
+  turn_two_ends: 'A prompt ends once: at most one `run_finished` event per turn (the first is listed).',
   run_turn_missing: 'Every run belongs to a prompt that exists (a run\'s `turn_id` names a turn).',
   run_running_turn_ended: 'A run still running belongs to a prompt still running.',
   invocation_turn_missing: 'Every tool call belongs to a prompt that exists.',

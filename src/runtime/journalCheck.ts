@@ -14,7 +14,7 @@ import type { InstanceRecord } from '../journal/records';
 import { isInstanceAlive } from './instance';
 
 /** Rows per chunk by default: a few milliseconds of reading, so a write waits at most that long. */
-export const CHECK_CHUNK_ROWS = 2000;
+export const CHECK_CHUNK_ROWS = 1000;
 
 /** How far the check is: `done` of `total` units (a row read is one unit, the file check counts as `total`'s first unit). */
 export interface JournalCheckProgress {

@@ -223,7 +223,7 @@ describe('Check Journal', () => {
     { sql: "UPDATE turns SET status = 'running' WHERE id = 's1-t1'",
       expect: { rule: 'turn_running_without_run', table: 'turns', rowKey: 's1-t1', sessionId: 's1', chatTitle: 'Chat one', detail: 'the turn is running but none of its runs is', since: T0 } },
     { sql: "INSERT INTO events (run_id, seq, session_id, turn_id, kind, payload, at) VALUES ('s2-r1', 99, 's2', 's2-t1', 'run_finished', '{\"status\":\"failed\",\"turnStatus\":\"failed\"}', 7)",
-      expect: { rule: 'turn_two_ends', table: 'turns', rowKey: 's2-t1', sessionId: 's2', chatTitle: 'Chat two', detail: 'the turn has 2 run_finished events', since: T0 + 100 } },
+      expect: { rule: 'turn_two_ends', table: 'events', rowKey: 's2-r1#6', sessionId: 's2', chatTitle: 'Chat two', detail: 'turn s2-t1 ends more than once: this run_finished event and 1 more', since: T0 + 106 } },
     { sql: "INSERT INTO runs (id, turn_id, session_id, instance_id, provider, status, started_at) VALUES ('r-x', 'ghost-turn', 's1', 'i', 'local', 'completed', 5)",
       expect: { rule: 'run_turn_missing', table: 'runs', rowKey: 'r-x', sessionId: 's1', chatTitle: 'Chat one', detail: 'the run names turn ghost-turn, which does not exist', since: 5 } },
     { sql: "UPDATE runs SET status = 'running' WHERE id = 's2-r1'",
