@@ -33,7 +33,9 @@ export const CHECKED_TABLES = Object.keys(CHECKED) as CheckedTable[];
 /**
  * The rule queries per table: each selects, among the rows with rowid between ?1 and ?2, those
  * breaking the rule, as (rowid, row key, session id, time, detail). Every lookup goes through an
- * index (primary keys; runs by session).
+ * index (primary keys; a turn's runs through `runs_by_session` from the turn's creation on, since a
+ * run starts when or after its turn is created: matching the turn id alone scanned every run of the
+ * chat for each turn, quadratic in a long chat).
  */
 const RULES: Readonly<Record<CheckedTable, readonly (readonly [JournalRule, string])[]>> = {
   sessions: [],
@@ -41,16 +43,11 @@ const RULES: Readonly<Record<CheckedTable, readonly (readonly [JournalRule, stri
     ['turn_chat_missing', `SELECT t.rowid, t.id, t.session_id, t.created_at, 'the turn names chat ' || t.session_id || ', which does not exist' FROM turns t
       WHERE t.rowid BETWEEN ?1 AND ?2 AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = t.session_id)`],
     ['turn_without_run', `SELECT t.rowid, t.id, t.session_id, t.created_at, 'the turn has no run' FROM turns t
-      WHERE t.rowid BETWEEN ?1 AND ?2 AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = t.session_id AND r.turn_id = t.id)`],
+      WHERE t.rowid BETWEEN ?1 AND ?2 AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = t.session_id AND r.started_at >= t.created_at AND r.turn_id = t.id)`],
     ['turn_running_without_run', `SELECT t.rowid, t.id, t.session_id, t.created_at, 'the turn is running but none of its runs is' FROM turns t
       WHERE t.rowid BETWEEN ?1 AND ?2 AND t.status = 'running'
-        AND EXISTS (SELECT 1 FROM runs r WHERE r.session_id = t.session_id AND r.turn_id = t.id)
-        AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = t.session_id AND r.turn_id = t.id AND r.status = 'running')`],
-    ['turn_two_ends', `SELECT rowid, id, session_id, created_at, 'the turn has ' || n || ' run_finished events' FROM (
-      SELECT t.rowid AS rowid, t.id AS id, t.session_id AS session_id, t.created_at AS created_at,
-        (SELECT COUNT(*) FROM events e WHERE e.kind = 'run_finished'
-          AND e.run_id IN (SELECT r.id FROM runs r WHERE r.session_id = t.session_id AND r.turn_id = t.id)) AS n
-      FROM turns t WHERE t.rowid BETWEEN ?1 AND ?2) WHERE n > 1`],
+        AND EXISTS (SELECT 1 FROM runs r WHERE r.session_id = t.session_id AND r.started_at >= t.created_at AND r.turn_id = t.id)
+        AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = t.session_id AND r.started_at >= t.created_at AND r.turn_id = t.id AND r.status = 'running')`],
   ],
   runs: [
     ['run_turn_missing', `SELECT r.rowid, r.id, r.session_id, r.started_at, 'the run names turn ' || r.turn_id || ', which does not exist' FROM runs r
@@ -71,6 +68,13 @@ const RULES: Readonly<Record<CheckedTable, readonly (readonly [JournalRule, stri
       WHERE b.rowid BETWEEN ?1 AND ?2 AND b.run_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = b.run_id)`],
   ],
   events: [
+    // Checked from each run_finished event of the chunk, looking only at its run's later events (a
+    // turn has one run: startTurn writes both): reading every event of every turn cost 200 ms per
+    // 500 turns of 100 events, a chunk the window's writes would wait for. So the first end is listed.
+    ['turn_two_ends', `SELECT rid, run_id || '#' || seq, session_id, at, 'turn ' || turn_id || ' ends more than once: this run_finished event and ' || n || ' more' FROM (
+      SELECT e.rowid AS rid, e.run_id AS run_id, e.seq AS seq, e.session_id AS session_id, e.at AS at, e.turn_id AS turn_id,
+        (SELECT COUNT(*) FROM events later WHERE later.run_id = e.run_id AND later.seq > e.seq AND later.kind = 'run_finished') AS n
+      FROM events e WHERE e.rowid BETWEEN ?1 AND ?2 AND e.kind = 'run_finished') WHERE n > 0`],
     ['event_run_missing', `SELECT e.rowid, e.run_id || '#' || e.seq, e.session_id, e.at, 'the event names run ' || e.run_id || ', which does not exist' FROM events e
       WHERE e.rowid BETWEEN ?1 AND ?2 AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = e.run_id)`],
   ],
