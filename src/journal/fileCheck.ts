@@ -21,7 +21,7 @@ export function checkFiles(sql: SqlJsStatic, file: string): FileCheck {
   const names = readdirOrEmpty(path.dirname(file));
   return {
     snapshot: checkSnapshot(sql, file),
-    logs: generationsAmong(file, names).map((g) => scanLogGeneration(logPath(file, g), g)),
+    logs: generationsAmong(file, names).flatMap((g) => scanUnlessGone(logPath(file, g), g)),
     movedAside: movedAsideAmong(file, names),
   };
 }
@@ -53,6 +53,7 @@ export function checkSnapshot(sql: SqlJsStatic, file: string): SnapshotFinding {
  * A bad frame ends the reading: `torn` when no valid newer record follows it anywhere in the file
  * (what replay cuts at open), `middle` when one does (what makes the journal read-only), as replay
  * decides (replay.ts); a sequence number that does not follow the one before is `middle` too.
+ * @throws the read's error (ENOENT when the file is gone).
  */
 export function scanLogGeneration(file: string, generation: number): LogGenerationFinding {
   const bytes = fs.readFileSync(file);
@@ -84,6 +85,16 @@ export function scanLogGeneration(file: string, generation: number): LogGenerati
     lastSeq = outcome.record.s;
     records++;
     offset = outcome.next;
+  }
+}
+
+/** The generation's scan, or none when it is gone since the folder was listed (a compaction folded it into the snapshot). */
+function scanUnlessGone(file: string, generation: number): LogGenerationFinding[] {
+  try {
+    return [scanLogGeneration(file, generation)];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
   }
 }
 
