@@ -153,15 +153,16 @@ function orphanedRuns(report: JournalCheckReport): RunInFlightFinding[] {
 
 /**
  * The one-line verdict: "Healthy." when nothing is wrong, else one sentence per kind of finding saying what to do, the most pressing first
- * (damaged files, then a newer version's rows, then damaged rows, then broken rules, then runs left
+ * (damaged files or else why the journal is read-only, then a newer version's rows, then damaged rows, then broken rules, then runs left
  * running by a window that is gone).
  */
 export function journalVerdict(report: JournalCheckReport): string {
   const { files } = report;
   const todo: string[] = [];
-  if (files.snapshot.problems.length > 0 || files.logs.some((l) => l.damage && l.damage.kind !== 'torn')) {
-    todo.push('part of the journal file is damaged: keep a copy of the folder shown below and do not delete anything');
-  }
+  const damagedFiles = files.snapshot.problems.length > 0 || files.logs.some((l) => l.damage && l.damage.kind !== 'torn');
+  if (damagedFiles) todo.push('part of the journal file is damaged: keep a copy of the folder shown below and do not delete anything');
+  // Read-only for another reason (a newer version's format, a full disk at open): its own sentence says what to do.
+  else if (report.readOnlyReason) todo.push(report.readOnlyReason.replace(/\.$/, ''));
   const newer = report.unreadableRows.filter((r) => r.writtenBy === 'newer');
   const damaged = report.unreadableRows.filter((r) => r.writtenBy === 'damaged');
   if (newer.length > 0) todo.push(`update the extension: ${plural(new Set(newer.map((r) => r.sessionId)).size, 'chat holds', 'chats hold')} data from a newer version of Agent Chats`);

@@ -15,6 +15,8 @@ import { scanLogGeneration } from '../../src/journal/fileCheck';
 import type { Journal } from '../../src/journal/journal';
 import { FRAME_BYTES, LOG_HEADER_BYTES } from '../../src/journal/logFormat';
 import { listGenerations, logPath } from '../../src/journal/logFile';
+import { SCHEMA_VERSION } from '../../src/journal/schema';
+import { newerSchemaMessage } from '../../src/journal/workerOpen';
 import { checkJournal, type JournalCheckProgress } from '../../src/runtime/journalCheck';
 import { editJournalFile, fakeInstance, logAsNewerBuild, openJournal, trackedTempDir as tempDir } from './helpers';
 
@@ -135,6 +137,16 @@ describe('Check Journal', () => {
       ['turns', 's2-t1', 's2', 'unknown status "hibernating"', 'newer', T0 + 100],
     ]);
     assert.equal(journalVerdict(report), 'Update the extension: 1 chat holds data from a newer version of Agent Chats.');
+  });
+
+  it('a journal of a newer schema (an extra column, read-only here) is checked all the same, and the verdict says why it is read-only', async () => {
+    const file = copyOf(base);
+    await logAsNewerBuild(file, ['ALTER TABLE turns ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0', `PRAGMA user_version = ${SCHEMA_VERSION + 1}`]);
+    const { report } = await checked(file);
+    assert.equal(report.schemaVersion, SCHEMA_VERSION + 1);
+    assert.deepEqual(report.rowsChecked, ROWS_OF_TWO_CHATS);
+    assert.deepEqual([report.unreadableRows, report.ruleFindings], [[], []]);
+    assert.equal(journalVerdict(report), `${newerSchemaMessage(SCHEMA_VERSION + 1).replace(/\.$/, '')}.`);
   });
 
   it('journals moved aside next to the file are listed with their size, time and logs; the reason when this open recorded it', async () => {
