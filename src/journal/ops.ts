@@ -18,6 +18,7 @@ export const READ_OPS = [
   'stopRequested', 'listEvents', 'getInvocation', 'listOpenInvocations', 'getBoundaryRequest', 'listPendingBoundaryRequests',
   'listSessionPendingBoundaryRequests', 'listRestartClosures', 'hasSessionGrant', 'listTabs', 'getInstance', 'listInstances', 'listProcessGroups',
   'readTurnPage', 'readChangesSince', 'listHistory', 'isFollowedUp', 'searchChats', 'listChats', 'getChatListItem',
+  'checkTables', 'checkRows',
 ] as const;
 
 /** Operations that write: each runs as a logged transaction under the write lock. */

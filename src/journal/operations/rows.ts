@@ -19,9 +19,10 @@ export type Row = Record<string, SqlValue>;
  * A row this build cannot decode (unknown status, malformed JSON…). Reads skip it and fence its
  * chat; writes to a fenced chat are refused, every other chat keeps working. `newer`: the row holds
  * an unknown name where a newer build could have written one (see `unknownValue`); else it is damaged.
+ * `detail`: why it cannot be read, in the decoder's words (Check Journal reports it).
  */
 export class UnreadableRowError extends Error {
-  constructor(readonly sessionId: string, readonly table: string, readonly rowId: string, detail: string, readonly newer = false) {
+  constructor(readonly sessionId: string, readonly table: string, readonly rowId: string, readonly detail: string, readonly newer = false) {
     super(`A ${table} row (${rowId}) of this chat cannot be read by this version: ${detail}`);
     this.name = 'UnreadableRowError';
   }
