@@ -9,9 +9,8 @@ import { describe, it } from 'node:test';
 import type { Journal } from '../../src/journal/journal';
 import type { Agent, AgentTurnOutcome } from '../../src/runtime/agent';
 import type { ChatRuntime, RuntimeNotification } from '../../src/runtime/chatRuntime';
-import { recoverOrphanedRuns } from '../../src/runtime/recovery';
 import { openRuntime, type RuntimeHarness } from './harness';
-import { lifetime, runWriter, trackedTempDir, waitFor } from './helpers';
+import { trackedTempDir, waitFor } from './helpers';
 
 /** A window whose agent runs each prompt until the test ends it (`end`), recording every prompt it ran. */
 interface ScriptedWindow extends RuntimeHarness {
