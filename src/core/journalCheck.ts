@@ -23,6 +23,7 @@ export const JOURNAL_RULES = {
   boundary_turn_missing: 'Every approval request belongs to a prompt that exists.',
   boundary_run_missing: 'An approval request that names a run names one that exists.',
   event_run_missing: 'Every event of a reply belongs to a run that exists.',
+  queued_prompt_turn_missing: 'A queued message marked sent names the prompt it became, and that prompt exists.',
 } as const;
 
 /** A rule of `JOURNAL_RULES`. */
@@ -196,7 +197,7 @@ export function timeWords(ms: number | null): string {
 /** What a row of each table is, in the chat's own words. */
 const TABLE_WORDS: Readonly<Record<string, string>> = {
   sessions: 'the chat itself', turns: 'a prompt', runs: 'a reply', events: 'part of a reply', invocations: 'a tool call',
-  boundary_requests: 'an approval request',
+  boundary_requests: 'an approval request', queued_prompts: 'a queued message',
 };
 
 /** What a row of `table` is, in the user's words. */

@@ -5,8 +5,9 @@
  *
  * Its operations live in `operations/`, one concern per file, each a class building on the one
  * before: the database access (base.ts), sessions, turns and runs, invocations and events, boundary
- * requests, tabs, instances, pages of long chats, full-text search, the chat list, Check Journal's reads (check.ts); row decoding is rows.ts. `ops.ts` lists which are reads and which
- * writes.
+ * requests, tabs, instances, pages of long chats, full-text search, the chat list, the outbox (queued
+ * messages and delivery states), Check Journal's reads (check.ts); row decoding is rows.ts. `ops.ts`
+ * lists which are reads and which writes.
  *
  * Each write method runs inside a transaction opened by the caller (`Journal.write`); write methods
  * are idempotent where recovery needs them to be: a settle of a request that is no longer pending,
@@ -18,7 +19,8 @@ export type { StatementRecorder } from './operations/base';
 export type { CreateBoundaryRequestInput, SettleBoundaryRequestInput } from './operations/boundaryRequests';
 export type { FinishInvocationInput } from './operations/invocationsAndEvents';
 export { UnreadableRowError } from './operations/rows';
-export type { FinishRunInput, StartTurnInput } from './operations/turnsAndRuns';
+export type { FinishRunInput, NextTurnIds, QueueMove, StartTurnInput } from './operations/turnsAndRuns';
+export type { QueueEditResult, SendQueuedResult, SubmitPromptInput, SubmitPromptResult } from './operations/outbox';
 export type { ChangeMark, ChatChanges, TurnPage } from './operations/pages';
 export type { SearchHitKind, SearchOptions, SearchRefusal, SearchResult } from './operations/search';
 export type { ListChatsOptions } from './operations/chatList';

@@ -7,7 +7,7 @@
  * only (an array of objects with a string `type`); a malformed item is drawn by the view's per-item
  * isolation as one that could not be shown.
  */
-import { ERROR_CLASSES, EVENT_KINDS, TURN_STATUSES } from '../core/vocabulary';
+import { DELIVERY_STATES, ERROR_CLASSES, EVENT_KINDS, SENT_FROM, TURN_STATUSES } from '../core/vocabulary';
 import { CHAT_ACTIONS, ERROR_CODES, MAX_ID_CHARS } from './messages';
 
 type Check = (value: unknown, where: string) => string | null;
@@ -49,6 +49,8 @@ const live = strict({ running: bool, actionableRequestIds: arrayOf(id), readOnly
 const turnFields = {
   id, sessionId: id, prompt: str, origin: oneOf(['prompt', 'retry', 'continue']), parentTurnId: nullable(id),
   status: oneOf(TURN_STATUSES), errorClass: nullable(oneOf(ERROR_CLASSES)), createdAt: num,
+  // Schema 5 (the outbox): absent or null for turns before it.
+  clientId: optional(nullable(id)), delivery: optional(nullable(oneOf(DELIVERY_STATES))), sentFrom: optional(nullable(oneOf(SENT_FROM))),
 };
 const turn = strict(turnFields);
 const item: Check = (v, w) => (isObject(v) && typeof v.type === 'string' ? null : `${w} is not a transcript item`);

@@ -74,7 +74,7 @@ async function checked(file: string, options: Parameters<typeof checkJournal>[1]
   }
 }
 
-const ROWS_OF_TWO_CHATS = { sessions: 2, turns: 2, runs: 2, invocations: 2, boundary_requests: 2, events: 12 };
+const ROWS_OF_TWO_CHATS = { sessions: 2, turns: 2, runs: 2, invocations: 2, boundary_requests: 2, events: 12, queued_prompts: 0 };
 
 describe('Check Journal', () => {
   let base = '';
@@ -251,6 +251,8 @@ describe('Check Journal', () => {
       expect: { rule: 'boundary_run_missing', table: 'boundary_requests', rowKey: 'b-x', sessionId: 's1', chatTitle: 'Chat one', detail: 'the request names run ghost-run, which does not exist', since: 5 } },
     { sql: "INSERT INTO events (run_id, seq, session_id, turn_id, kind, payload, at) VALUES ('ghost-run', 1, 's1', 's1-t1', 'text', '{\"text\":\"x\"}', 5)",
       expect: { rule: 'event_run_missing', table: 'events', rowKey: 'ghost-run#1', sessionId: 's1', chatTitle: 'Chat one', detail: 'the event names run ghost-run, which does not exist', since: 5 } },
+    { sql: "INSERT INTO queued_prompts (client_id, session_id, text, state, position, hold, send_now, turn_id, created_at, updated_at) VALUES ('c-gone', 's1', 'hello', 'sent', 1, NULL, 0, 'ghost-turn', 6, 6)",
+      expect: { rule: 'queued_prompt_turn_missing', table: 'queued_prompts', rowKey: 'c-gone', sessionId: 's1', chatTitle: 'Chat one', detail: 'the message was sent as turn ghost-turn, which does not exist', since: 6 } },
   ];
   for (const fixture of RULE_FIXTURES) {
     it(`rule ${fixture.expect.rule}: the breaking row is reported, and only it`, async () => {
@@ -258,7 +260,8 @@ describe('Check Journal', () => {
       let rowid = 0;
       await editJournalFile(file, (db) => {
         db.exec(fixture.sql);
-        rowid = Number(db.exec(`SELECT rowid FROM ${fixture.expect.table} WHERE ${fixture.expect.table === 'events' ? "run_id || '#' || seq" : 'id'} = '${fixture.expect.rowKey}'`)[0]!.values[0]![0]);
+        const key = fixture.expect.table === 'events' ? "run_id || '#' || seq" : fixture.expect.table === 'queued_prompts' ? 'client_id' : 'id';
+        rowid = Number(db.exec(`SELECT rowid FROM ${fixture.expect.table} WHERE ${key} = '${fixture.expect.rowKey}'`)[0]!.values[0]![0]);
       });
       const { report } = await checked(file);
       assert.deepEqual(report.ruleFindings, [{ ...fixture.expect, rowid }]);

@@ -11,8 +11,8 @@
  */
 import type { SqlValue } from 'sql.js';
 import type { JournalRule, RuleFinding, UnreadableRowFinding } from '../../core/journalCheck';
-import { ChatListOps } from './chatList';
-import { UnreadableRowError, toBoundary, toEvent, toInvocation, toRun, toSession, toTurn, type Row } from './rows';
+import { OutboxOps } from './outbox';
+import { UnreadableRowError, toBoundary, toEvent, toInvocation, toQueuedPrompt, toRun, toSession, toTurn, type Row } from './rows';
 
 /** The tables checked, with each one's decoder and the column holding its row's time. */
 const CHECKED = {
@@ -22,6 +22,7 @@ const CHECKED = {
   invocations: { decode: toInvocation, time: 'started_at' },
   boundary_requests: { decode: toBoundary, time: 'created_at' },
   events: { decode: toEvent, time: 'at' },
+  queued_prompts: { decode: toQueuedPrompt, time: 'created_at' },
 } as const;
 
 /** A table Check Journal reads. */
@@ -78,6 +79,10 @@ const RULES: Readonly<Record<CheckedTable, readonly (readonly [JournalRule, stri
     ['event_run_missing', `SELECT e.rowid, e.run_id || '#' || e.seq, e.session_id, e.at, 'the event names run ' || e.run_id || ', which does not exist' FROM events e
       WHERE e.rowid BETWEEN ?1 AND ?2 AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = e.run_id)`],
   ],
+  queued_prompts: [
+    ['queued_prompt_turn_missing', `SELECT q.rowid, q.client_id, q.session_id, q.created_at, 'the message was sent as turn ' || COALESCE(q.turn_id, '(none)') || ', which does not exist' FROM queued_prompts q
+      WHERE q.rowid BETWEEN ?1 AND ?2 AND q.state = 'sent' AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.id = q.turn_id)`],
+  ],
 };
 
 /** A table's size for the check's progress. */
@@ -100,7 +105,7 @@ export interface CheckChunk {
 }
 
 /** Check Journal's read operations, on top of ChatListOps (see module docstring). */
-export abstract class CheckOps extends ChatListOps {
+export abstract class CheckOps extends OutboxOps {
   /** The checked tables present in this journal, with their row counts. */
   checkTables(): CheckedTableSize[] {
     const present = new Set(this.all("SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name as string));
