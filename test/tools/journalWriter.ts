@@ -9,9 +9,9 @@
  *               previous event's seq as read inside the same transaction (state-dependent writes),
  *               printing `ack <seq>`;
  *   texts     — appends to run `shared-run` `text` events holding the word `<tag>w<i>z`, printing `ack <i>`;
- *   queue     — starts run `<tag>-run-0` of chat `shared` with `count` messages queued behind it, then
- *               ends each run as completed, each end claiming the next message as run `<tag>-run-<i>`
- *               (one `finishRun` transaction each), printing `ack <i>`;
+ *   queue     — starts run `<tag>-run-0` of chat `shared` with 40 messages queued behind it, then
+ *               ends `count` runs as completed, each end claiming the next message as run `<tag>-run-<i>`
+ *               (one `finishRun` transaction each), printing `ack <i>`, and queueing one more after it;
  *   sending   — journals turn `<tag>-turn` with its run (delivery `sending`), prints `ack 0`, then
  *               waits to be killed (a host that died before its agent acknowledged the prompt).
  * Exits 0 after `count` writes; prints `refused <reason>` and exits 2 on a refusal.
@@ -57,6 +57,9 @@ async function main(): Promise<void> {
   await journal.close();
 }
 
+/** Messages the `queue` mode keeps waiting behind the running turn (under MAX_QUEUED_PROMPTS). */
+const QUEUE_DEPTH = 40;
+
 /** The outbox modes (see module docstring). */
 async function outboxMode(journal: Journal, mode: 'queue' | 'sending', count: number, tag: string): Promise<void> {
   const must = <T>(r: { ok: true; value: T } | { ok: false; reason: string; message: string }): T => {
@@ -71,10 +74,14 @@ async function outboxMode(journal: Journal, mode: 'queue' | 'sending', count: nu
     process.stdout.write('ack 0\n');
     await new Promise(() => undefined); // killed here
   }
-  for (let i = 1; i <= count; i++) must(await journal.write('submitPrompt', { sessionId: 'shared', clientId: `${tag}-msg-${i}`, text: `message ${i}`, at: 1 + i, next: ids(i), queue: true }));
+  const submit = (i: number) => journal.write('submitPrompt', { sessionId: 'shared', clientId: `${tag}-msg-${i}`, text: `message ${i}`, at: 1 + i, next: ids(i), queue: true });
+  for (let i = 1; i <= QUEUE_DEPTH; i++) must(await submit(i));
+  // Each end claims the next message; one more is queued after it, so the queue never runs dry
+  // and a kill lands mid-way however fast the machine is.
   for (let i = 1; i <= count; i++) {
-    must(await journal.write('finishRun', { runId: `${tag}-run-${i - 1}`, status: 'completed', turnStatus: 'completed', at: 100 + i, next: ids(i) }));
+    must(await journal.write('finishRun', { runId: `${tag}-run-${i - 1}`, status: 'completed', turnStatus: 'completed', at: 1_000_000 + i, next: ids(i) }));
     process.stdout.write(`ack ${i}\n`);
+    must(await submit(QUEUE_DEPTH + i));
   }
   await journal.close();
 }

@@ -90,9 +90,10 @@ describe('the outbox under the crash harness', () => {
   it('a writer killed while runs end and claim: every completed run moved the queue, never a finished run with the queue unmoved', async () => {
     for (let trial = 0; trial < 3; trial++) {
       const file = path.join(trackedTempDir(), 'journal.sqlite');
-      const run = await runWriter([file, 'queue', '40', `t${trial}`], { killAfterFirstAckMs: 40 + trial * 60, killAfterMs: 60_000 });
+      // The writer ends runs until it is killed (count far beyond what it reaches), queueing one more message after each end.
+      const run = await runWriter([file, 'queue', '1000000', `t${trial}`], { killAfterFirstAckMs: 40 + trial * 60, killAfterMs: 60_000 });
       assert.ok(run.acks.length > 0, run.err);
-      assert.equal(run.signal, 'SIGKILL', `trial ${trial}: the writer was killed (after ${run.acks.length} of 40 ends)`);
+      assert.equal(run.signal, 'SIGKILL', `trial ${trial}: the writer was killed (after ${run.acks.length} ends)`);
       await lifetime(file, async (j) => {
         const turns = await j.read('listTurns', 'shared');
         const completed = turns.filter((t) => t.status === 'completed').length;
@@ -104,8 +105,10 @@ describe('the outbox under the crash harness', () => {
         assert.equal(turns.length, completed + 1, `trial ${trial}: one turn claimed per completed end`);
         assert.equal(running.length, 1, `trial ${trial}: exactly one running turn`);
         assert.equal(running[0]!.prompt, completed === 0 ? 'first' : `message ${completed}`);
-        assert.equal(queued.length, 40 - completed, `trial ${trial}: the queue moved once per end`);
-        assert.deepEqual(queued.map((p) => p.text), Array.from({ length: 40 - completed }, (_, i) => `message ${completed + 1 + i}`));
+        // The queue starts right after the running message: it moved once per end, never skipped or
+        // repeated one; it holds 40 messages, or 39 when the kill came between an end and the next submit.
+        assert.ok(queued.length === 40 || queued.length === 39, `trial ${trial}: ${queued.length} messages queued`);
+        assert.deepEqual(queued.map((p) => p.text), Array.from({ length: queued.length }, (_, i) => `message ${completed + 1 + i}`));
       });
     }
   });
