@@ -12,7 +12,6 @@
  * element, so a streamed reply re-rendering the view does not take the focus from a button.
  */
 import { heldWords, type QueuedPromptView } from '../../src/core/outbox';
-import { oneLine } from '../../src/core/words';
 import type { WebviewMessage } from '../../src/protocol/messages';
 import { h } from '../dom';
 import { decideSend, isSendKey } from '../input';
@@ -24,6 +23,17 @@ export type QueueMessage = Extract<WebviewMessage, { type: 'editQueued' | 'disca
 /** Longest text (characters) or most lines shown before a queued message is clipped (Show all shows the rest). */
 export const CLIP_CHARS = 280;
 export const CLIP_LINES = 4;
+
+/** A message's words in its buttons' names (what a screen reader says): one line, at most `max` characters. */
+export function spokenName(text: string, max = 60): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** The element an event happened on (`instanceof Element` does not hold across documents). */
+function elementOf(target: EventTarget | null): Element | null {
+  return target !== null && typeof (target as Element).closest === 'function' ? (target as Element) : null;
+}
 
 /** The facts of the chat a queued message's buttons depend on. */
 export interface QueueFacts {
@@ -77,7 +87,12 @@ export class QueueView {
     setFlag(this.el, 'hidden', prompts.length === 0);
     const focused = this.focusedAction();
     const els = prompts.map((p) => this.itemElement(p));
-    if (els.length !== this.list.children.length || els.some((el, i) => this.list.children[i] !== el)) this.list.replaceChildren(...els);
+    // In place, one element at a time: an element taken out of the document loses the focus.
+    els.forEach((el, i) => {
+      const at = this.list.children[i];
+      if (at !== el) this.list.insertBefore(el, at ?? null);
+    });
+    while (this.list.children.length > els.length) this.list.lastElementChild!.remove();
     for (const id of this.items.keys()) if (!ids.has(id)) this.items.delete(id);
     // A message drawn anew (its text or buttons changed) keeps the focus on the same button.
     if (focused && !focused.el.isConnected) this.focus(focused.clientId, focused.action);
@@ -111,7 +126,7 @@ export class QueueView {
   }
 
   private shownElement(p: QueuedPromptView): HTMLElement {
-    const name = oneLine(p.text, 60);
+    const name = spokenName(p.text);
     const disabled = this.facts.locked || this.busy.has(p.clientId);
     const long = p.text.length > CLIP_CHARS || p.text.split('\n').length > CLIP_LINES;
     const whole = this.expanded.has(p.clientId);
@@ -140,7 +155,7 @@ export class QueueView {
   }
 
   private editorElement(p: QueuedPromptView, text: string): HTMLElement {
-    const area = h('vscode-text-area', { class: 'queued-editor', resize: 'vertical', rows: 3, 'aria-label': `Edit the queued message: ${oneLine(p.text, 60)}` }) as ValueElement;
+    const area = h('vscode-text-area', { class: 'queued-editor', resize: 'vertical', rows: 3, 'aria-label': `Edit the queued message: ${spokenName(p.text)}` }) as ValueElement;
     area.value = text;
     return h(
       'li',
@@ -158,7 +173,7 @@ export class QueueView {
   }
 
   private onClick(event: Event): void {
-    const button = event.target instanceof Element ? event.target.closest<HTMLElement>('[data-queue-action]') : null;
+    const button = elementOf(event.target)?.closest<HTMLElement>('[data-queue-action]');
     const clientId = button?.closest<HTMLElement>('[data-client-id]')?.dataset.clientId;
     if (!button || !clientId || button.hasAttribute('disabled')) return;
     const action = button.dataset.queueAction;
@@ -198,7 +213,7 @@ export class QueueView {
   }
 
   private editorOf(target: EventTarget | null): ValueElement | null {
-    return target instanceof Element ? (target.closest('.queued-editor') as ValueElement | null) : null;
+    return (elementOf(target)?.closest('.queued-editor') as ValueElement | null | undefined) ?? null;
   }
 
   private startEdit(clientId: string): void {
