@@ -44,6 +44,7 @@ const sk = buildSkeleton(app);
 const scroll = new ScrollPin(sk.transcript, sk.content);
 const renderer = new ChatRenderer(sk, reportError, {
   atBottom: () => scroll.atBottom, onNearTop: askOlder, onMounted: () => keepTicking(), onQueueAction: (m) => host.post(m),
+  onQueueFocusLost: () => sk.composer.focus(),
 });
 const memory = new PanelMemory(host);
 const outbox = new ViewOutbox(memory, (m) => host.post(m));

@@ -31,6 +31,8 @@ interface CachedTurn {
 export interface RendererOptions extends VirtualOptions {
   /** A button of the queue was pressed (Edit saved, Remove, Send now…): post it to the host. */
   readonly onQueueAction?: (message: QueueMessage) => void;
+  /** The focused queued message left an empty queue: where the focus goes (the composer). */
+  readonly onQueueFocusLost?: () => void;
 }
 
 /** Renders view states into one skeleton, remembering what it rendered last. */
@@ -53,8 +55,8 @@ export class ChatRenderer {
    * and where the queue's actions go.
    */
   constructor(private readonly sk: Skeleton, private readonly onError?: RenderErrorSink, options: RendererOptions = {}) {
-    const { onQueueAction, ...virtual } = options;
-    this.queue = new QueueView(sk.queue, (message) => onQueueAction?.(message));
+    const { onQueueAction, onQueueFocusLost, ...virtual } = options;
+    this.queue = new QueueView(sk.queue, (message) => onQueueAction?.(message), () => onQueueFocusLost?.());
     this.virtual = new VirtualTranscript(sk.transcript, sk.content, {
       ...virtual,
       // Output boxes keep their scroll positions (or follow a running command's end) across every change.

@@ -170,6 +170,23 @@ describe('the queue under the transcript', () => {
     view.render([queued('a', 'one', { hold: 'stopped' }), queued('b', 'two edited')], { running: false, locked: false });
     assert.notEqual(item('a'), a, 'drawn anew: its state changed');
     assert.equal(window.document.activeElement, item('a').querySelector('[data-queue-action="send"]'), 'the focus moved to the same button');
+    // The focused message is removed: the focus goes to the one that took its place.
+    item('a').querySelector<HTMLElement>('[data-queue-action="discard"]')!.focus();
+    view.render([queued('b', 'two edited')], { running: false, locked: false });
+    assert.equal(window.document.activeElement, item('b').querySelector('[data-queue-action="edit"]'));
+  });
+
+  test('when the focused message leaves an empty queue, the focus goes where the caller says', async () => {
+    const { QueueView } = await import('../../webview/render/queue');
+    const box = window.document.body.appendChild(window.document.createElement('section')) as unknown as HTMLElement;
+    let lost = 0;
+    const view = new QueueView(box, () => undefined, () => lost++);
+    view.render([queued('a', 'one')], { running: true, locked: false });
+    view.render([queued('a', 'one')], { running: false, locked: false });
+    assert.equal(lost, 0, 'nothing was focused');
+    box.querySelector<HTMLElement>('[data-queue-action="send"]')!.focus();
+    view.render([], { running: false, locked: false });
+    assert.equal(lost, 1);
   });
 });
 

@@ -67,8 +67,11 @@ export class QueueView {
   private readonly busy = new Set<string>();
   private readonly list: HTMLOListElement;
 
-  /** `el`: the skeleton's queue box; `post`: sends a message to the host. */
-  constructor(readonly el: HTMLElement, private readonly post: (message: QueueMessage) => void) {
+  /**
+   * `el`: the skeleton's queue box; `post`: sends a message to the host; `focusLost`: the message
+   * holding the focus left an empty queue (the caller gives the focus to the composer).
+   */
+  constructor(readonly el: HTMLElement, private readonly post: (message: QueueMessage) => void, private readonly focusLost: () => void = () => undefined) {
     this.list = h('ol', { class: 'queue-list' });
     el.replaceChildren(h('div', { class: 'queue-title', id: 'queue-title' }, 'Queued messages'), this.list);
     el.setAttribute('aria-labelledby', 'queue-title');
@@ -79,13 +82,14 @@ export class QueueView {
 
   /** Shows `prompts` (in the order they go out). Hidden when there are none. */
   render(prompts: readonly QueuedPromptView[], facts: QueueFacts): void {
+    // (Before the new queue replaces the old one: where the focused message was.)
+    const focused = this.focusedAction();
     this.prompts = prompts;
     this.facts = facts;
     const ids = new Set(prompts.map((p) => p.clientId));
     // (A saved edit is kept until its answer: a refusal may come after the message left the queue.)
     for (const set of [this.editing, this.expanded, this.busy]) for (const id of set.keys()) if (!ids.has(id)) set.delete(id);
     setFlag(this.el, 'hidden', prompts.length === 0);
-    const focused = this.focusedAction();
     const els = prompts.map((p) => this.itemElement(p));
     // In place, one element at a time: an element taken out of the document loses the focus.
     els.forEach((el, i) => {
@@ -94,8 +98,14 @@ export class QueueView {
     });
     while (this.list.children.length > els.length) this.list.lastElementChild!.remove();
     for (const id of this.items.keys()) if (!ids.has(id)) this.items.delete(id);
-    // A message drawn anew (its text or buttons changed) keeps the focus on the same button.
-    if (focused && !focused.el.isConnected) this.focus(focused.clientId, focused.action);
+    // A message drawn anew (its text or buttons changed) keeps the focus on the same button; when it
+    // left the queue (sent, removed), the focus goes to the message that took its place.
+    if (focused && !focused.el.isConnected) {
+      const index = Math.min(focused.index, prompts.length - 1);
+      if (ids.has(focused.clientId)) this.focus(focused.clientId, focused.action);
+      else if (index >= 0) this.focus(prompts[index]!.clientId, 'edit');
+      else this.focusLost();
+    }
   }
 
   /** The host answered an action on message `clientId`: its buttons work again (take a refused edit's text first). */
@@ -257,12 +267,13 @@ export class QueueView {
   }
 
   /** The message and button that hold the focus, if it is in the queue. */
-  private focusedAction(): { clientId: string; action: string; el: Element } | undefined {
+  private focusedAction(): { clientId: string; action: string; el: Element; index: number } | undefined {
     const active = this.el.ownerDocument.activeElement;
     if (!active || !this.el.contains(active)) return undefined;
     const clientId = active.closest<HTMLElement>('[data-client-id]')?.dataset.clientId;
     const action = active.closest<HTMLElement>('[data-queue-action]')?.dataset.queueAction ?? (active.closest('.queued-editor') ? 'editor' : undefined);
-    return clientId && action ? { clientId, action, el: active } : undefined;
+    const index = this.prompts.findIndex((p) => p.clientId === clientId);
+    return clientId && action ? { clientId, action, el: active, index } : undefined;
   }
 
   private focus(clientId: string, action: string): void {
