@@ -44,6 +44,8 @@ export interface OutboxPanel {
 export class PanelOutbox {
   /** The queue the view was last sent (JSON), or undefined before the first. */
   private lastSent: string | undefined;
+  /** The messages being handled, one after another (see `handle`). */
+  private handling: Promise<void> = Promise.resolve();
 
   constructor(private readonly panel: OutboxPanel) {}
 
@@ -76,8 +78,17 @@ export class PanelOutbox {
    * `queued`: whether the message waits in the queue) or `error` with the refusal's code, both
    * carrying the `clientId`. The queue itself reaches the view through the runtime's `queue`
    * notification; a running reply that Send now stops ends through the usual updates.
+   * One message at a time, in the order the view posted them: two messages typed quickly are queued
+   * in the order they were typed, and an edit is applied after the send it follows.
    */
-  async handle(sessionId: string, message: OutboxMessage): Promise<void> {
+  handle(sessionId: string, message: OutboxMessage): Promise<void> {
+    const done = this.handling.then(() => this.handleNow(sessionId, message));
+    // The next message waits for this one, not for its success (a throw is the caller's to report).
+    this.handling = done.catch(() => undefined);
+    return done;
+  }
+
+  private async handleNow(sessionId: string, message: OutboxMessage): Promise<void> {
     const { runtime } = this.panel;
     const { clientId } = message;
     if (message.type === 'send') {

@@ -84,6 +84,29 @@ describe('a chat panel\'s outbox', () => {
     ]);
   });
 
+  it('hands the view\'s messages to the runtime one at a time, in the order posted', async () => {
+    // Two messages typed quickly are queued in the order typed, even when the first takes longer.
+    const calls: string[] = [];
+    let release: () => void = () => undefined;
+    const slow = new Promise<void>((r) => (release = r));
+    const { view, strip } = panelOn({
+      submit: async (_s: string, m: { clientId: string }) => {
+        calls.push(`start ${m.clientId}`);
+        if (m.clientId === 'c1') await slow;
+        calls.push(`end ${m.clientId}`);
+        return { ok: true, value: { kind: 'queued', prompt: queued(m.clientId, 'x') } };
+      },
+    });
+    const both = Promise.all([view({ type: 'send', clientId: 'c1', text: 'one' }), view({ type: 'send', clientId: 'c2', text: 'two' })]);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(calls, ['start c1'], 'the second waits for the first');
+    release();
+    await both;
+    await view({ type: 'ping' });
+    assert.deepEqual(calls, ['start c1', 'end c1', 'start c2', 'end c2']);
+    assert.deepEqual(strip().filter((m) => m.type === 'succeeded').map((m) => m.clientId), ['c1', 'c2']);
+  });
+
   it('answers a refused send with the refusal and its clientId, then the live state', async () => {
     const { view, strip } = panelOn({
       submit: async (): Promise<Refusal> => ({ ok: false, reason: 'conflict', message: 'This message was already sent with another text.' }),

@@ -52,20 +52,31 @@ moduleWithLoad._load = (request, parent, isMain) => (request === 'vscode' ? vsco
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { ChatPanels } = require('../../src/host/chatPanels') as typeof import('../../src/host/chatPanels');
 
-/** An agent whose replies run until `finish()` (each reply in turn) or a Stop. */
+/**
+ * An agent whose replies run until `finish()` or a Stop. `finish` waits until `count` replies have
+ * begun (the runtime hands a turn to its agent after journaling it), then ends the one running.
+ */
 function heldAgent() {
-  const waiting: (() => void)[] = [];
+  let running: (() => void) | undefined;
   const prompts: string[] = [];
   const agent: Agent = {
     provider: 'local', label: 'held agent',
     runTurn: (request, ctx: AgentTurnContext) => new Promise((resolve) => {
       prompts.push(request.prompt);
       ctx.text(`working on ${request.prompt}`);
-      waiting.push(() => resolve({ status: 'completed' }));
-      ctx.signal.addEventListener('abort', () => resolve({ status: 'completed' }));
+      const end = () => {
+        if (running === end) running = undefined;
+        resolve({ status: 'completed' });
+      };
+      running = end;
+      ctx.signal.addEventListener('abort', end);
     }),
   };
-  return { agent, prompts, finish: () => waiting.shift()?.() };
+  const finish = async (count: number) => {
+    await waitFor(`reply ${count} to begin`, () => prompts.length >= count && running);
+    running!();
+  };
+  return { agent, prompts, finish };
 }
 
 /** The answers (succeeded / error) the view got, without their seq and texts. */
@@ -94,7 +105,7 @@ describe('the queue through the panel and the runtime', () => {
   it('Enter while the agent works queues; the end of the reply sends it; posted again, it makes no second turn', async () => {
     const held = heldAgent();
     const h = await openRuntime({ agentFor: () => held.agent });
-    const { sessionId, panel, settled, dispose } = await openChat(h);
+    const { sessionId, panel, dispose } = await openChat(h);
     try {
       panel.receive({ type: 'send', clientId: 'c1', text: 'first' });
       await waitFor('the first reply to run', () => panel.view().live.running);
@@ -104,7 +115,7 @@ describe('the queue through the panel and the runtime', () => {
       // A view rebuilt before it saw the answer posts it again, with the same id; another text under it is refused.
       panel.receive({ type: 'send', clientId: 'c2', text: 'second' });
       panel.receive({ type: 'send', clientId: 'c2', text: 'something else' });
-      await settled();
+      await waitFor('the four answers', () => answers(panel.posted).length === 4);
       assert.deepEqual(answers(panel.posted), [
         { type: 'succeeded', action: 'send', clientId: 'c1', queued: false, seq: undefined },
         { type: 'succeeded', action: 'send', clientId: 'c2', queued: true, seq: undefined },
@@ -113,16 +124,16 @@ describe('the queue through the panel and the runtime', () => {
       ]);
       assert.equal((await h.runtime.queue(sessionId)).length, 1, 'one queued message, not two');
 
-      held.finish();
+      await held.finish(1);
       await waitFor('the queued message to be sent', () => panel.view().transcript.turns.length === 2 && panel.view().queue.length === 0);
       const sent = panel.view().transcript.turns[1]!;
       assert.equal(sent.prompt, 'second');
       assert.equal(sent.sentFrom, 'queue');
+      await held.finish(2);
       assert.deepEqual(held.prompts, ['first', 'second']);
-      held.finish();
       await h.runtime.whenIdle(sessionId);
       panel.receive({ type: 'send', clientId: 'c2', text: 'second' });
-      await settled();
+      await waitFor('the fifth answer', () => answers(panel.posted).length === 5);
       assert.deepEqual(answers(panel.posted).at(-1), { type: 'succeeded', action: 'send', clientId: 'c2', queued: false, seq: undefined });
       assert.equal((await h.runtime.transcript(sessionId)).turns.length, 2, 'no second turn of a message posted again');
     } finally {
@@ -159,7 +170,7 @@ describe('the queue through the panel and the runtime', () => {
       panel.receive({ type: 'sendQueued', clientId: 'c2' });
       await waitFor('the held message to be sent', () => panel.view().transcript.turns[2]?.prompt === 'later, edited');
       panel.receive({ type: 'discardQueued', clientId: 'c2' });
-      await settled();
+      await waitFor('the answer to Discard', () => answers(panel.posted).length === 8);
       assert.deepEqual(answers(panel.posted).slice(3), [
         { type: 'succeeded', action: 'sendQueued', clientId: 'c3', seq: undefined },
         { type: 'succeeded', action: 'stop', seq: undefined },
@@ -167,7 +178,7 @@ describe('the queue through the panel and the runtime', () => {
         { type: 'succeeded', action: 'sendQueued', clientId: 'c2', seq: undefined },
         { type: 'error', code: 'not_actionable', action: 'discardQueued', clientId: 'c2' },
       ]);
-      held.finish();
+      await held.finish(3);
       await h.runtime.whenIdle(sessionId);
     } finally {
       dispose();
@@ -188,9 +199,9 @@ describe('the queue through the panel and the runtime', () => {
       assert.equal(queued.ok && queued.value.kind, 'queued');
       await waitFor('window A\'s view to show it', () => panel.view().queue[0]?.clientId === 'from-b', 10_000);
       assert.equal(panel.view().queue[0]!.text, 'from window B');
-      held.finish();
+      await held.finish(1);
       await waitFor('window A to send it', () => panel.view().transcript.turns[1]?.prompt === 'from window B', 10_000);
-      held.finish();
+      await held.finish(2);
       await a.runtime.whenIdle(sessionId);
     } finally {
       dispose();
