@@ -7,10 +7,16 @@
  * agent: send the conversation with the product tools, stream text, run tool calls, send the
  * results back (`LanguageModelToolResultPart`), until the model answers without tool calls.
  * API shapes from the VS Code Language Model API (`vscode.lm.selectChatModels`, `sendRequest`).
+ *
+ * Delivery: the prompt is acknowledged (`ctx.promptDelivered`) when the first `sendRequest` resolved,
+ * the earliest answer the API gives: the model's provider has the request then (no consent or no
+ * such model rejects it instead). An error the provider raises on it comes later, through the
+ * stream: the prompt was delivered, and the turn fails (`agent_error`).
  */
 import * as vscode from 'vscode';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest } from '../runtime/agent';
 import { PRODUCT_TOOLS, decodeToolCall, toolResultText } from '../runtime/agents/productTools';
+import { acknowledgeOnce } from '../runtime/agents/promptAcknowledgement';
 
 /** Which model to use; empty fields match any model. */
 export interface VscodeLmSelection {
@@ -65,9 +71,11 @@ export class VscodeLmAgent implements Agent {
     const cancel = new vscode.CancellationTokenSource();
     const onAbort = () => cancel.cancel();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
+    const delivered = acknowledgeOnce(ctx);
     try {
       for (let round = 0; round < MAX_LM_ROUNDS; round++) {
         const response = await model.sendRequest(messages, { tools, justification: 'Native Agent Chats uses the model you chose for this chat.' }, cancel.token);
+        delivered();
         const calls: vscode.LanguageModelToolCallPart[] = [];
         const said: vscode.LanguageModelTextPart[] = [];
         for await (const part of response.stream) {

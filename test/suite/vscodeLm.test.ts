@@ -4,6 +4,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { NativeAgentChatsApi } from '../../src/host/extension';
+import { VscodeLmAgent } from '../../src/host/vscodeLmAgent';
+import { ContextSpy, turnRequest } from '../unit/agentContextSpy';
 import { EXTENSION_ID, waitFor } from './helpers';
 
 
@@ -86,6 +88,28 @@ suite('VS Code language model provider', () => {
     assert.equal(turn.status, 'stopped');
     const text = turn.items.filter((i) => i.type === 'text').map((i) => (i.type === 'text' ? i.text : '')).join('');
     assert.equal(text.includes('word99'), false, 'the stream went on after Stop');
+  });
+
+  test('the prompt is acknowledged once, when sendRequest resolved: the model has it and no text came yet; a refusal comes after it', async () => {
+    const requests = (globalThis as { __nacTestModelRequests?: string[][] }).__nacTestModelRequests;
+    assert.ok(requests, 'the test model records its requests');
+    const carrying = (prompt: string) => () => requests.filter((r) => r[r.length - 1] === prompt).length;
+    const agent = new VscodeLmAgent(() => ({ vendor: 'nac-test' }));
+    const spy = new ContextSpy(carrying('hello delivery'));
+    assert.deepEqual(await agent.runTurn(turnRequest('hello delivery', __dirname), spy.context), { status: 'completed' });
+    const acks = spy.calls('promptDelivered');
+    assert.equal(acks.length, 1);
+    assert.equal(acks[0]!.probe, 1, 'the model had the prompt when it was acknowledged');
+    assert.ok(spy.indexOf('promptDelivered') < spy.indexOf('text'), 'acknowledged before the first text');
+    assert.equal(spy.text(), 'You said: hello delivery ');
+
+    // VS Code resolves sendRequest once the provider has the request; the provider's error comes
+    // through the stream after that: the prompt was delivered, and the turn fails.
+    const refused = new ContextSpy(carrying('refuse me'));
+    const outcome = await agent.runTurn(turnRequest('refuse me', __dirname), refused.context);
+    assert.equal(outcome.status === 'failed' && outcome.errorClass, 'agent_error');
+    assert.match(outcome.status === 'failed' ? outcome.message : '', /nac-test refuses this request/);
+    assert.deepEqual(refused.calls('promptDelivered').map((e) => e.probe), [1]);
   });
 
   test('with no matching model the turn fails as agent_unavailable and says what to install', async () => {

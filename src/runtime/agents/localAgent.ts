@@ -9,6 +9,9 @@
  *   read <path>               reads a file
  *   write <path> + ```block``` writes the fenced block to the file
  * Anything else gets a short reply that points at those.
+ *
+ * Delivery: the agent runs in this process, so it has the prompt as soon as `runTurn` starts
+ * handling it; it acknowledges it there (`ctx.promptDelivered`), before any text or tool call.
  */
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, ToolResult } from '../agent';
 
@@ -68,6 +71,8 @@ export class LocalAgent implements Agent {
   constructor(private readonly options: LocalAgentOptions = {}) {}
 
   async runTurn(request: AgentTurnRequest, ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
+    // In-process: handing the prompt over is the delivery (see module docstring).
+    void ctx.promptDelivered();
     const say = (text: string) => this.stream(text, ctx);
     // This agent keeps no progress of its own: Continue runs the prompt again from its start.
     const rerun = request.origin === 'continue';

@@ -23,6 +23,9 @@
  * - the final `result` message decides the outcome; an error result, or the iterator throwing (it does
  *   after an HTTP error), is `agent_error` with the error text; a CLI that cannot start, a model server
  *   that cannot be reached, or failed authentication is `agent_unavailable` with what to fix.
+ * Delivery (`ctx.promptDelivered`, once per turn): the first `stream_event` of the turn, i.e. the
+ * model API began its answer to the request that carries the prompt (claudeStream.ts says why
+ * not `system/init`); a CLI that fails at start or an API that refuses the request acknowledges nothing.
  * Stop (`ctx.signal`): `interrupt()` (the CLI ends the turn in ~0.1-0.3 s and its session stays
  * usable), then `close()` after `stopGraceMs` if it has not ended by then.
  *
@@ -53,6 +56,7 @@ export {
   CLAUDE_INSTALL_HINT, claudeEnvironment, parseClaudeProviderState,
 } from './claudeConfig';
 import { failedWith } from '../agentFailure';
+import { acknowledgeOnce } from '../promptAcknowledgement';
 
 export type { ClaudeAgentConfig, ClaudeProviderState, ClaudeSdk } from './claudeConfig';
 export { classifyFailure } from './claudeOutcome';
@@ -102,7 +106,7 @@ export class ClaudeAgent implements Agent {
     const sessionId = known?.sessionId ?? randomUUID();
     if (!known) await ctx.setProviderState(JSON.stringify({ sessionId } satisfies ClaudeProviderState));
     const prompt = request.origin === 'continue' ? CLAUDE_CONTINUE_PROMPT : request.prompt;
-    const base = { sdk, config, executable: lookup.path, env, request, ctx, sessionId };
+    const base = { sdk, config, executable: lookup.path, env, request, ctx, sessionId, delivered: acknowledgeOnce(ctx) };
     // A chat with earlier turns but no Claude session yet (they failed before Claude Code started)
     // hands its history over in the prompt.
     const first = await this.attempt({ ...base, resume: known !== undefined, prompt: known ? prompt : promptWithHistory(request.history, prompt) });
@@ -120,7 +124,7 @@ export class ClaudeAgent implements Agent {
     const stderrTail: string[] = [];
     const input = new StreamingInput(a.prompt);
     let lifecycle: QueryLifecycle | undefined;
-    const stream = new ClaudeStream(ctx, invocations, log, () => lifecycle?.endAfterResult());
+    const stream = new ClaudeStream(ctx, invocations, log, () => lifecycle?.endAfterResult(), a.delivered);
     let query: Query;
     try {
       query = a.sdk.query({ prompt: input.messages(), options: queryOptions(a, claudeCanUseTool(ctx, request.cwd, invocations, log), stderrTail, log) });
@@ -150,6 +154,8 @@ interface AttemptInput {
   readonly request: AgentTurnRequest;
   readonly ctx: AgentTurnContext;
   readonly sessionId: string;
+  /** Acknowledges the turn's prompt, once for all attempts. */
+  readonly delivered: () => void;
   readonly resume: boolean;
   readonly prompt: string;
 }

@@ -4,6 +4,12 @@
  * starts a new paragraph), tool_use blocks start invocations, tool_result blocks finish them, and
  * what decides the outcome is kept: whether the CLI said `init`, the `result` message, and the text
  * and code of an API error Claude Code reports as a synthetic assistant message.
+ *
+ * Delivery: the first top-level `stream_event` (the model API's `message_start`) acknowledges the
+ * prompt, or, should partial messages be off, the first assistant message that is not an API error:
+ * either proves that the CLI sent the prompt to the model API and the API took it (HTTP 200). The
+ * `system/init` message before it proves only that the CLI started; an API refusal comes as an
+ * assistant message with `error` (or `api_retry`), which acknowledges nothing.
  */
 import type { SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { AgentTurnContext } from '../../agent';
@@ -35,12 +41,14 @@ export class ClaudeStream implements ClaudeStreamFacts {
 
   /**
    * @param onResult called when the `result` message arrives (the attempt then ends the CLI's input).
+   * @param onDelivered called at the prompt's acknowledgement (see module docstring); may be called again.
    */
   constructor(
     private readonly ctx: AgentTurnContext,
     private readonly invocations: ClaudeInvocations,
     private readonly log: (line: string) => void,
     private readonly onResult: () => void,
+    private readonly onDelivered: () => void,
   ) {}
 
   /** Handles one message of the query. */
@@ -51,7 +59,9 @@ export class ClaudeStream implements ClaudeStreamFacts {
         else if (m.subtype === 'api_retry') this.log(`[claude] API retry ${m.attempt}/${m.max_retries} after ${m.error_status ?? 'no status'} (${m.error})`);
         break;
       case 'stream_event':
-        if (!m.parent_tool_use_id) this.onStreamEvent(m.event);
+        if (m.parent_tool_use_id) break;
+        this.onDelivered();
+        this.onStreamEvent(m.event);
         break;
       case 'assistant':
         this.onAssistant(m);
@@ -85,6 +95,7 @@ export class ClaudeStream implements ClaudeStreamFacts {
       this.apiErrorCode = m.error;
       return;
     }
+    if (!m.parent_tool_use_id) this.onDelivered();
     for (const block of blocks) {
       if (block.type === 'text' && !m.parent_tool_use_id && !this.streamedMessages.has(m.message.id)) this.emitText(block.text, true);
       else if (block.type === 'tool_use') void this.invocations.ensure(block.id, block.name, (block.input ?? {}) as Record<string, unknown>);

@@ -23,6 +23,10 @@
  *   the same itemId. The answer is `accept` or `decline` (`cancel` once the run is stopped), sent once.
  *   "Allow for this session" is NOT passed on as Codex's `acceptForSession`: the runtime's session
  *   grant answers the next request of the same scope, so every crossing is still journaled.
+ * - Delivery (`ctx.promptDelivered`): the app-server's answer to `turn/start` (the turn's id), its
+ *   own acknowledgement that it took the input into the thread and started the turn; it answers
+ *   before it calls the model. An error answer (e.g. `input_too_large`) acknowledges nothing and
+ *   fails the turn.
  * - Stop → `turn/interrupt {threadId, turnId}`, wait (bounded) for `turn/completed`, end the process.
  * - Retry resumes the thread and sends the prompt again; Continue resumes it and asks Codex to carry on.
  *
@@ -212,6 +216,7 @@ class CodexRun {
         input: [{ type: 'text', text, text_elements: [] }],
       }, startupMs));
       this.turnId = turn.turn.id;
+      void this.ctx.promptDelivered();
     } catch (error) {
       if (error instanceof Stopped) throw error;
       if (client.exit) return this.failure('agent_error', this.exitMessage());

@@ -23,6 +23,10 @@
  * errors and broken streams are `agent_error`. Stop (`ctx.signal`) aborts the HTTP request and a
  * waiting tool, and `runTurn` returns at once. The SDK's retries are off, so a dead server fails fast.
  *
+ * Delivery (`ctx.promptDelivered`): when the first model call's response begins, i.e. the server
+ * took the request with a 2xx status (the SDK resolves `create` on the response headers and throws
+ * on any other status); a refusal (HTTP 4xx/5xx) or an unreachable server is none: the turn fails.
+ *
  * Network: the client contacts only `baseUrl`; it ignores OPENAI_ORG_ID / OPENAI_PROJECT_ID from the
  * environment (explicit nulls) and logs through `config.log` only.
  *
@@ -40,6 +44,7 @@ import type {
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, HistoryEntry, ToolResult } from '../../agent';
 import { decodeToolCall, PRODUCT_TOOLS } from '../productTools';
 import { ABORTED, unlessAborted } from '../abortRace';
+import { acknowledgeOnce } from '../promptAcknowledgement';
 
 /** The setting names this agent's messages refer to (the host maps them to its configuration). */
 export const OPENAI_COMPATIBLE_SETTINGS = {
@@ -237,9 +242,11 @@ export class OpenAICompatibleAgent implements Agent {
     const tools = openAITools();
     const maxRounds = Math.max(1, this.config.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS);
     let wroteText = false;
+    const delivered = acknowledgeOnce(ctx);
     for (let round = 1; round <= maxRounds; round++) {
       if (ctx.signal.aborted) return { status: 'completed' };
       const stream = await client.chat.completions.create({ model, messages, tools, stream: true }, { signal: ctx.signal });
+      delivered();
       let text = '';
       let startedText = false;
       let finishReason: string | null = null;
