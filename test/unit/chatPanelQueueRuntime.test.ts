@@ -9,6 +9,7 @@
 import { strict as assert } from 'node:assert';
 import Module from 'node:module';
 import { describe, it } from 'node:test';
+import { hostMessageProblem } from '../../src/protocol/checkHostMessage';
 import type { HostMessage } from '../../src/protocol/messages';
 import type { Agent, AgentTurnContext } from '../../src/runtime/agent';
 import { INITIAL_VIEW_STATE, reduceHostMessage } from '../../webview/state';
@@ -79,6 +80,11 @@ function heldAgent() {
   return { agent, prompts, finish };
 }
 
+/** Every message the panel posted passes the view's own check (turns carry the outbox's fields). */
+function allWellFormed(posted: readonly Posted[]): void {
+  for (const m of posted) assert.equal(hostMessageProblem(m), null, JSON.stringify(m).slice(0, 300));
+}
+
 /** The answers (succeeded / error) the view got, without their seq and texts. */
 function answers(posted: readonly Posted[]) {
   return posted.filter((m) => m.type === 'succeeded' || m.type === 'error')
@@ -136,6 +142,7 @@ describe('the queue through the panel and the runtime', () => {
       await waitFor('the fifth answer', () => answers(panel.posted).length === 5);
       assert.deepEqual(answers(panel.posted).at(-1), { type: 'succeeded', action: 'send', clientId: 'c2', queued: false, seq: undefined });
       assert.equal((await h.runtime.transcript(sessionId)).turns.length, 2, 'no second turn of a message posted again');
+      allWellFormed(panel.posted);
     } finally {
       dispose();
       await h.close();
@@ -180,6 +187,7 @@ describe('the queue through the panel and the runtime', () => {
       ]);
       await held.finish(3);
       await h.runtime.whenIdle(sessionId);
+      allWellFormed(panel.posted);
     } finally {
       dispose();
       await h.close();
@@ -203,6 +211,7 @@ describe('the queue through the panel and the runtime', () => {
       await waitFor('window A to send it', () => panel.view().transcript.turns[1]?.prompt === 'from window B', 10_000);
       await held.finish(2);
       await a.runtime.whenIdle(sessionId);
+      allWellFormed(panel.posted);
     } finally {
       dispose();
       await a.close();
