@@ -17,7 +17,7 @@ import { JournalCore } from '../src/journal/core';
 import { applySchema } from './build';
 
 /** Bump when the generated rows change, so stale cached long chats are rebuilt. */
-export const LONG_CHAT_VERSION = 3;
+export const LONG_CHAT_VERSION = 4;
 
 /** The chat's session id (the same in every long-chat journal). */
 export const LONG_CHAT_SESSION = '00000000-long-4000-a000-chat0session';

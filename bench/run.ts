@@ -11,6 +11,8 @@
  *   npm run bench -- --search          only the search section (index size, write cost, search and
  *                                      chat-list speed at 10 and 200 MB and 10,000 chats; search.ts);
  *                                      with --sizes=… at those sizes instead
+ *   npm run bench -- --chat-list-view  only activation and Open Chat… with 10 and 10,000 chats in
+ *                                      code-server (chatListView.ts; printed, not written)
  *
  * Prints a table per size, writes bench/results.json and rewrites docs/BENCHMARKS.md.
  * Built journals are cached in .bench-cache/ (or $NAC_BENCH_CACHE).
@@ -26,6 +28,7 @@ import { LONG_TURNS, SHORT_TURNS, benchLongChats, keepSection, longChatMarkdown,
 import { VIEW_DEFAULTS, benchLongChatView, type LongChatViewResult } from './longChatView';
 import { viewText } from './longChatViewReport';
 import { cleanUp, runTask } from './procs';
+import { benchChatListView } from './chatListView';
 import { benchSearch, keepSearchSection, searchMarkdown, searchText, withSearchSection, type SearchBenchResult } from './search';
 import { TARGETS, describeMachine, markdownTable, textTable, verdictSummary, verdicts, type Machine } from './report';
 
@@ -41,6 +44,8 @@ export interface BenchOptions {
   readonly longChatView?: { readonly cards?: number; readonly opens?: number };
   /** `--search`: only the search section, at `sizes` (default 10 and 200 MB). */
   readonly search?: boolean;
+  /** `--chat-list-view`: only activation and Open Chat… with 10 and 10,000 chats in code-server (chatListView.ts; printed, not written). */
+  readonly chatListView?: boolean;
 }
 
 /**
@@ -55,6 +60,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   let writes: number | undefined;
   let longChat = false;
   let search = false;
+  let chatListView = false;
   let view: { cards?: number; opens?: number } | undefined;
   const count = (arg: string) => {
     const n = Number(arg.slice(arg.indexOf('=') + 1));
@@ -64,6 +70,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   const viewArgs: { cards?: number; opens?: number } = {};
   for (const arg of argv) {
     if (arg === '--search') search = true;
+    else if (arg === '--chat-list-view') chatListView = true;
     else if (arg === '--quick') quick = true;
     else if (arg === '--long-chat') longChat = true;
     else if (arg === '--long-chat-view') view = viewArgs;
@@ -71,12 +78,16 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     else if (arg.startsWith('--opens=')) viewArgs.opens = count(arg);
     else if (arg.startsWith('--sizes=')) sizes = arg.slice(8).split(',').map(Number);
     else if (arg.startsWith('--writes=')) writes = Number(arg.slice(9));
-    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat, --long-chat-view, --cards=N, --opens=N, --search)`);
+    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat, --long-chat-view, --cards=N, --opens=N, --search, --chat-list-view)`);
   }
   if (!view && (viewArgs.cards !== undefined || viewArgs.opens !== undefined)) throw new Error('--cards and --opens go with --long-chat-view');
   if (view) {
     if (quick || sizes || writes !== undefined) throw new Error('--long-chat-view runs alone or with --long-chat');
     return { quick, sizes: [], writes, longChat, longChatView: view };
+  }
+  if (chatListView) {
+    if (quick || sizes || writes !== undefined || longChat || search || view) throw new Error('--chat-list-view runs alone');
+    return { quick: false, sizes: [], writes: undefined, longChat: false, chatListView: true };
   }
   if (search) return { quick: false, sizes: sizes ?? [10, 200], writes: undefined, longChat: false, search: true };
   if (sizes && sizes.some((s) => !Number.isFinite(s) || s <= 0)) throw new Error('--sizes takes positive numbers of MB');
@@ -295,6 +306,11 @@ async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const cache = cacheDir(ROOT);
   if (options.search) return searchOnly(cache, options.sizes);
+  if (options.chatListView) {
+    const r = await benchChatListView((line) => process.stdout.write(`${line}\n`));
+    process.stdout.write(`${JSON.stringify(r)}\n`);
+    return;
+  }
   if (options.sizes.length === 0) return longChatOnly(cache, options);
   const started = performance.now();
   const machine = describeMachine(os.tmpdir(), ROOT);

@@ -53,6 +53,11 @@ export interface SearchTimes {
   readonly all: Percentiles;
   readonly byQuery: Readonly<Record<string, number>>;
   readonly hostStallMaxMs: number;
+  /**
+   * The same event-loop delay measured right after, for as long, with no search running: the
+   * machine's own share of the stall (a shared, loaded machine delays an idle thread too).
+   */
+  readonly idleStallMaxMs?: number;
   /** Results of the common-word query (the limit is 50 turns). */
   readonly resultsOfCommon: number;
 }
@@ -103,6 +108,7 @@ async function timeSearch(journal: Journal, workspace?: string): Promise<SearchT
   let resultsOfCommon = 0;
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
+  const searchStart = performance.now();
   for (let round = 0; round < SEARCH_ROUNDS; round++) {
     for (const q of SEARCH_QUERIES) {
       const t0 = performance.now();
@@ -115,7 +121,13 @@ async function timeSearch(journal: Journal, workspace?: string): Promise<SearchT
     }
   }
   delay.disable();
+  const searchingMs = performance.now() - searchStart;
+  const idle = monitorEventLoopDelay({ resolution: 1 });
+  idle.enable();
+  await new Promise((r) => setTimeout(r, Math.max(1000, searchingMs)));
+  idle.disable();
   return {
+    idleStallMaxMs: idle.max / 1e6,
     all: percentiles(all),
     byQuery: Object.fromEntries(Object.entries(byQuery).map(([q, s]) => [q, percentile(s, 50)])),
     hostStallMaxMs: delay.max / 1e6,

@@ -27,6 +27,8 @@ export interface Skeleton {
   readonly errorBar: HTMLElement;
   readonly errorMessage: HTMLElement;
   readonly readonlyBar: HTMLElement;
+  /** The read-only reason's text inside `readonlyBar` (beside its Check Journal button). */
+  readonly readonlyMessage: HTMLElement;
   readonly composerBox: HTMLElement;
   readonly composer: ValueElement;
   readonly send: HTMLElement;
@@ -51,7 +53,14 @@ export function buildSkeleton(app: HTMLElement): Skeleton {
     errorMessage,
     h('vscode-button', { 'data-action': 'dismiss-error', appearance: 'secondary', 'aria-label': 'Dismiss error' }, 'Dismiss'),
   );
-  const readonlyBar = h('div', { class: 'readonly-bar', role: 'status', hidden: true });
+  const readonlyMessage = h('span', { class: 'readonly-message' });
+  // Why the chat takes no changes (a fenced chat, a read-only journal) always comes with the check that explains it.
+  const readonlyBar = h(
+    'div',
+    { class: 'readonly-bar', role: 'status', hidden: true },
+    readonlyMessage,
+    h('vscode-button', { 'data-action': 'check-journal', appearance: 'secondary' }, 'Check Journal'),
+  );
   const composer = h('vscode-text-area', {
     id: 'composer',
     placeholder: 'Ask the agent… (try: help, run ls, read README.md)',
@@ -67,7 +76,7 @@ export function buildSkeleton(app: HTMLElement): Skeleton {
   // replacing the label given above: a screen reader announced the composer as "Text area".
   composer.setAttribute('aria-label', COMPOSER_LABEL);
   app.classList.add('chat');
-  return { app, header, transcript, content, orphan, queue, errorBar, errorMessage, readonlyBar, composerBox, composer, send, stop, announcer };
+  return { app, header, transcript, content, orphan, queue, errorBar, errorMessage, readonlyBar, readonlyMessage, composerBox, composer, send, stop, announcer };
 }
 
 /** Sets or removes a boolean attribute (e.g. `disabled`, `hidden`) only when it changes. */

@@ -304,6 +304,8 @@ app.addEventListener('click', (event) => {
     if (id) host.post({ type: 'openSetting', id });
   } else if (action === 'pick-session') {
     host.post({ type: 'pickSession' });
+  } else if (action === 'check-journal') {
+    host.post({ type: 'checkJournal' });
   } else if (action === 'dismiss-error') {
     setState(dismissError(state));
   }

@@ -196,7 +196,7 @@ export class ChatRenderer {
     this.sk.errorBar.title = state.error?.code ?? '';
     const reason = state.mode === 'chat' ? state.live.readOnlyReason : null;
     setFlag(this.sk.readonlyBar, 'hidden', !reason);
-    setText(this.sk.readonlyBar, reason ? `Read-only: ${reason}` : '');
+    setText(this.sk.readonlyMessage, reason ? `Read-only: ${reason}` : '');
   }
 
   private renderComposer(state: ViewState): void {

@@ -4,7 +4,9 @@
  *
  * The user's text is never passed to FTS as syntax: it is cut into words (runs of letters, digits
  * and combining marks, as the `unicode61` tokenizer cuts text), each word becomes a quoted FTS
- * phrase, and the last one (of 3+ characters) matches as a prefix (the user may still be typing it). Quotes, `*`,
+ * phrase, and the last one (of 3+ characters) matches as a prefix (the user may still be typing it;
+ * a 3-character one only when it is not itself a word common enough to fill the results:
+ * `wholeWordFirst`). Quotes, `*`,
  * `-`, parentheses, `NEAR`, `AND`/`OR`/`NOT`, NUL and other control characters therefore never
  * reach FTS as operators: a word like `NEAR` is searched as the word "near". Words are ANDed.
  */
@@ -18,6 +20,13 @@ export const MAX_TERM_LENGTH = 64;
  * index's words (a two-letter prefix cost several times a common word at 10 MB).
  */
 export const MIN_PREFIX_LENGTH = 3;
+
+/**
+ * Longest last word searched first as a whole word (see `wholeWordFirst`): as a prefix, a word this
+ * short starts many words, whose doclists FTS4 (with no prefix index) merges in full before it
+ * returns the first match, however few matches are needed.
+ */
+export const WHOLE_WORD_FIRST_MAX_LENGTH = 3;
 
 /** A query made safe for FTS4 MATCH (see module docstring). */
 export interface SearchQuery {
@@ -49,6 +58,19 @@ export function parseSearchQuery(text: string): SearchQuery | null {
   const prefixLast = [...last].length >= MIN_PREFIX_LENGTH;
   const match = terms.map((t, i) => (i === terms.length - 1 && prefixLast ? `"${t}*"` : `"${t}"`)).join(' ');
   return { terms, prefixLast, match };
+}
+
+/**
+ * `query` with its last word matched as a whole word, when that word is matched as a prefix and is
+ * at most WHOLE_WORD_FIRST_MAX_LENGTH characters long; otherwise null. Search runs it first and runs
+ * `query` itself only when the whole word fills fewer turns than the results' limit: a short word
+ * common enough to fill the results ("the", "log", "git") is taken as typed, while a short start of
+ * a longer word ("jou") still finds that word.
+ */
+export function wholeWordFirst(query: SearchQuery): SearchQuery | null {
+  const last = query.terms[query.terms.length - 1]!;
+  if (!query.prefixLast || [...last].length > WHOLE_WORD_FIRST_MAX_LENGTH) return null;
+  return { terms: query.terms, prefixLast: false, match: query.terms.map((t) => `"${t}"`).join(' ') };
 }
 
 /** Why a search cannot run, in words, or null when it can. */

@@ -14,6 +14,7 @@ import { CHAT_ACTIONS, type ChatAction, type HostMessage, type LiveState, type W
 import { cursorOf, type TurnCursor } from '../core/transcript';
 import type { ChangeMark, ChatRuntime } from '../runtime/chatRuntime';
 import { agentIcon } from './chatStatus';
+import { CHECK_JOURNAL_COMMAND } from './checkJournal';
 import { openOwnSetting } from './openSetting';
 import { clientIdOf, isOutboxMessage, PanelOutbox } from './panelOutbox';
 
@@ -224,6 +225,7 @@ export class ChatPanel {
     if (message.type === 'ready' || message.type === 'resync') return this.sendSnapshot();
     if (message.type === 'loadOlder') return this.sendPage(message.before);
     if (message.type === 'pickSession') return this.host.pickSessionFor(this);
+    if (message.type === 'checkJournal') return void vscode.commands.executeCommand(CHECK_JOURNAL_COMMAND);
     if (message.type === 'viewError') {
       // The view went on without the part that failed; the log keeps what failed for a bug report.
       this.host.log(`[view] ${this.session ?? '(no chat)'}: ${message.message}`);

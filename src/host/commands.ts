@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';
 import { type ChatRuntime, titleProblem } from '../runtime/chatRuntime';
 import { ChatPanels, pickSession } from './chatPanels';
+import { CHECK_JOURNAL_COMMAND, runCheckJournal } from './checkJournal';
 import { confirmDelete } from './confirmDelete';
 import { registerExportCommands } from './exportCommands';
 import { logText, noticeText } from './notices';
@@ -69,6 +70,7 @@ export function registerCommands(deps: CommandDeps): void {
   command('nativeAgentChats.deleteChat', (runtime, args) => deleteChat(runtime, panels, args));
   command('nativeAgentChats.stop', (runtime) => stop(runtime, panels));
   command('nativeAgentChats.showLogs', async () => output.show());
+  command(CHECK_JOURNAL_COMMAND, (runtime) => runCheckJournal(runtime));
   registerExportCommands(command, panels);
 }
 

@@ -16,6 +16,7 @@ import { ChatRuntime } from '../runtime/chatRuntime';
 import { describeThisInstance } from '../runtime/instance';
 import { createAgentRegistry } from './agentRegistry';
 import { CHAT_VIEW_TYPE } from './chatPanel';
+import { warnWithCheck } from './checkJournal';
 import { ChatPanels } from './chatPanels';
 import type { ChatTree } from './chatTree';
 import { registerChatTree } from './chatTreeCommands';
@@ -119,7 +120,8 @@ async function startRuntime(
 
 /**
  * Opens the journal under `globalStorageUri` and says what was found: its schema in the log, and a
- * warning when an unreadable journal was moved aside or the journal opened read-only.
+ * warning, with a Check Journal button, when an unreadable journal was moved aside or the journal
+ * opened read-only.
  */
 async function openJournal(context: vscode.ExtensionContext, journalFile: string, log: (line: string) => void): Promise<Journal> {
   const dist = vscode.Uri.joinPath(context.extensionUri, 'dist');
@@ -136,11 +138,9 @@ async function openJournal(context: vscode.ExtensionContext, journalFile: string
   log(`[journal] ${journalFile}: schema ${schema}${r.created ? ' (new)' : ''}${r.readOnlyReason ? ' READ-ONLY' : ''}`);
   if (r.quarantined) {
     log(`[journal] moved an unreadable journal aside to ${r.quarantined.path}: ${r.quarantined.reason}`);
-    void vscode.window.showWarningMessage(
-      `Agent Chats could not read its chat journal, so it moved it aside to ${r.quarantined.path} and started a new one. Nothing was deleted.`,
-    );
+    warnWithCheck(`Agent Chats could not read its chat journal, so it moved it aside to ${r.quarantined.path} and started a new one. Nothing was deleted.`);
   }
-  if (r.readOnlyReason) void vscode.window.showWarningMessage(r.readOnlyReason);
+  if (r.readOnlyReason) warnWithCheck(r.readOnlyReason);
   return journal;
 }
 

@@ -1,7 +1,8 @@
 /**
  * The journal worker's side of its helper thread (helperThread.ts): starts it at the first job,
  * schedules compactions after rotations (one at a time; a rotation during one asks for another
- * after it), runs a forced compaction right here, and asks for the integrity check of the snapshot.
+ * after it), runs a forced compaction right here, and asks for the integrity check of the snapshot
+ * and Check Journal's look at the files.
  */
 import { Worker } from 'node:worker_threads';
 import type { SqlJsStatic } from 'sql.js';
@@ -75,6 +76,14 @@ export class BackgroundJobs {
     this.thread().postMessage({ kind: 'check', file: this.host.file } satisfies HelperJob);
   }
 
+  /**
+   * Asks the helper for Check Journal's look at the files (fileCheck.ts); its answer goes to the
+   * door as the result of request `id` (an error when the check could not run).
+   */
+  checkFiles(id: number): void {
+    this.thread().postMessage({ kind: 'checkFiles', file: this.host.file, id } satisfies HelperJob);
+  }
+
   /** The journal closed: a running compaction stops soon; the helper exits after its job. */
   close(): void {
     if (this.compactorStop) Atomics.store(this.compactorStop, 0, 1);
@@ -89,6 +98,7 @@ export class BackgroundJobs {
     started.on('message', (m: FromWorker | HelperAnswer) => {
       if (m.kind === 'compacted') return this.compactionEnded();
       if (m.kind === 'checked') return this.host.integrityChecked(m.problem);
+      if (m.kind === 'filesChecked') return post(m.result ? { kind: 'result', id: m.id, value: m.result } : { kind: 'error', id: m.id, message: `the journal's files could not be checked: ${m.error}` });
       post(m);
     });
     started.on('error', (e) => post({ kind: 'log', line: `[journal] the background thread failed: ${e.message}` }));

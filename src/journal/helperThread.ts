@@ -2,7 +2,7 @@
  * The helper thread: one per journal worker, started at its first job and kept until the journal
  * closes. It runs the background jobs one after another: rebuilding the snapshot from closed log
  * generations after a rotation (`compact`), so writes never wait for a compaction, and the
- * integrity check of the snapshot after opening. Each job instantiates sql.js afresh, so its WASM
+ * integrity check of the snapshot after opening, and Check Journal's look at the files. Each job instantiates sql.js afresh, so its WASM
  * memory (up to the journal's size) is released after the job. It does not exit between jobs:
  * every worker-thread exit risks Node's teardown deadlock (docs/ARCHITECTURE.md), which, once met,
  * also holds every later worker exit of the process.
@@ -16,7 +16,9 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { parentPort, threadId } from 'node:worker_threads';
 import type { SqlJsStatic } from 'sql.js';
+import type { FileCheck } from '../core/journalCheck';
 import { CompactionStoppedError, compact } from './compaction';
+import { checkFiles } from './fileCheck';
 import { instantiateSqlJs } from './sqljs';
 import { post } from './workerPort';
 
@@ -41,10 +43,16 @@ const COMPACT_PACE = { chunkBytes: 256 * 1024, pauseMs: 2 } as const;
 export type HelperJob =
   | { readonly kind: 'compact'; readonly file: string; readonly below: number; readonly stop: Int32Array }
   | { readonly kind: 'check'; readonly file: string }
+  /** Check Journal's look at the files (fileCheck.ts); `id`: the door's request it answers. */
+  | { readonly kind: 'checkFiles'; readonly file: string; readonly id: number }
   | { readonly kind: 'exit' };
 
 /** The helper's answer at the end of each job (besides `log` lines on the way). */
-export type HelperAnswer = { readonly kind: 'compacted' } | { readonly kind: 'checked'; readonly problem: string | null };
+export type HelperAnswer =
+  | { readonly kind: 'compacted' }
+  | { readonly kind: 'checked'; readonly problem: string | null }
+  /** `error`: why the file check could not run (then `result` is null). */
+  | { readonly kind: 'filesChecked'; readonly id: number; readonly result: FileCheck | null; readonly error: string | null };
 
 /**
  * The helper thread: runs jobs one after another until `exit` (see module docstring). Every job
@@ -59,8 +67,10 @@ export function runHelper(data: { wasmPath: string; wasm: WebAssembly.Module | n
       // A fresh sql.js each job: the instance, and its WASM memory, is garbage once the job is done.
       const sql = await instantiateSqlJs(data.wasmPath, data.wasm ?? undefined);
       if (job.kind === 'check') return { kind: 'checked', problem: checkIntegrity(sql, job.file) };
+      if (job.kind === 'checkFiles') return { kind: 'filesChecked', id: job.id, result: checkFiles(sql, job.file), error: null };
       compactInBackground(sql, job);
     } catch (error) {
+      if (job.kind === 'checkFiles') return { kind: 'filesChecked', id: job.id, result: null, error: (error as Error).message };
       post({ kind: 'log', line: `[journal] ${job.kind === 'check' ? 'integrity check could not run' : 'compaction failed'}: ${(error as Error).message}` });
     }
     return job.kind === 'check' ? { kind: 'checked', problem: null } : { kind: 'compacted' };

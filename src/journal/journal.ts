@@ -22,6 +22,7 @@
  * poll interval (default 50 ms).
  */
 import { Worker } from 'node:worker_threads';
+import type { FileCheck } from '../core/journalCheck';
 import { fail, ok, type Result } from '../core/result';
 import { compileSqlJsWasm } from './wasmModule';
 import type { JournalRefusal } from './errors';
@@ -189,6 +190,17 @@ export class Journal {
     if (m.kind === 'result') return ok(m.value as OpResult<K>);
     if (m.kind === 'refused') return fail(m.reason, m.message);
     throw new Error(m.kind === 'error' ? m.message : `unexpected reply ${m.kind}`);
+  }
+
+  /**
+   * Check Journal's look at the files on disk (src/journal/fileCheck.ts: the snapshot's integrity as
+   * on disk, each log generation read to its end, the journals moved aside), run in the journal's
+   * helper thread, changing nothing. Rejects when the check could not run or the journal is closed.
+   */
+  async checkFiles(): Promise<FileCheck> {
+    const m = await this.request({ kind: 'checkFiles', id: 0 });
+    if (m.kind === 'result') return m.value as FileCheck;
+    throw new Error(m.kind === 'error' || m.kind === 'refused' ? m.message : `unexpected reply ${m.kind}`);
   }
 
   /** Asks the worker to start a compaction now (tests, benchmarks). */

@@ -18,6 +18,8 @@ export const READ_OPS = [
   'stopRequested', 'listEvents', 'getInvocation', 'listOpenInvocations', 'getBoundaryRequest', 'listPendingBoundaryRequests',
   'listSessionPendingBoundaryRequests', 'listRestartClosures', 'hasSessionGrant', 'listTabs', 'getInstance', 'listInstances', 'listProcessGroups',
   'readTurnPage', 'readChangesSince', 'listHistory', 'isFollowedUp', 'searchChats', 'listChats', 'getChatListItem',
+  'checkTables', 'checkRows',
+  'listQueuedPrompts', 'getQueuedPrompt',
 ] as const;
 
 /** Operations that write: each runs as a logged transaction under the write lock. */
@@ -25,6 +27,7 @@ export const WRITE_OPS = [
   'createSession', 'renameSession', 'deleteSession', 'setProviderState', 'startTurn', 'finishRun', 'appendEvents', 'requestStop',
   'startInvocation', 'setInvocationStatus', 'finishInvocation', 'createBoundaryRequest', 'settleBoundaryRequest', 'recordTab',
   'removeTab', 'registerInstance', 'removeInstance', 'assignWorkspace',
+  'submitPrompt', 'editQueuedPrompt', 'discardQueuedPrompt', 'sendQueuedPrompt', 'markDelivered',
 ] as const;
 
 /** Methods only the worker calls (write-group bookkeeping, migrations): not operations of the door. */

@@ -265,6 +265,36 @@ export const MIGRATIONS: readonly Migration[] = [
       },
     ],
   },
+  {
+    version: 5,
+    description: "prompts' client ids and delivery states; a chat's queue of messages (the outbox)",
+    // turns.client_id: the id the view gave the message (unique, so a message posted again never
+    // makes a second turn; NULL for Retry, Continue and older turns). turns.delivery: 'sending' until
+    // the agent acknowledged the prompt, then 'delivered' (NULL: written before this version, counted
+    // as delivered). turns.sent_from: 'composer', 'queue' or 'send_now' (NULL as client_id).
+    // queued_prompts: messages that wait for a reply to end; rows are kept once 'sent' or
+    // 'discarded', so a client id posted again is recognized. The columns come last in `turns`, so
+    // the search triggers of migration 4 (on insert, and on updates of `prompt` only) are unchanged.
+    sql: `
+      ALTER TABLE turns ADD COLUMN client_id TEXT;
+      ALTER TABLE turns ADD COLUMN delivery TEXT;
+      ALTER TABLE turns ADD COLUMN sent_from TEXT;
+      CREATE UNIQUE INDEX turns_by_client_id ON turns(client_id) WHERE client_id IS NOT NULL;
+      CREATE TABLE queued_prompts (
+        client_id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        text TEXT NOT NULL,
+        state TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        hold TEXT,
+        send_now INTEGER NOT NULL DEFAULT 0,
+        turn_id TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX queued_prompts_by_session ON queued_prompts(session_id, state, position);
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -56,6 +56,8 @@ export type ToWorker =
   | { readonly kind: 'write'; readonly id: number; readonly op: WriteOp; readonly args: readonly unknown[] }
   | { readonly kind: 'close'; readonly id: number }
   | { readonly kind: 'compact'; readonly id: number }
+  /** Check Journal's look at the files, run in the helper thread; answered with a `FileCheck`. */
+  | { readonly kind: 'checkFiles'; readonly id: number }
   /** First message when `precompiledWasm`: the compiled module, or null if compiling failed. */
   | { readonly kind: 'wasm'; readonly module: WebAssembly.Module | null };
 

@@ -49,7 +49,7 @@ const live = strict({ running: bool, actionableRequestIds: arrayOf(id), readOnly
 const turnFields = {
   id, sessionId: id, prompt: str, origin: oneOf(['prompt', 'retry', 'continue']), parentTurnId: nullable(id),
   status: oneOf(TURN_STATUSES), errorClass: nullable(oneOf(ERROR_CLASSES)), createdAt: num,
-  // The outbox's facts of a turn (absent or null on turns journaled before schema 5).
+  // Schema 5 (the outbox): absent or null for turns before it.
   clientId: optional(nullable(id)), delivery: optional(nullable(oneOf(DELIVERY_STATES))), sentFrom: optional(nullable(oneOf(SENT_FROM))),
 };
 const turn = strict(turnFields);

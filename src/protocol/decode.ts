@@ -37,6 +37,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ping') }),
   z.strictObject({ type: z.literal('loadOlder'), before: z.strictObject({ createdAt: z.number().finite(), id }) }),
   z.strictObject({ type: z.literal('resync') }),
+  z.strictObject({ type: z.literal('checkJournal') }),
 ]);
 
 type Decoded = z.infer<typeof webviewMessageSchema>;

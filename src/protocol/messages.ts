@@ -63,7 +63,9 @@ export type WebviewMessage =
   /** The user scrolled near the oldest turn the view holds: send the page of turns before `before` (a `page`). */
   | { readonly type: 'loadOlder'; readonly before: TurnCursor }
   /** The view found a gap in the messages' `seq`: send a full snapshot. */
-  | { readonly type: 'resync' };
+  | { readonly type: 'resync' }
+  /** The user clicked Check Journal on the read-only notice: run Agent Chats: Check Journal. */
+  | { readonly type: 'checkJournal' };
 
 /** The user's actions on a chat that can fail with a refusal (the webview messages that carry them). */
 export type ChatAction = Extract<WebviewMessage['type'], 'send' | 'stop' | 'decide' | 'retry' | 'continue' | 'editQueued' | 'discardQueued' | 'sendQueued'>;

@@ -25,10 +25,22 @@ export function agentContextFor(scope: RuntimeScope, run: RunContext, tools: Too
       const r = await runJournal(scope).write('setProviderState', run.sessionId, state, scope.now());
       if (!r.ok) run.refuse(r.message);
     },
-    // Until the journal records delivery (issue 13, in progress): the run's first event stands for it.
-    promptDelivered: async () => undefined,
+    promptDelivered: () => promptDelivered(scope, run),
   };
   return { ...ctx, tools: new SandboxedToolRunner(ctx, tools) };
+}
+
+/**
+ * The agent acknowledged the run's prompt: its turn becomes `delivered` (`markDelivered`).
+ * Idempotent; a refusal is logged, never thrown (the run goes on either way).
+ */
+async function promptDelivered(scope: RuntimeScope, run: RunContext): Promise<void> {
+  try {
+    const r = await runJournal(scope).write('markDelivered', run.turnId);
+    if (!r.ok) scope.log(`[runtime] could not record the delivery of turn ${run.turnId}: ${r.message}`);
+  } catch (error) {
+    scope.log(`[runtime] could not record the delivery of turn ${run.turnId}: ${(error as Error).message}`);
+  }
 }
 
 /** An invocation as the agent announces it. */

@@ -28,6 +28,7 @@ import { isInstanceAlive } from './instance';
 import { liveStateOf, otherLiveInstances } from './liveState';
 import type { ChatListEntry } from '../core/chatList';
 import type { QueuedPromptView } from '../core/outbox';
+import { discardQueued, editQueued, queueOf, sendOrBusy, sendQueued, startDriving, submit, type OutboxDeps, type SendQueuedOutcome, type SubmitOutcome } from './outbox';
 import { chatListEntryOf, chatListOf } from './chatList';
 import { ALL_SESSIONS, Notifier, type RuntimeNotification } from './notifications';
 import { changesOf, pageOf, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
@@ -45,17 +46,8 @@ export type { RuntimeRefusal } from './refusals';
 export { STOP_ELSEWHERE_NOTICE } from './stopAcrossWindows';
 export { cleanTitle, MAX_TITLE_CHARS, NEW_CHAT_TITLE, titleProblem } from './titles';
 export { historyFrom } from './turns';
+export type { SendQueuedOutcome, SubmitOutcome } from './outbox';
 export { MAX_CHANGE_EVENTS, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
-
-/**
- * What became of a submitted message: a turn started now, a place in the queue, or, for a client id
- * seen before with the same text, what it became then (`turnId` null while it is queued or after it
- * was discarded).
- */
-export type SubmitOutcome =
-  | { readonly kind: 'started'; readonly turnId: string }
-  | { readonly kind: 'queued'; readonly prompt: QueuedPromptView }
-  | { readonly kind: 'duplicate'; readonly turnId: string | null };
 
 /** Options of the runtime. */
 export interface ChatRuntimeOptions extends TurnSettings {
@@ -71,6 +63,10 @@ export interface ChatRuntimeOptions extends TurnSettings {
 export class ChatRuntime {
   private readonly scope: RuntimeScope;
   private readonly ends: RunEnds;
+  /** What the outbox's functions share (outbox.ts). */
+  private get outbox(): OutboxDeps {
+    return { scope: this.scope, settings: this.options, ends: this.ends };
+  }
   private disposed = false;
   private readonly offExternal: () => void;
 
@@ -86,7 +82,7 @@ export class ChatRuntime {
       active: new Map<string, RunContext>(),
       disposed: () => this.disposed,
     };
-    this.ends = new RunEnds(this.scope);
+    this.ends = new RunEnds(this.scope, (claimed) => startDriving(this.outbox, claimed));
     this.offExternal = options.journal.onExternalChange((ids) => void this.onExternalChange(ids));
   }
 
@@ -144,6 +140,7 @@ export class ChatRuntime {
       notifier.publish(r.sessionId, r.events);
       const turn = await journal.read('getTurn', r.turnId);
       if (turn) notifier.emit({ type: 'update', sessionId: r.sessionId, update: { type: 'turn', turn } });
+      if (r.queueHeld > 0) notifier.emit({ type: 'queue', sessionId: r.sessionId });
       notifier.live(r.sessionId);
     }
     return recovered;
@@ -284,9 +281,12 @@ export class ChatRuntime {
 
   // ------------------------------------------------------------------ turns
 
-  /** Sends a prompt: a new turn and run, driven by the chat's agent. */
+  /**
+   * Sends a prompt now: a new turn and run, driven by the chat's agent. Refused with `busy` while
+   * the chat's agent works (in any window) or messages wait in its queue; never queued (`submit` queues).
+   */
   send(sessionId: string, prompt: string): Promise<Result<{ turnId: string }, RuntimeRefusal>> {
-    return startTurn(this.scope, this.options, this.ends, sessionId, prompt, { origin: 'prompt', parentTurnId: null });
+    return sendOrBusy(this.outbox, sessionId, prompt);
   }
 
   // ------------------------------------------------------------------ the outbox (docs/ARCHITECTURE.md, "Prompts")
@@ -298,26 +298,22 @@ export class ChatRuntime {
    * (`conflict`). Also refused: `invalid` (a full queue), `not_found`, `no_agent`, the journal's refusals.
    */
   submit(sessionId: string, message: { readonly clientId: string; readonly text: string }): Promise<Result<SubmitOutcome, RuntimeRefusal>> {
-    void sessionId; void message;
-    throw new Error('issue 13: in progress');
+    return submit(this.outbox, sessionId, message);
   }
 
   /** The chat's messages still queued, in the order they go out (`compareQueued`). */
   queue(sessionId: string): Promise<QueuedPromptView[]> {
-    void sessionId;
-    throw new Error('issue 13: in progress');
+    return queueOf(this.scope, sessionId);
   }
 
   /** Changes a queued message's text; refused with `not_actionable` once it was sent or discarded, `invalid` when empty or too long. */
   editQueued(sessionId: string, clientId: string, text: string): Promise<Result<QueuedPromptView, RuntimeRefusal>> {
-    void sessionId; void clientId; void text;
-    throw new Error('issue 13: in progress');
+    return editQueued(this.scope, sessionId, clientId, text);
   }
 
   /** Removes a queued message (Discard); refused with `not_actionable` once it was sent. Discarding twice is not an error. */
   discardQueued(sessionId: string, clientId: string): Promise<Result<void, RuntimeRefusal>> {
-    void sessionId; void clientId;
-    throw new Error('issue 13: in progress');
+    return discardQueued(this.scope, sessionId, clientId);
   }
 
   /**
@@ -326,9 +322,8 @@ export class ChatRuntime {
    * this window or through the journal in the one driving it (`stopping`). Refused with
    * `not_actionable` once it was sent or discarded.
    */
-  sendQueued(sessionId: string, clientId: string): Promise<Result<{ readonly kind: 'started'; readonly turnId: string } | { readonly kind: 'stopping' }, RuntimeRefusal>> {
-    void sessionId; void clientId;
-    throw new Error('issue 13: in progress');
+  sendQueued(sessionId: string, clientId: string): Promise<Result<SendQueuedOutcome, RuntimeRefusal>> {
+    return sendQueued(this.outbox, sessionId, clientId);
   }
 
   /** Retries a failed turn: a new turn with the same prompt, linked to it. */

@@ -8,7 +8,10 @@
  *   2. read the run's restart closures back from the request rows (matched by run id; by turn id
  *      only for rows without a run id) — the durable fact, not anything remembered in memory;
  *   3. end the run's open tool invocations and then the run and its turn with error class
- *      `sandbox_boundary_closed_by_restart` if a closure belongs to the run, else `app_restarted`.
+ *      `sandbox_boundary_closed_by_restart` if a closure belongs to the run, else
+ *      `prompt_delivery_unknown` if its turn's prompt was never acknowledged (delivery `sending`: the
+ *      agent may or may not have it), else `app_restarted`. The run's end (`interrupted`) holds the
+ *      chat's queued messages (`restarted`) in the same transaction, and sends none.
  *      Before an open invocation is ended, a `run` command of it still running (its journaled process
  *      group, checked by pid and start time: `orphanedCommands.ts`) is stopped, and the invocation's
  *      end says so (`processGroupStopped`). Signals are not transactions: a pass that dies between the
@@ -17,7 +20,7 @@
  * Semantics from apache/maka PR #1619 (provenance on the request row, attribution by run id).
  */
 import type { LedgerEvent, ProcessGroupRecord } from '../core/events';
-import { HOST_RESTART_CLOSURE_REASON, RESTART_CLOSURE_ERROR_CLASS, type ErrorClass } from '../core/vocabulary';
+import { HOST_RESTART_CLOSURE_REASON, RESTART_CLOSURE_ERROR_CLASS, type DeliveryState, type ErrorClass } from '../core/vocabulary';
 import type { Journal } from '../journal/journal';
 import type { BoundaryRequestRecord, InstanceRecord, RunRecord } from '../journal/records';
 import { stopOrphanedProcessGroup } from './orphanedCommands';
@@ -34,6 +37,8 @@ export interface RecoveredRun {
   readonly stoppedInvocationIds: readonly string[];
   /** Events appended (for live views). */
   readonly events: readonly LedgerEvent[];
+  /** Queued messages of the chat the run's end held (`restarted`). */
+  readonly queueHeld: number;
 }
 
 /** Options of `recoverOrphanedRuns`. */
@@ -53,9 +58,14 @@ export function closuresOfRun(run: RunRecord, closures: readonly BoundaryRequest
   return closures.filter((c) => (c.runId !== null ? c.runId === run.id : c.turnId === run.turnId));
 }
 
-/** The error class of an interrupted run, from the closures that belong to it. */
-export function classifyInterruptedRun(run: RunRecord, closures: readonly BoundaryRequestRecord[]): ErrorClass {
-  return closuresOfRun(run, closures).length > 0 ? RESTART_CLOSURE_ERROR_CLASS : 'app_restarted';
+/**
+ * The error class of an interrupted run, from the closures that belong to it (a restart closure
+ * wins), then its turn's delivery state: `sending` is `prompt_delivery_unknown`; `delivered`, or
+ * none (a turn before schema 5), `app_restarted`.
+ */
+export function classifyInterruptedRun(run: RunRecord, closures: readonly BoundaryRequestRecord[], delivery: DeliveryState | null = null): ErrorClass {
+  if (closuresOfRun(run, closures).length > 0) return RESTART_CLOSURE_ERROR_CLASS;
+  return delivery === 'sending' ? 'prompt_delivery_unknown' : 'app_restarted';
 }
 
 /**
@@ -96,7 +106,8 @@ export async function recoverRun(
     if (settled.value.settled) closedRequestIds.push(request.id);
     events.push(...settled.value.events);
   }
-  const errorClass = classifyInterruptedRun(run, await journal.read('listRestartClosures', run.sessionId));
+  const turn = await journal.read('getTurn', run.turnId);
+  const errorClass = classifyInterruptedRun(run, await journal.read('listRestartClosures', run.sessionId), turn?.delivery ?? null);
   const open = await journal.read('listOpenInvocations', run.id);
   const groups = open.length > 0 ? await journal.read('listProcessGroups', run.id) : [];
   for (const invocation of open) {
@@ -109,7 +120,7 @@ export async function recoverRun(
   const finished = await journal.write('finishRun', { runId: run.id, status: 'interrupted', turnStatus: 'failed', errorClass, at: now() });
   if (!finished.ok) return undefined;
   events.push(...finished.value.events);
-  return { runId: run.id, sessionId: run.sessionId, turnId: run.turnId, errorClass, closedRequestIds, stoppedInvocationIds, events };
+  return { runId: run.id, sessionId: run.sessionId, turnId: run.turnId, errorClass, closedRequestIds, stoppedInvocationIds, events, queueHeld: finished.value.queue.held };
 }
 
 /** Stops the still-running process groups of one invocation; true if one was stopped. */

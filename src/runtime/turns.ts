@@ -1,13 +1,14 @@
 /**
  * Turns: a prompt, a retry of a failed turn, or the continuation of one a restart interrupted, each
- * a new turn and run journaled in one transaction and then driven by the chat's agent. A chat has
- * at most one run this window drives; the first prompt of a new chat names it.
+ * a new turn and run journaled in one transaction (Retry and Continue here, messages by the outbox:
+ * outbox.ts) and then driven by the chat's agent (`driveJournaledTurn`). A chat has at most one run
+ * this window drives; the first prompt of a new chat names it.
  */
 import { randomUUID } from 'node:crypto';
 import type { SessionRecord, TurnRecord } from '../core/events';
 import { fail, ok, type Result } from '../core/result';
 import { buildTranscript, type Transcript } from '../core/transcript';
-import type { Agent, AgentTurnOutcome, AgentTurnRequest, HistoryEntry } from './agent';
+import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, HistoryEntry } from './agent';
 import { agentContextFor } from './agentContext';
 import type { RuntimeRefusal } from './refusals';
 import { RunContext } from './runContext';
@@ -63,41 +64,78 @@ export async function followUpTarget(scope: RuntimeScope, sessionId: string, tur
 }
 
 /**
- * Starts a turn and its run, then drives the agent without waiting for it (`RunContext.done`).
- * Refused with `busy` while this window drives the chat, `not_found`, `no_agent`, or the journal's refusal.
+ * Starts a turn and its run (Retry, Continue), then drives the agent without waiting for it
+ * (`RunContext.done`). Refused with `busy` while this window drives the chat, `not_found`,
+ * `no_agent`, or the journal's refusal.
  */
 export async function startTurn(
   scope: RuntimeScope, settings: TurnSettings, ends: RunEnds, sessionId: string, prompt: string, from: TurnOrigin,
 ): Promise<Result<{ turnId: string }, RuntimeRefusal>> {
   const { journal } = scope;
-  if (scope.active.has(sessionId)) return fail('busy', 'The agent is still working on this chat. Wait for it or press Stop.');
+  if (scope.active.has(sessionId)) return fail('busy', BUSY_MESSAGE);
   const session = await journal.read('getSession', sessionId);
   if (!session) return fail('not_found', 'This chat no longer exists in the journal.');
   const agent = settings.agentFor(session.provider);
   if (!agent) return fail('no_agent', `The agent "${session.provider}" is not available in this version.`);
-  const history = historyFrom(await journal.read('listHistory', sessionId));
-  const providerState = await journal.read('getProviderState', sessionId);
   const run = new RunContext(scope, randomUUID(), randomUUID(), sessionId, settings.flushIntervalMs);
   // Reserve the session before the first await that could interleave with another send.
-  if (scope.active.has(sessionId)) return fail('busy', 'The agent is still working on this chat.');
+  if (scope.active.has(sessionId)) return fail('busy', BUSY_MESSAGE);
   scope.active.set(sessionId, run);
   const started = await journal.write('startTurn', {
     turn: { id: run.turnId, sessionId, prompt, origin: from.origin, parentTurnId: from.parentTurnId, createdAt: scope.now() },
     run: { id: run.runId, instanceId: scope.instance.id, provider: session.provider },
   });
   if (!started.ok) {
-    scope.active.delete(sessionId);
+    if (scope.active.get(sessionId) === run) scope.active.delete(sessionId);
     return started;
   }
-  scope.log(`[runtime] chat ${sessionId}: turn ${run.turnId} (${from.origin}${from.parentTurnId ? ` of ${from.parentTurnId}` : ''}) started, run ${run.runId} with ${session.provider}`);
-  scope.notifier.emit({ type: 'update', sessionId, update: { type: 'turn', turn: started.value.turn } });
-  scope.notifier.live(sessionId);
-  if (session.title === NEW_CHAT_TITLE && from.origin === 'prompt') void nameSession(scope, session, prompt);
-  const request: AgentTurnRequest = {
-    sessionId, turnId: run.turnId, prompt, origin: from.origin, history, providerState, cwd: settings.workspaceRoot() ?? process.cwd(),
-  };
-  run.done = drive(scope, settings, ends, run, agent, request);
+  await driveJournaledTurn(scope, settings, ends, run, started.value.turn, session);
   return ok({ turnId: run.turnId });
+}
+
+/** What `busy` says: the chat's agent is working. */
+export const BUSY_MESSAGE = 'The agent is still working on this chat. Wait for it or press Stop.';
+
+/**
+ * Drives a turn already journaled with its run (`run`, registered as this window's run of the chat
+ * by the caller): tells views, names a new chat after its first prompt (`session` given), reads
+ * what the agent needs (the history without this turn, the provider state), then starts the agent
+ * (`RunContext.done`) and resolves: the agent has its prompt by then, as when a send returns.
+ */
+export async function driveJournaledTurn(
+  scope: RuntimeScope, settings: TurnSettings, ends: RunEnds, run: RunContext, turn: TurnRecord, session?: SessionRecord,
+): Promise<void> {
+  const from = turn.parentTurnId ? ` of ${turn.parentTurnId}` : '';
+  scope.log(`[runtime] chat ${run.sessionId}: turn ${run.turnId} (${turn.origin}${from}${turn.sentFrom ? `, from ${turn.sentFrom}` : ''}) started, run ${run.runId}`);
+  scope.notifier.emit({ type: 'update', sessionId: run.sessionId, update: { type: 'turn', turn } });
+  scope.notifier.live(run.sessionId);
+  if (session && session.title === NEW_CHAT_TITLE && turn.origin === 'prompt') void nameSession(scope, session, turn.prompt);
+  const start = await agentStart(scope, settings, run, turn);
+  run.done = drive(scope, ends, run, start);
+}
+
+/** What starts the agent on a turn: its agent and request, or the outcome the run gets without one. */
+type AgentStart =
+  | { readonly agent: Agent; readonly request: AgentTurnRequest; readonly ctx: AgentTurnContext }
+  | { readonly outcome: AgentTurnOutcome };
+
+/** Reads what the agent needs; a provider this build lacks is `agent_unavailable`, a failed read `agent_error`. */
+async function agentStart(scope: RuntimeScope, settings: TurnSettings, run: RunContext, turn: TurnRecord): Promise<AgentStart> {
+  const { journal } = scope;
+  try {
+    const session = await journal.read('getSession', run.sessionId);
+    const agent = session && settings.agentFor(session.provider);
+    if (!agent) return { outcome: { status: 'failed', errorClass: 'agent_unavailable', message: `The agent "${session?.provider ?? '?'}" is not available in this version.` } };
+    const history = historyFrom(await journal.read('listHistory', run.sessionId, run.turnId));
+    const providerState = await journal.read('getProviderState', run.sessionId);
+    const request: AgentTurnRequest = {
+      sessionId: run.sessionId, turnId: run.turnId, prompt: turn.prompt, origin: turn.origin, history, providerState, cwd: settings.workspaceRoot() ?? process.cwd(),
+    };
+    const ctx = agentContextFor(scope, run, { workspaceRoot: settings.workspaceRoot(), commandTimeoutMs: settings.commandTimeoutMs?.() ?? 30_000 });
+    return { agent, request, ctx };
+  } catch (error) {
+    return { outcome: { status: 'failed', errorClass: 'agent_error', message: `The agent failed: ${(error as Error).message}` } };
+  }
 }
 
 /** Names a new chat after its first prompt, only while it still has the default title (the user may have renamed it meanwhile). */
@@ -107,17 +145,16 @@ async function nameSession(scope: RuntimeScope, session: SessionRecord, prompt: 
   if (named.ok && named.value.renamed) scope.notifier.emit({ type: 'session', session: named.value.session });
 }
 
-/** Runs the agent, then ends the run; a throwing agent is `agent_error`. */
-async function drive(scope: RuntimeScope, settings: TurnSettings, ends: RunEnds, run: RunContext, agent: Agent, request: AgentTurnRequest): Promise<void> {
-  const ctx = agentContextFor(scope, run, {
-    workspaceRoot: settings.workspaceRoot(),
-    commandTimeoutMs: settings.commandTimeoutMs?.() ?? 30_000,
-  });
+/** Runs the agent (unless `start` is an outcome already), then ends the run; a throwing agent is `agent_error`. */
+async function drive(scope: RuntimeScope, ends: RunEnds, run: RunContext, start: AgentStart): Promise<void> {
   let outcome: AgentTurnOutcome;
-  try {
-    outcome = await agent.runTurn(request, ctx);
-  } catch (error) {
-    outcome = { status: 'failed', errorClass: 'agent_error', message: `The agent failed: ${(error as Error).message}` };
+  if ('outcome' in start) outcome = start.outcome;
+  else {
+    try {
+      outcome = await start.agent.runTurn(start.request, start.ctx);
+    } catch (error) {
+      outcome = { status: 'failed', errorClass: 'agent_error', message: `The agent failed: ${(error as Error).message}` };
+    }
   }
   // A host shutting down leaves the run as it is: the next host's recovery settles it honestly.
   if (scope.disposed()) return;
@@ -125,7 +162,7 @@ async function drive(scope: RuntimeScope, settings: TurnSettings, ends: RunEnds,
     await ends.finish(run, outcome);
   } catch (error) {
     scope.log(`[runtime] ending run ${run.runId} failed: ${(error as Error).message}`);
-    scope.active.delete(run.sessionId);
+    if (scope.active.get(run.sessionId) === run) scope.active.delete(run.sessionId);
     scope.notifier.live(run.sessionId);
   }
 }

@@ -8,7 +8,12 @@
  *   counter   — appends to run `shared-run` (created if missing) events whose payload names the
  *               previous event's seq as read inside the same transaction (state-dependent writes),
  *               printing `ack <seq>`;
- *   texts     — appends to run `shared-run` `text` events holding the word `<tag>w<i>z`, printing `ack <i>`.
+ *   texts     — appends to run `shared-run` `text` events holding the word `<tag>w<i>z`, printing `ack <i>`;
+ *   queue     — starts run `<tag>-run-0` of chat `shared` with `count` messages queued behind it, then
+ *               ends each run as completed, each end claiming the next message as run `<tag>-run-<i>`
+ *               (one `finishRun` transaction each), printing `ack <i>`;
+ *   sending   — journals turn `<tag>-turn` with its run (delivery `sending`), prints `ack 0`, then
+ *               waits to be killed (a host that died before its agent acknowledged the prompt).
  * Exits 0 after `count` writes; prints `refused <reason>` and exits 2 on a refusal.
  * Environment: NAC_LOCK_TIMEOUT_MS (the journal's lockTimeoutMs) and NAC_LEASE_MS (its leaseMs).
  */
@@ -27,6 +32,7 @@ async function main(): Promise<void> {
     ...(process.env.NAC_LEASE_MS ? { leaseMs: Number(process.env.NAC_LEASE_MS) } : {}),
   });
   const count = Number(countText);
+  if (mode === 'queue' || mode === 'sending') return outboxMode(journal, mode, count, tag);
   if (mode === 'counter' || mode === 'texts') {
     await journal.write('createSession', { id: 'shared', title: 'shared', provider: 'local', createdAt: 1, updatedAt: 1 }).catch(() => undefined);
     await journal.write('startTurn', {
@@ -47,6 +53,28 @@ async function main(): Promise<void> {
     }
     const ack = mode !== 'counter' ? i : (result.value as { seq: number }[])[0]!.seq;
     process.stdout.write(`ack ${ack}\n`);
+  }
+  await journal.close();
+}
+
+/** The outbox modes (see module docstring). */
+async function outboxMode(journal: Journal, mode: 'queue' | 'sending', count: number, tag: string): Promise<void> {
+  const must = <T>(r: { ok: true; value: T } | { ok: false; reason: string; message: string }): T => {
+    if (r.ok) return r.value;
+    process.stdout.write(`refused ${r.reason} ${r.message}\n`);
+    process.exit(2);
+  };
+  must(await journal.write('createSession', { id: 'shared', title: 'shared', provider: 'local', createdAt: 1, updatedAt: 1 }));
+  const ids = (i: number) => ({ turnId: `${tag}-turn-${i}`, runId: `${tag}-run-${i}`, instanceId: 'writer' });
+  must(await journal.write('submitPrompt', { sessionId: 'shared', clientId: `${tag}-msg-0`, text: 'first', at: 1, next: ids(0), queue: true }));
+  if (mode === 'sending') {
+    process.stdout.write('ack 0\n');
+    await new Promise(() => undefined); // killed here
+  }
+  for (let i = 1; i <= count; i++) must(await journal.write('submitPrompt', { sessionId: 'shared', clientId: `${tag}-msg-${i}`, text: `message ${i}`, at: 1 + i, next: ids(i), queue: true }));
+  for (let i = 1; i <= count; i++) {
+    must(await journal.write('finishRun', { runId: `${tag}-run-${i - 1}`, status: 'completed', turnStatus: 'completed', at: 100 + i, next: ids(i) }));
+    process.stdout.write(`ack ${i}\n`);
   }
   await journal.close();
 }

@@ -120,6 +120,14 @@ describe('bench: arguments and the long-chat section of docs/BENCHMARKS.md', () 
     assert.throws(() => parseArgs(['--longchat']), /unknown argument --longchat/);
   });
 
+  it('measures activation and Open Chat… with many chats only with --chat-list-view, alone', () => {
+    assert.deepEqual(parseArgs(['--chat-list-view']), { quick: false, sizes: [], writes: undefined, longChat: false, chatListView: true });
+    assert.equal(parseArgs([]).chatListView, undefined);
+    assert.equal(parseArgs(['--search']).chatListView, undefined);
+    assert.throws(() => parseArgs(['--chat-list-view', '--search']), /--chat-list-view runs alone/);
+    assert.throws(() => parseArgs(['--quick', '--chat-list-view']), /--chat-list-view runs alone/);
+  });
+
   it('measures the view in code-server only with --long-chat-view, alone or after --long-chat', () => {
     assert.deepEqual(parseArgs(['--long-chat-view']), { quick: false, sizes: [], writes: undefined, longChat: false, longChatView: {} });
     assert.deepEqual(parseArgs(['--long-chat-view', '--cards=3', '--opens=2']), { quick: false, sizes: [], writes: undefined, longChat: false, longChatView: { cards: 3, opens: 2 } });

@@ -107,6 +107,16 @@ export async function editJournalFile(file: string, edit: (db: Database) => void
 }
 
 /**
+ * SQL that takes a schema-5 database back to schema 4 (drops the outbox migration 5 added); before
+ * UNDO_SCHEMA_4 for an older journal still.
+ */
+export const UNDO_SCHEMA_5 = `
+  DROP INDEX queued_prompts_by_session; DROP TABLE queued_prompts; DROP INDEX turns_by_client_id;
+  ALTER TABLE turns DROP COLUMN sent_from; ALTER TABLE turns DROP COLUMN delivery; ALTER TABLE turns DROP COLUMN client_id;
+  PRAGMA user_version = 4;
+`;
+
+/**
  * SQL that takes a schema-4 database back to schema 3 (drops what migration 4 added), for tests that
  * turn a journal made by this build into an older build's journal.
  */

@@ -14,7 +14,8 @@ const LIVE = fakeInstance('live-host');
 const SELF = fakeInstance('self');
 const clock = steppingClock();
 
-async function seedRun(j: Journal, ids: { session: string; turn: string; run: string; owner?: string }): Promise<void> {
+/** A turn and its run, as a host journals them; its prompt acknowledged by the agent unless `delivered` is false. */
+async function seedRun(j: Journal, ids: { session: string; turn: string; run: string; owner?: string; delivered?: boolean }): Promise<void> {
   if (!(await j.read('getSession', ids.session))) {
     assert.ok((await j.write('createSession', { id: ids.session, title: ids.session, provider: 'local', createdAt: clock(), updatedAt: clock() })).ok);
   }
@@ -23,6 +24,7 @@ async function seedRun(j: Journal, ids: { session: string; turn: string; run: st
     run: { id: ids.run, instanceId: ids.owner ?? DEAD.id, provider: 'local' },
   });
   assert.ok(r.ok);
+  if (ids.delivered !== false) assert.deepEqual(await j.write('markDelivered', ids.turn), { ok: true, value: { marked: true } });
 }
 
 async function seedInvocationWithRequest(j: Journal, run: string, inv: string, req: string, subject = 'rm -rf build'): Promise<void> {

@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { parseSearchQuery, snippetFor } from '../../src/core/searchQuery';
+import { parseSearchQuery, snippetFor, wholeWordFirst } from '../../src/core/searchQuery';
 import { openJournal, tempDir } from './helpers';
 
 const HOSTILE = [
@@ -51,6 +51,13 @@ describe('search: user text is never syntax', () => {
     assert.equal(parseSearchQuery('-*()"')?.match, undefined);
     assert.equal(parseSearchQuery('w '.repeat(100) + Array.from({ length: 30 }, (_, i) => `t${i}`).join(' '))!.terms.length, 12);
     assert.equal(parseSearchQuery('x'.repeat(10_000))!.terms[0]!.length, 64);
+  });
+
+  it('searches a three-character last word whole first, still as quoted words; longer or shorter ones have no such query', () => {
+    assert.deepEqual(wholeWordFirst(parseSearchQuery('commit "LOG')!), { terms: ['commit', 'log'], prefixLast: false, match: '"commit" "log"' });
+    assert.deepEqual(wholeWordFirst(parseSearchQuery('née')!)?.match, '"née"');
+    assert.equal(wholeWordFirst(parseSearchQuery('jour')!), null);
+    assert.equal(wholeWordFirst(parseSearchQuery('the jo')!), null);
   });
 
   it('a snippet is cut around the first match and marks every match in it', () => {

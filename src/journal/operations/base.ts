@@ -128,6 +128,22 @@ export abstract class OperationsBase {
     }
   }
 
+  /**
+   * Steps `sql`'s rows (arrays of column values, in column order) into `onRow` until it returns
+   * false or the rows end, so a read can stop early (an FTS4 query read newest first). The
+   * statement is prepared for this call, not cached: `onRow` may run other statements, and a cache
+   * that fills up meanwhile frees every statement it holds, this one included.
+   */
+  protected eachArray(sql: string, params: SqlValue[], onRow: (row: SqlValue[]) => boolean): void {
+    const stmt = this.db.prepare(sql);
+    try {
+      stmt.bind(params);
+      while (stmt.step()) if (!onRow(stmt.get())) break;
+    } finally {
+      stmt.free();
+    }
+  }
+
   protected one(sql: string, params: SqlValue[] = []): Row | undefined {
     return this.all(sql, params)[0];
   }

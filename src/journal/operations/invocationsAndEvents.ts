@@ -19,9 +19,20 @@ export interface FinishInvocationInput {
   readonly at: number;
 }
 
+/**
+ * Event kinds only the agent's work makes: the first of them in a run's ledger shows the agent has
+ * the prompt. Not `run_finished` (a run may end before its agent ever saw the prompt), `notice` (a
+ * Stop asked from another window writes one) or `boundary_decided` (written by the user or recovery).
+ */
+const AGENT_EVENT_KINDS: ReadonlySet<string> = new Set(['text', 'invocation_started', 'invocation_output', 'invocation_finished', 'boundary_requested']);
+
 /** The operations of this concern, on top of TurnRunOps (see module docstring). */
 export abstract class InvocationEventOps extends TurnRunOps {
-  /** Appends events to a run's ledger with the next sequence numbers; returns them as stored. */
+  /**
+   * Appends events to a run's ledger with the next sequence numbers; returns them as stored. The
+   * first event of the agent's work (`AGENT_EVENT_KINDS`) marks the run's turn `delivered` (from
+   * `sending`) in the same transaction.
+   */
   appendEvents(runId: string, events: readonly NewLedgerEvent[], at: number): LedgerEvent[] {
     if (events.length === 0) return [];
     // One statement for the run and its last sequence number (this runs for every streamed delta).
@@ -41,6 +52,8 @@ export abstract class InvocationEventOps extends TurnRunOps {
       ]);
       stored.push({ runId, seq, sessionId: run.sessionId, turnId: run.turnId, kind: event.kind, payload: event.payload, at } as LedgerEvent);
     });
+    // A primary-key update that changes (and logs) something once per turn.
+    if (events.some((e) => AGENT_EVENT_KINDS.has(e.kind))) this.run("UPDATE turns SET delivery = 'delivered' WHERE id = ? AND delivery = 'sending'", [run.turnId]);
     this.indexPendingEvents();
     return stored;
   }

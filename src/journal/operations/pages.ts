@@ -117,9 +117,10 @@ export abstract class PageOps extends InstanceOps {
    * The chat's exchanges for agents that take the history in the prompt: each turn's prompt and the
    * text its agent wrote (its `text` events joined), oldest first; a turn without text has ''.
    * Reads prompts and text only, never tool output, so a long chat's history costs its words.
+   * `exceptTurnId`: a turn left out (the one the history is for, journaled before it is read).
    */
-  listHistory(sessionId: string): { prompt: string; reply: string }[] {
-    const turns = this.decodeAll(this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]), toTurn);
+  listHistory(sessionId: string, exceptTurnId?: string): { prompt: string; reply: string }[] {
+    const turns = this.decodeAll(this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]), toTurn).filter((t) => t.id !== exceptTurnId);
     const replies = new Map<string, string>();
     const rows = this.all(
       // Ledger order by run and seq, not by event id: schema 1 has none.

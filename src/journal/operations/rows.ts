@@ -4,11 +4,11 @@
  * it and fence its chat (base.ts).
  */
 import type { SqlValue } from 'sql.js';
-import type { LedgerEvent, ProcessGroupRecord, SessionRecord, TurnRecord } from '../../core/events';
+import type { LedgerEvent, ProcessGroupRecord, QueuedPromptRecord, SessionRecord, TurnRecord } from '../../core/events';
 import {
-  ERROR_CLASSES, EVENT_KINDS, TURN_STATUSES, isOneOf,
-  type BoundaryDecision, type BoundaryKind, type BoundaryStatus, type ClosureReason, type ErrorClass, type InvocationStatus,
-  type RunStatus, type TurnStatus,
+  DELIVERY_STATES, ERROR_CLASSES, EVENT_KINDS, HOLD_REASONS, QUEUED_PROMPT_STATES, SENT_FROM, TURN_STATUSES, isOneOf,
+  type BoundaryDecision, type BoundaryKind, type BoundaryStatus, type ClosureReason, type DeliveryState, type ErrorClass, type HoldReason,
+  type InvocationStatus, type QueuedPromptState, type RunStatus, type SentFrom, type TurnStatus,
 } from '../../core/vocabulary';
 import type { BoundaryRequestRecord, InstanceRecord, InvocationRecord, RunRecord } from '../records';
 
@@ -19,9 +19,10 @@ export type Row = Record<string, SqlValue>;
  * A row this build cannot decode (unknown status, malformed JSON…). Reads skip it and fence its
  * chat; writes to a fenced chat are refused, every other chat keeps working. `newer`: the row holds
  * an unknown name where a newer build could have written one (see `unknownValue`); else it is damaged.
+ * `detail`: why it cannot be read, in the decoder's words (Check Journal reports it).
  */
 export class UnreadableRowError extends Error {
-  constructor(readonly sessionId: string, readonly table: string, readonly rowId: string, detail: string, readonly newer = false) {
+  constructor(readonly sessionId: string, readonly table: string, readonly rowId: string, readonly detail: string, readonly newer = false) {
     super(`A ${table} row (${rowId}) of this chat cannot be read by this version: ${detail}`);
     this.name = 'UnreadableRowError';
   }
@@ -49,6 +50,11 @@ export function toTurn(r: Row): TurnRecord {
   if (!isOneOf(TURN_STATUSES, r.status)) throw bad(unknownValue('status', r.status));
   if (!isOneOf(['prompt', 'retry', 'continue'] as const, r.origin)) throw bad(unknownValue('origin', r.origin));
   if (r.error_class !== null && !isOneOf(ERROR_CLASSES, r.error_class)) throw bad(unknownValue('error class', r.error_class));
+  // Columns of schema 5: undefined in a journal still at an older version (read-only), NULL in older rows.
+  const delivery = r.delivery ?? null;
+  const sentFrom = r.sent_from ?? null;
+  if (delivery !== null && !isOneOf(DELIVERY_STATES, delivery)) throw bad(unknownValue('delivery state', delivery));
+  if (sentFrom !== null && !isOneOf(SENT_FROM, sentFrom)) throw bad(unknownValue('sent from', sentFrom));
   return {
     id: r.id as string,
     sessionId: r.session_id as string,
@@ -58,6 +64,28 @@ export function toTurn(r: Row): TurnRecord {
     status: r.status as TurnStatus,
     errorClass: (r.error_class as ErrorClass | null) ?? null,
     createdAt: r.created_at as number,
+    clientId: (r.client_id as string | null | undefined) ?? null,
+    delivery: delivery as DeliveryState | null,
+    sentFrom: sentFrom as SentFrom | null,
+  };
+}
+
+/** Decodes a row of `queued_prompts`. @throws UnreadableRowError when the row cannot be read. */
+export function toQueuedPrompt(r: Row): QueuedPromptRecord {
+  const bad = ([detail, newer]: [string, boolean]) => new UnreadableRowError(r.session_id as string, 'queued_prompts', r.client_id as string, detail, newer);
+  if (!isOneOf(QUEUED_PROMPT_STATES, r.state)) throw bad(unknownValue('state', r.state));
+  if (r.hold !== null && !isOneOf(HOLD_REASONS, r.hold)) throw bad(unknownValue('hold reason', r.hold));
+  return {
+    clientId: r.client_id as string,
+    sessionId: r.session_id as string,
+    text: r.text as string,
+    state: r.state as QueuedPromptState,
+    position: r.position as number,
+    hold: (r.hold as HoldReason | null) ?? null,
+    sendNow: r.send_now === 1,
+    turnId: (r.turn_id as string | null) ?? null,
+    createdAt: r.created_at as number,
+    updatedAt: r.updated_at as number,
   };
 }
 

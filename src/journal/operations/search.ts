@@ -4,15 +4,15 @@
  * transaction as their rows (schema.ts). One result per turn, newest first.
  *
  * Each index is read newest first (`ORDER BY docid DESC`: docids grow with insertion, which FTS4
- * returns in that order without sorting), in batches, until `limit` distinct turns were found or
- * `MAX_SCANNED` matches were read, so a word found in half the journal costs a bounded read; the two
- * lists are merged by time. Rank (bm25-like) was not chosen: it needs every match scored before the
+ * returns in that order without sorting), in one statement stepped only until `limit` distinct
+ * turns were found or `MAX_SCANNED` matches were read, so a word found in half the journal costs a
+ * bounded read; the two lists are merged by time. Rank (bm25-like) was not chosen: it needs every match scored before the
  * first is returned (a common word at 200 MB would read all of them), and a history is searched for
  * something recent far more often than for the "best" match. Snippets are cut from the row's own
  * text (core/searchQuery.ts), for the returned results only.
  */
 import { fail, ok, type Result } from '../../core/result';
-import { parseSearchQuery, searchQueryProblem, snippetFor, textMatches, type SearchQuery } from '../../core/searchQuery';
+import { parseSearchQuery, searchQueryProblem, snippetFor, textMatches, wholeWordFirst, type SearchQuery } from '../../core/searchQuery';
 import { INDEXED_EVENT_TEXT } from '../schema';
 import { PageOps } from './pages';
 import type { SqlValue } from 'sql.js';
@@ -50,8 +50,14 @@ export type SearchRefusal = 'empty_query' | 'not_indexed';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
-/** Most matches read from one index per search (bounds a very common word's cost). */
-const MAX_SCANNED = 2000;
+/**
+ * Most matches read from one index per search: bounds the cost of a word that a few turns hold
+ * thousands of times (a long command output); each match read newest first is a docid, cheap.
+ */
+const MAX_SCANNED = 20_000;
+/** Matches resolved to their turns by the first statement; each next one takes twice as many, up to MAX_CHUNK. */
+const FIRST_CHUNK = 128;
+const MAX_CHUNK = 4096;
 
 const EVENT_KIND_HITS: Readonly<Record<string, SearchHitKind>> = { text: 'reply', invocation_output: 'output', invocation_started: 'tool', notice: 'notice' };
 
@@ -61,8 +67,9 @@ interface Hit {
   readonly turnId: string;
   readonly at: number;
   readonly kind: SearchHitKind;
+  /** The matched event's id (null for a prompt). */
   readonly eventId: number | null;
-  /** A prompt's text (read with the match); an event's text is read once it is chosen. */
+  /** The matched text when it was read with the match (pending events); otherwise read once the hit is chosen. */
   readonly text: string | null;
 }
 
@@ -70,7 +77,8 @@ interface Hit {
 export abstract class SearchOps extends PageOps {
   /**
    * Searches every chat's prompts, replies, command output, tool summaries and notices for the
-   * words of `query` (all of them; the last also as a prefix), newest first, one result per turn.
+   * words of `query` (all of them; the last also as a prefix, see core/searchQuery.ts
+   * `wholeWordFirst` for a short one), newest first, one result per turn.
    * User text is never FTS syntax (core/searchQuery.ts), so no query makes this throw; a query
    * without a word to search for is refused (`empty_query`, with a sentence).
    */
@@ -81,25 +89,34 @@ export abstract class SearchOps extends PageOps {
     if (this.userVersion() < 4) return fail('not_indexed', 'Search needs the chat journal in this version\'s format, and it could not be updated (see the notification): chats can be opened, not searched.');
     const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(options.limit ?? DEFAULT_LIMIT) || DEFAULT_LIMIT));
     const workspace = options.workspace;
+    // A short last word common enough to fill the results is taken whole (core/searchQuery.ts).
+    const whole = wholeWordFirst(parsed);
+    let used = whole ?? parsed;
+    let chosen = this.newestHits(used, limit, workspace);
+    if (whole && chosen.length < limit) chosen = this.newestHits((used = parsed), limit, workspace);
+    const titles = new Map<string, string>();
+    const titleOf = (id: string) => titles.get(id) ?? titles.set(id, String(this.one('SELECT title FROM sessions WHERE id = ?', [id])?.title ?? '')).get(id)!;
+    return ok(chosen.map((hit) => this.withSnippet(hit, titleOf(hit.sessionId), used)));
+  }
+
+  /** The newest match of each of the newest `limit` matching turns, newest first, without snippets. */
+  private newestHits(query: SearchQuery, limit: number, workspace: string | undefined): Hit[] {
     const hits = new Map<string, Hit>();
-    for (const hit of [...this.pendingHits(parsed, workspace), ...this.eventHits(parsed, limit, workspace), ...this.promptHits(parsed, limit, workspace)]) {
+    for (const hit of [...this.pendingHits(query, workspace), ...this.eventHits(query, limit, workspace), ...this.promptHits(query, limit, workspace)]) {
       const kept = hits.get(hit.turnId);
       if (!kept || hit.at > kept.at) hits.set(hit.turnId, hit);
     }
-    const chosen = [...hits.values()].sort((a, b) => b.at - a.at || (b.eventId ?? 0) - (a.eventId ?? 0)).slice(0, limit);
-    const titles = new Map<string, string>();
-    const titleOf = (id: string) => titles.get(id) ?? titles.set(id, String(this.one('SELECT title FROM sessions WHERE id = ?', [id])?.title ?? '')).get(id)!;
-    return ok(chosen.map((hit) => this.withSnippet(hit, titleOf(hit.sessionId), parsed)));
+    return [...hits.values()].sort((a, b) => b.at - a.at || (b.eventId ?? 0) - (a.eventId ?? 0)).slice(0, limit);
   }
 
-  /** The newest event matches, one per turn, up to `limit` turns (see module docstring). */
+  /** The newest event match of each turn, for the newest `limit` turns (see `newestPerTurn`). */
   private eventHits(query: SearchQuery, limit: number, workspace: string | undefined): Hit[] {
-    // The chat's title is read for the chosen results only; sessions are joined only to keep to a folder.
-    const sql = `SELECT e.id, e.session_id, e.turn_id, e.kind, e.at FROM event_search f JOIN events e ON e.id = f.docid
-      ${workspace === undefined ? '' : 'JOIN sessions s ON s.id = e.session_id AND s.workspace = ?4'}
-      WHERE f.event_search MATCH ?1 AND f.docid < ?2
-      ORDER BY f.docid DESC LIMIT ?3`;
-    return this.newestPerTurn(sql, query, limit, workspace, ([id, sessionId, turnId, kind, at]) => ({
+    // Per turn, the row of its newest match in the chunk (SQLite gives a lone MAX()'s row to the bare columns).
+    const resolve = `SELECT MAX(e.id), e.session_id, e.turn_id, e.kind, e.at FROM json_each(?1) j JOIN events e ON e.id = j.value
+      ${workspace === undefined ? '' : 'JOIN sessions s ON s.id = e.session_id AND s.workspace = ?2'}
+      GROUP BY e.turn_id ORDER BY 1 DESC`;
+    const match = 'SELECT docid FROM event_search WHERE event_search MATCH ? ORDER BY docid DESC';
+    return this.newestPerTurn(match, resolve, query, limit, workspace, ([id, sessionId, turnId, kind, at]) => ({
       sessionId: sessionId as string, turnId: turnId as string, at: at as number,
       kind: EVENT_KIND_HITS[kind as string] ?? 'reply', eventId: id as number, text: null,
     }));
@@ -127,43 +144,52 @@ export abstract class SearchOps extends PageOps {
     return hits;
   }
 
-  /** The newest prompt matches, up to `limit` (a turn has one prompt). */
+  /** The newest prompt matches, up to `limit` turns (a turn has one prompt). */
   private promptHits(query: SearchQuery, limit: number, workspace: string | undefined): Hit[] {
-    const sql = `SELECT f.docid AS id, t.session_id, t.id AS turn_id, t.created_at, t.prompt FROM prompt_search f
-      JOIN turns t ON t.search_doc = f.docid
-      ${workspace === undefined ? '' : 'JOIN sessions s ON s.id = t.session_id AND s.workspace = ?4'}
-      WHERE f.prompt_search MATCH ?1 AND f.docid < ?2
-      ORDER BY f.docid DESC LIMIT ?3`;
-    return this.newestPerTurn(sql, query, limit, workspace, ([, sessionId, turnId, at, prompt]) => ({
+    const resolve = `SELECT t.search_doc, t.session_id, t.id, t.created_at FROM json_each(?1) j JOIN turns t ON t.search_doc = j.value
+      ${workspace === undefined ? '' : 'JOIN sessions s ON s.id = t.session_id AND s.workspace = ?2'}
+      ORDER BY 1 DESC`;
+    const match = 'SELECT docid FROM prompt_search WHERE prompt_search MATCH ? ORDER BY docid DESC';
+    return this.newestPerTurn(match, resolve, query, limit, workspace, ([, sessionId, turnId, at]) => ({
       sessionId: sessionId as string, turnId: turnId as string, at: at as number,
-      kind: 'prompt', eventId: null, text: prompt as string,
+      kind: 'prompt', eventId: null, text: null,
     }));
   }
 
   /**
-   * Reads `sql`'s matches (columns `id` = docid first) in batches below the last docid seen, keeping
-   * the first of each turn, until `limit` turns or MAX_SCANNED matches.
+   * Reads the docids of `match` newest first in one statement, stepped only as far as needed: an
+   * FTS4 prefix term merges the doclists of all its words when the statement starts, so a query
+   * run again in batches would pay that merge for every batch. The docids
+   * go to `resolve` in growing chunks (a JSON array; it returns each turn's newest row among them,
+   * newest first, in SQLite, not one converted row per match) until `limit` turns were found or
+   * MAX_SCANNED matches read. A turn's first appearance is its newest match: chunks go newest first.
    */
-  private newestPerTurn(sql: string, query: SearchQuery, limit: number, workspace: string | undefined, toHit: (r: SqlValue[]) => Hit): Hit[] {
+  private newestPerTurn(match: string, resolve: string, query: SearchQuery, limit: number, workspace: string | undefined, toHit: (r: SqlValue[]) => Hit): Hit[] {
     const found = new Map<string, Hit>();
-    // FTS4 reads a term's whole doclist for every batch: few, growing batches.
-    let batch = Math.min(MAX_SCANNED, limit * 6);
-    let below = Number.MAX_SAFE_INTEGER;
-    for (let scanned = 0; scanned < MAX_SCANNED && found.size < limit; batch = Math.min(batch * 2, MAX_SCANNED - scanned)) {
-      const rows = this.allArrays(sql, workspace === undefined ? [query.match, below, batch] : [query.match, below, batch, workspace]);
-      for (const row of rows) {
+    let chunk: number[] = [];
+    let chunkSize = FIRST_CHUNK;
+    let scanned = 0;
+    const resolveChunk = (): void => {
+      const ids = JSON.stringify(chunk);
+      for (const row of this.allArrays(resolve, workspace === undefined ? [ids] : [ids, workspace])) {
         const hit = toHit(row);
         if (!found.has(hit.turnId) && found.size < limit) found.set(hit.turnId, hit);
       }
-      scanned += rows.length;
-      if (rows.length < batch) break;
-      below = rows[rows.length - 1]![0] as number;
-    }
+      chunk = [];
+      chunkSize = Math.min(chunkSize * 2, MAX_CHUNK);
+    };
+    this.eachArray(match, [query.match], ([docid]) => {
+      chunk.push(docid as number);
+      scanned++;
+      if (chunk.length === chunkSize || scanned === MAX_SCANNED) resolveChunk();
+      return found.size < limit && scanned < MAX_SCANNED;
+    });
+    if (chunk.length > 0) resolveChunk();
     return [...found.values()];
   }
 
   private withSnippet(hit: Hit, title: string, query: SearchQuery): SearchResult {
-    const text = hit.text ?? this.eventText(hit.eventId!);
+    const text = hit.text ?? (hit.eventId === null ? this.promptText(hit.turnId) : this.eventText(hit.eventId));
     const { text: snippet, matchRanges } = snippetFor(text, query);
     return { sessionId: hit.sessionId, title, turnId: hit.turnId, createdAt: hit.at, kind: hit.kind, eventId: hit.eventId, snippet, matchRanges };
   }
@@ -172,6 +198,11 @@ export abstract class SearchOps extends PageOps {
   private eventText(id: number): string {
     const row = this.one('SELECT kind, payload FROM events WHERE id = ?', [id]);
     return indexedText(row?.kind, row?.payload);
+  }
+
+  /** A turn's prompt. */
+  private promptText(turnId: string): string {
+    return String(this.one('SELECT prompt FROM turns WHERE id = ?', [turnId])?.prompt ?? '');
   }
 }
 

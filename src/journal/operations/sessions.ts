@@ -53,7 +53,7 @@ export abstract class SessionOps extends OperationsBase {
 
   /**
    * Deletes a chat and everything recorded under it (turns, runs, invocations, events, boundary
-   * requests, its tab record) in this one transaction, unless one of its runs is still in flight in
+   * requests, its tab record, its queue) in this one transaction, unless one of its runs is still in flight in
    * some window: then nothing changes and `deleted` is false. A chat fenced for a row this build
    * cannot read is refused (`row_unreadable`) like any other write to it.
    * @throws JournalRefusedError('not_found') for an unknown id.
@@ -62,7 +62,7 @@ export abstract class SessionOps extends OperationsBase {
     this.touch(id);
     if (!this.getSession(id)) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
     if (this.all("SELECT 1 FROM runs WHERE session_id = ? AND status = 'running' LIMIT 1", [id]).length > 0) return { deleted: false };
-    for (const table of ['events', 'boundary_requests', 'invocations', 'runs', 'turns', 'tabs']) {
+    for (const table of ['events', 'boundary_requests', 'invocations', 'runs', 'turns', 'tabs', 'queued_prompts']) {
       this.run(`DELETE FROM ${table} WHERE session_id = ?`, [id]);
     }
     this.run('DELETE FROM sessions WHERE id = ?', [id]);

@@ -1,4 +1,7 @@
-/** Operations on turns and their runs: start a turn with its first run, finish a run and its turn. */
+/**
+ * Operations on turns and their runs: start a turn with its first run, finish a run and its turn
+ * (and, in the same transaction, move the chat's queue: outbox.ts).
+ */
 import type { LedgerEvent, NewLedgerEvent, TurnRecord } from '../../core/events';
 import type { ErrorClass, RunStatus, TurnStatus } from '../../core/vocabulary';
 import { JournalRefusedError } from '../errors';
@@ -12,7 +15,21 @@ export interface StartTurnInput {
   readonly run: { readonly id: string; readonly instanceId: string; readonly provider: string };
 }
 
-/** Input of `finishRun`: the run's and its turn's terminal state. */
+/**
+ * The ids of the turn and run a transaction may start, and the window that will drive that run
+ * (its instance id): given by the window that writes the transaction, which drives what it claimed.
+ */
+export interface NextTurnIds {
+  readonly turnId: string;
+  readonly runId: string;
+  readonly instanceId: string;
+}
+
+/**
+ * Input of `finishRun`: the run's and its turn's terminal state; `next`: the ids the queue's next
+ * message takes if this end sends one (see `QueueMove`). Without `next` no message is claimed
+ * (recovery's `interrupted` end never claims one anyway).
+ */
 export interface FinishRunInput {
   readonly runId: string;
   readonly status: Exclude<RunStatus, 'running'>;
@@ -20,6 +37,13 @@ export interface FinishRunInput {
   readonly errorClass?: ErrorClass;
   readonly message?: string;
   readonly at: number;
+  readonly next?: NextTurnIds;
+}
+
+/** What the end of a run did to its chat's queue: the turn and run it claimed (to be driven by `next.instanceId`), how many it held. */
+export interface QueueMove {
+  readonly claimed?: { readonly turn: TurnRecord; readonly run: RunRecord };
+  readonly held: number;
 }
 
 /** The operations of this concern, on top of SessionOps (see module docstring). */
@@ -27,14 +51,21 @@ export abstract class TurnRunOps extends SessionOps {
   /** Appends events to a run's ledger (invocationsAndEvents.ts). */
   abstract appendEvents(runId: string, events: readonly NewLedgerEvent[], at: number): LedgerEvent[];
 
-  /** Creates a turn (status running) and its run (status running) in the caller's transaction. */
+  /** Moves the chat's queue after `run` ended with `status` (outbox.ts), in the caller's transaction. */
+  protected abstract moveQueue(run: RunRecord, status: FinishRunInput['status'], next: NextTurnIds | undefined, at: number): QueueMove;
+
+  /**
+   * Creates a turn (status running, delivery `sending`: its prompt is not handed to the agent yet)
+   * and its run (status running) in the caller's transaction. `turn.clientId` and `turn.sentFrom`
+   * are recorded when given (a message of the composer or the queue), else NULL (Retry, Continue).
+   */
   startTurn(input: StartTurnInput): { turn: TurnRecord; run: RunRecord } {
     const t = input.turn;
     if (!this.getSession(t.sessionId)) throw new JournalRefusedError('not_found', `No chat with id ${t.sessionId}.`);
     this.touch(t.sessionId);
     this.run(
-      'INSERT INTO turns (id, session_id, prompt, origin, parent_turn_id, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      [t.id, t.sessionId, t.prompt, t.origin, t.parentTurnId, 'running', t.createdAt],
+      'INSERT INTO turns (id, session_id, prompt, origin, parent_turn_id, status, created_at, client_id, delivery, sent_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [t.id, t.sessionId, t.prompt, t.origin, t.parentTurnId, 'running', t.createdAt, t.clientId ?? null, 'sending', t.sentFrom ?? null],
     );
     this.run(
       'INSERT INTO runs (id, turn_id, session_id, instance_id, provider, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -67,10 +98,12 @@ export abstract class TurnRunOps extends SessionOps {
   }
 
   /**
-   * Ends a run and its turn, appending the `run_finished` event. Idempotent: a run that is no longer
-   * running is left as it is and `finished` is false (no second terminal state).
+   * Ends a run and its turn, appending the `run_finished` event, then moves the chat's queue in the
+   * same transaction (`moveQueue`: the one-sender rule, docs/ARCHITECTURE.md "Prompts"). Idempotent:
+   * a run that is no longer running is left as it is, `finished` is false and the queue is untouched
+   * (no second terminal state, no second claim).
    */
-  finishRun(input: FinishRunInput): { finished: boolean; events: LedgerEvent[] } {
+  finishRun(input: FinishRunInput): { finished: boolean; events: LedgerEvent[]; queue: QueueMove } {
     const run = this.getRun(input.runId);
     if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
     this.touch(run.sessionId);
@@ -78,7 +111,7 @@ export abstract class TurnRunOps extends SessionOps {
       "UPDATE runs SET status = ?, error_class = ?, finished_at = ? WHERE id = ? AND status = 'running'",
       [input.status, input.errorClass ?? null, input.at, input.runId],
     );
-    if (changed === 0) return { finished: false, events: [] };
+    if (changed === 0) return { finished: false, events: [], queue: { held: 0 } };
     this.run("UPDATE turns SET status = ?, error_class = ?, finished_at = ? WHERE id = ? AND status = 'running'", [
       input.turnStatus, input.errorClass ?? null, input.at, run.turnId,
     ]);
@@ -94,6 +127,6 @@ export abstract class TurnRunOps extends SessionOps {
         },
       },
     ], input.at);
-    return { finished: true, events };
+    return { finished: true, events, queue: this.moveQueue(run, input.status, input.next, input.at) };
   }
 }

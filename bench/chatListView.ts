@@ -1,0 +1,144 @@
+/**
+ * `npm run bench -- --chat-list-view`: what a user with many chats waits for, in code-server and
+ * headless Chromium (test/harness/codeServer.ts). For a journal of 10 chats and one of 10,000 (the
+ * search bench's many-chats journal, searchRows.ts `buildManyChats`), each in a fresh code-server:
+ * 1. activation → ready: from VS Code's log line that it activates the extension (exthost.log) to the
+ *    extension's own line that its runtime is ready (`[recovery] startup`, after the journal opened
+ *    and recovery ran), both wall-clock times of the extension host, ms resolution;
+ * 2. **Open Chat…** from the command palette, `OPENS` times: the Enter key press in the palette →
+ *    the picker's first chat row in the DOM (a MutationObserver in the page) → the next animation
+ *    frame (painted), timed in the page.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Page } from 'playwright-core';
+import { loadSqlJs } from '../src/journal/sqljs';
+import { copyDir, ensureInstalled, launchBrowser, repoRoot, runCommand, startCodeServer, tempDir, waitForWorkbench } from '../test/harness/codeServer';
+import { journalFolder } from './longChatSeed';
+import { buildManyChats } from './searchRows';
+
+/** Times Open Chat… is run per journal (the first is the host's first). */
+const OPENS = 6;
+const TIMEOUT_MS = 120_000;
+/** The newest chat of `buildManyChats` journals: the picker's first row. */
+const NEWEST_TITLE = 'Benchmark chat';
+
+/** One journal's figures (ms). */
+export interface ChatListViewRun {
+  readonly chats: number;
+  readonly journalBytes: number;
+  /** VS Code activates the extension → its runtime is ready (journal open, recovery done). */
+  readonly activationToReadyMs: number;
+  /** Enter in the palette → the first chat row in the DOM, and → painted, per open. */
+  readonly openList: { readonly domMs: number; readonly paintedMs: number }[];
+}
+
+/** The whole run. */
+export interface ChatListViewResult {
+  readonly date: string;
+  readonly load: { readonly start: number; readonly end: number };
+  readonly runs: readonly ChatListViewRun[];
+}
+
+/** The first `YYYY-MM-DD HH:MM:SS.mmm` time of a line of `file` holding `needle` (ms since the epoch, local time), or undefined. */
+function loggedAt(file: string, needle: string): number | undefined {
+  const line = fs.readFileSync(file, 'utf8').split('\n').find((l) => l.includes(needle));
+  const m = line?.match(/^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})/);
+  return m ? new Date(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, +m[7]!).getTime() : undefined;
+}
+
+/** Every file under `dir`. */
+function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+}
+
+/** Waits until both log lines exist under `logs`; returns activation → ready (ms). */
+async function activationToReady(logs: string): Promise<number> {
+  for (const deadline = Date.now() + TIMEOUT_MS; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+    let activated: number | undefined;
+    let ready: number | undefined;
+    for (const f of filesUnder(logs)) {
+      activated ??= loggedAt(f, '_doActivateExtension native-agent-chats.native-agent-chats');
+      ready ??= loggedAt(f, '[recovery] startup');
+    }
+    if (activated !== undefined && ready !== undefined) return ready - activated;
+  }
+  throw new Error(`no activation and ready lines in ${logs}`);
+}
+
+/** Runs Open Chat… from the palette; Enter → the first chat row in the DOM, and painted (timed in the page). */
+async function openListTimed(page: Page): Promise<{ domMs: number; paintedMs: number }> {
+  await page.evaluate((title) => {
+    const now = () => performance.timeOrigin + performance.now();
+    const w = window as unknown as { __nacList?: { enterAt?: number; domAt?: number; paintedAt?: number } };
+    const state: { enterAt?: number; domAt?: number; paintedAt?: number } = {};
+    w.__nacList = state;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Enter' && state.enterAt === undefined) state.enterAt = now();
+    };
+    window.addEventListener('keydown', onKey, true);
+    const found = () => {
+      const input = document.querySelector('.quick-input-widget input.input[placeholder="Open a chat"]');
+      return !!input && [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((r) => (r.textContent ?? '').includes(title));
+    };
+    const observer = new MutationObserver(() => {
+      if (state.enterAt === undefined || state.domAt !== undefined || !found()) return;
+      state.domAt = now();
+      observer.disconnect();
+      window.removeEventListener('keydown', onKey, true);
+      requestAnimationFrame(() => setTimeout(() => (state.paintedAt = now()), 0));
+    });
+    observer.observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true });
+  }, NEWEST_TITLE);
+  await runCommand(page, 'Agent Chats: Open Chat…', TIMEOUT_MS);
+  const handle = await page.waitForFunction(() => {
+    const s = (window as unknown as { __nacList?: { enterAt?: number; domAt?: number; paintedAt?: number } }).__nacList;
+    return s?.paintedAt !== undefined ? s : undefined;
+  }, undefined, { timeout: TIMEOUT_MS });
+  const s = (await handle.jsonValue()) as { enterAt: number; domAt: number; paintedAt: number };
+  await page.keyboard.press('Escape');
+  await page.locator('.quick-input-widget input.input').waitFor({ state: 'hidden', timeout: TIMEOUT_MS }).catch(() => undefined);
+  return { domMs: s.domAt - s.enterAt, paintedMs: s.paintedAt - s.enterAt };
+}
+
+/** One fresh code-server on a journal of `chats` chats. */
+async function runOne(chats: number, log: (line: string) => void): Promise<ChatListViewRun> {
+  const tmp = tempDir('nac-bench-list-');
+  try {
+    const workspace = path.join(tmp, 'workspace');
+    copyDir(path.join(repoRoot(), 'test', 'fixtures', 'workspace'), workspace);
+    const userDataDir = path.join(tmp, 'user-data');
+    const file = path.join(journalFolder(userDataDir), 'journal.sqlite');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const SQL = await loadSqlJs(path.join(path.dirname(require.resolve('sql.js')), 'sql-wasm.wasm'));
+    const built = buildManyChats(SQL, file, chats);
+    const server = await startCodeServer({ workspace, userDataDir, installExtensionFrom: repoRoot(), settings: { 'chat.disableAIFeatures': true, 'window.confirmBeforeClose': 'never' } });
+    const browser = await launchBrowser();
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
+      await page.goto(server.folderUrl, { timeout: TIMEOUT_MS });
+      await waitForWorkbench(page, TIMEOUT_MS);
+      const activationToReadyMs = await activationToReady(path.join(userDataDir, 'logs'));
+      const openList: { domMs: number; paintedMs: number }[] = [];
+      for (let i = 0; i < OPENS; i++) openList.push(await openListTimed(page));
+      log(`[${built.chats} chats] activation -> ready ${activationToReadyMs} ms; Open Chat… list painted ${openList.map((o) => o.paintedMs.toFixed(0)).join(', ')} ms`);
+      return { chats: built.chats, journalBytes: built.bytes, activationToReadyMs, openList };
+    } finally {
+      await browser.close().catch(() => undefined);
+      await server.stop();
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Runs the bench (see module docstring) for 10 and 10,000 chats. */
+export async function benchChatListView(log: (line: string) => void): Promise<ChatListViewResult> {
+  ensureInstalled();
+  const start = os.loadavg()[0]!;
+  const runs: ChatListViewRun[] = [];
+  for (const chats of [10, 10_000]) runs.push(await runOne(chats, log));
+  return { date: new Date().toISOString(), load: { start, end: os.loadavg()[0]! }, runs };
+}

@@ -1,0 +1,206 @@
+/**
+ * Check Journal, the pure part: what a check of the chat journal found (the finding types, each
+ * with its evidence: table, row id, why it could not be read, since when, which build wrote it),
+ * the schema's rules it checks rows against, and the one-line verdict (the report as Markdown, for
+ * someone who has never heard of SQLite, is journalCheckMarkdown.ts). The journal layer gathers the evidence
+ * (`src/journal/operations/check.ts`, `src/journal/fileCheck.ts`), the runtime runs the steps
+ * (`src/runtime/journalCheck.ts`), the host shows the report.
+ *
+ * The findings are shaped for the repair that will build on them: every row finding names its table
+ * and SQLite rowid (the row's address, stable while the row exists) and its chat.
+ */
+
+/** The schema's rules a row is checked against (each a fact the runtime's writes always keep). */
+export const JOURNAL_RULES = {
+  turn_chat_missing: 'Every prompt belongs to a chat that exists (a turn\'s `session_id` names a session).',
+  turn_without_run: 'Every prompt has its run (`startTurn` writes the turn and its run in one transaction).',
+  turn_running_without_run: 'A prompt still running has a run still running (`finishRun` ends the run and its turn together).',
+  turn_two_ends: 'A prompt ends once: at most one `run_finished` event per turn (the first is listed).',
+  run_turn_missing: 'Every run belongs to a prompt that exists (a run\'s `turn_id` names a turn).',
+  run_running_turn_ended: 'A run still running belongs to a prompt still running.',
+  invocation_turn_missing: 'Every tool call belongs to a prompt that exists.',
+  invocation_run_missing: 'Every tool call belongs to a run that exists.',
+  boundary_turn_missing: 'Every approval request belongs to a prompt that exists.',
+  boundary_run_missing: 'An approval request that names a run names one that exists.',
+  event_run_missing: 'Every event of a reply belongs to a run that exists.',
+  queued_prompt_turn_missing: 'A queued message marked sent names the prompt it became, and that prompt exists.',
+} as const;
+
+/** A rule of `JOURNAL_RULES`. */
+export type JournalRule = keyof typeof JOURNAL_RULES;
+
+/** A row this build cannot read: it fences its chat (writes to the chat are refused). */
+export interface UnreadableRowFinding {
+  readonly table: string;
+  /** The row's SQLite rowid. */
+  readonly rowid: number;
+  /** The row's own key as the decoder names it (`turns`: its id; `events`: `run#seq`). */
+  readonly rowKey: string;
+  readonly sessionId: string;
+  /** The chat's title, when its session row exists. */
+  readonly chatTitle: string | null;
+  /** The decoder's reason (e.g. `its payload is not valid JSON`, `unknown status "hibernating"`). */
+  readonly reason: string;
+  /** Which build wrote it: `newer` (a value a newer version writes), or `damaged` (no version writes it). */
+  readonly writtenBy: 'newer' | 'damaged';
+  /** The row's own time (ms since the epoch: a turn's creation, an event's time…), when it has one. */
+  readonly since: number | null;
+}
+
+/** A row that breaks one of `JOURNAL_RULES`. */
+export interface RuleFinding {
+  readonly rule: JournalRule;
+  readonly table: string;
+  readonly rowid: number;
+  readonly rowKey: string;
+  /** The chat the row belongs to (null when the row names none). */
+  readonly sessionId: string | null;
+  readonly chatTitle: string | null;
+  /** What exactly is wrong, with the ids it names. */
+  readonly detail: string;
+  readonly since: number | null;
+}
+
+/** A run still marked running, and whether the window that started it is still alive. */
+export interface RunInFlightFinding {
+  readonly runId: string;
+  readonly turnId: string;
+  readonly sessionId: string;
+  readonly chatTitle: string | null;
+  readonly instanceId: string;
+  /** `alive`: its window still runs (it may be working); `dead`: its window is gone; `unknown`: no record of it. */
+  readonly owner: 'alive' | 'dead' | 'unknown';
+  /** True when this window owns it. */
+  readonly ownedHere: boolean;
+  readonly startedAt: number;
+}
+
+/** What `PRAGMA integrity_check` said of the snapshot file as it is on disk. */
+export interface SnapshotFinding {
+  readonly path: string;
+  /** Bytes on disk; null when there is no snapshot file (a new journal not compacted yet). */
+  readonly bytes: number | null;
+  /** SQLite's answer lines (empty: `ok`); at most 20. */
+  readonly problems: readonly string[];
+}
+
+/** One log generation read frame by frame to its end. */
+export interface LogGenerationFinding {
+  readonly generation: number;
+  readonly path: string;
+  readonly bytes: number;
+  /** Valid records read. */
+  readonly records: number;
+  /** Sequence numbers of the first and last valid record (null: none). */
+  readonly firstSeq: number | null;
+  readonly lastSeq: number | null;
+  /** Where reading stopped before the explicit end, or null when it reached it. */
+  readonly damage: {
+    /** Byte offset in the file of the first bad frame (or of the header: 0). */
+    readonly offset: number;
+    readonly why: string;
+    /** `torn`: nothing valid follows (a write cut short by a crash; opening cuts it). `middle`: valid records follow it. `header`: the file's header is damaged. */
+    readonly kind: 'torn' | 'middle' | 'header';
+  } | null;
+}
+
+/** A journal moved aside next to the journal file (`journal.sqlite.unreadable-<ms>`). */
+export interface MovedAsideFinding {
+  readonly name: string;
+  readonly path: string;
+  readonly bytes: number;
+  /** When it was moved aside (ms since the epoch, from its name). */
+  readonly movedAt: number;
+  /** Its log generations moved with it: file names and sizes (bytes). */
+  readonly logs: readonly { readonly name: string; readonly bytes: number }[];
+  /** Why it was moved aside, when recorded (this window's open moved it); else null. */
+  readonly reason: string | null;
+}
+
+/** What the files on disk look like (gathered in the journal's helper thread). */
+export interface FileCheck {
+  readonly snapshot: SnapshotFinding;
+  readonly logs: readonly LogGenerationFinding[];
+  readonly movedAside: readonly MovedAsideFinding[];
+}
+
+/** Everything a check found. Times in ms since the epoch. */
+export interface JournalCheckReport {
+  readonly file: string;
+  readonly checkedAt: number;
+  /** The schema version (`user_version`) of the journal as open. */
+  readonly schemaVersion: number;
+  /** Why the journal takes no changes now, or null. */
+  readonly readOnlyReason: string | null;
+  readonly files: FileCheck;
+  /** Rows read per table. */
+  readonly rowsChecked: Readonly<Record<string, number>>;
+  readonly unreadableRows: readonly UnreadableRowFinding[];
+  readonly ruleFindings: readonly RuleFinding[];
+  readonly runsInFlight: readonly RunInFlightFinding[];
+}
+
+/** Chats fenced by unreadable rows: chat id → its rows, in the order found. */
+export function fencedChats(report: JournalCheckReport): Map<string, UnreadableRowFinding[]> {
+  const chats = new Map<string, UnreadableRowFinding[]>();
+  for (const row of report.unreadableRows) chats.set(row.sessionId, [...(chats.get(row.sessionId) ?? []), row]);
+  return chats;
+}
+
+/** Runs still marked running whose window is gone (the next restart of Agent Chats ends them). */
+function orphanedRuns(report: JournalCheckReport): RunInFlightFinding[] {
+  return report.runsInFlight.filter((r) => r.owner !== 'alive');
+}
+
+/**
+ * The one-line verdict: "Healthy." when nothing is wrong, else one sentence per kind of finding saying what to do, the most pressing first
+ * (damaged files or else why the journal is read-only, then a newer version's rows, then damaged rows, then broken rules, then runs left
+ * running by a window that is gone).
+ */
+export function journalVerdict(report: JournalCheckReport): string {
+  const { files } = report;
+  const todo: string[] = [];
+  const damagedFiles = files.snapshot.problems.length > 0 || files.logs.some((l) => l.damage && l.damage.kind !== 'torn');
+  if (damagedFiles) todo.push('part of the journal file is damaged: keep a copy of the folder shown below and do not delete anything');
+  // Read-only for another reason (a newer version's format, a full disk at open): its own sentence says what to do.
+  else if (report.readOnlyReason) todo.push(report.readOnlyReason.replace(/\.$/, ''));
+  const newer = report.unreadableRows.filter((r) => r.writtenBy === 'newer');
+  const damaged = report.unreadableRows.filter((r) => r.writtenBy === 'damaged');
+  if (newer.length > 0) todo.push(`update the extension: ${plural(new Set(newer.map((r) => r.sessionId)).size, 'chat holds', 'chats hold')} data from a newer version of Agent Chats`);
+  if (damaged.length > 0) todo.push(`${plural(new Set(damaged.map((r) => r.sessionId)).size, 'chat has', 'chats have')} damaged data and cannot be changed; the other chats are fine`);
+  if (report.ruleFindings.length > 0) todo.push(`${plural(report.ruleFindings.length, 'record does', 'records do')} not fit together; nothing to do now, keep this report`);
+  if (files.movedAside.length > 0) todo.push(`${plural(files.movedAside.length, 'older journal was', 'older journals were')} set aside; the chats in ${files.movedAside.length === 1 ? 'it' : 'them'} are not shown`);
+  const orphaned = orphanedRuns(report);
+  if (orphaned.length > 0) todo.push(`${plural(orphaned.length, 'reply was', 'replies were')} left unfinished by a window that closed; reload the window to end ${orphaned.length === 1 ? 'it' : 'them'}`);
+  if (todo.length === 0) return 'Healthy.';
+  return todo.map((t) => `${t[0]!.toUpperCase()}${t.slice(1)}.`).join(' ');
+}
+
+/** `n` with the singular or plural words. */
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** Bytes in words (`3.2 MB`, `812 bytes`). */
+export function sizeWords(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1048576).toFixed(1)} MB`;
+}
+
+/** A time as `2026-12-01 22:17 UTC` (reports are read long after; UTC says so unambiguously). */
+export function timeWords(ms: number | null): string {
+  if (ms === null || !Number.isFinite(ms)) return 'unknown time';
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** What a row of each table is, in the chat's own words. */
+const TABLE_WORDS: Readonly<Record<string, string>> = {
+  sessions: 'the chat itself', turns: 'a prompt', runs: 'a reply', events: 'part of a reply', invocations: 'a tool call',
+  boundary_requests: 'an approval request', queued_prompts: 'a queued message',
+};
+
+/** What a row of `table` is, in the user's words. */
+export function tableWords(table: string): string {
+  return TABLE_WORDS[table] ?? 'a record';
+}

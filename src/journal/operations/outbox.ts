@@ -1,0 +1,221 @@
+/**
+ * Operations on a chat's outbox (schema 5, docs/ARCHITECTURE.md "Prompts: the outbox, the queue and
+ * delivery"): a message submitted becomes a turn at once or waits in the chat's queue; queued
+ * messages are edited, discarded or sent by the user; the end of a run moves the queue
+ * (`moveQueue`, called by `finishRun` in its own transaction: the one-sender rule); the agent's
+ * acknowledgement marks a turn delivered. Every decision is a conditional write inside the caller's
+ * transaction, so two windows can never both send a message, and a client id given twice never
+ * makes a second turn.
+ */
+import type { QueuedPromptRecord, TurnRecord } from '../../core/events';
+import { compareQueued, holdReasonOf, MAX_QUEUED_PROMPTS, nextToSend } from '../../core/outbox';
+import type { QueuedPromptState, SentFrom } from '../../core/vocabulary';
+import { JournalRefusedError } from '../errors';
+import type { RunRecord } from '../records';
+import { ChatListOps } from './chatList';
+import { toQueuedPrompt } from './rows';
+import type { FinishRunInput, NextTurnIds, QueueMove } from './turnsAndRuns';
+
+/** The schema version that has the outbox (client ids, delivery states, `queued_prompts`). */
+export const OUTBOX_SCHEMA = 5;
+
+/** Input of `submitPrompt`. Times in ms. */
+export interface SubmitPromptInput {
+  readonly sessionId: string;
+  /** The id the view made for the message (a UUID). */
+  readonly clientId: string;
+  readonly text: string;
+  readonly at: number;
+  /** The ids the turn and run take if the message goes out at once, and the window that drives it. */
+  readonly next: NextTurnIds;
+  /** False: answer `busy` where the message would wait in the queue (a caller that starts now or not at all). */
+  readonly queue: boolean;
+  /**
+   * Runs of the chat the submitting window knows have ended though the journal could not record
+   * their end yet (a full disk; it writes them again later): not counted as running.
+   */
+  readonly endedRunIds?: readonly string[];
+}
+
+/**
+ * What `submitPrompt` did: started a turn (`turn`, `run`: driven by `next.instanceId`), queued the
+ * message, found its client id already given with the same text (`duplicate`: the turn it became,
+ * null while queued or after a discard) or with another (`conflict`), or refused it (`full`: the
+ * queue holds MAX_QUEUED_PROMPTS; `busy`: it would wait and the caller asked not to queue).
+ */
+export type SubmitPromptResult =
+  | { readonly kind: 'started'; readonly turn: TurnRecord; readonly run: RunRecord }
+  | { readonly kind: 'queued'; readonly prompt: QueuedPromptRecord }
+  | { readonly kind: 'duplicate'; readonly turnId: string | null }
+  | { readonly kind: 'conflict' }
+  | { readonly kind: 'full' }
+  | { readonly kind: 'busy' };
+
+/** What an edit or a discard did: changed the message, or found it no longer queued (`state`: what it is now). */
+export type QueueEditResult =
+  | { readonly kind: 'changed'; readonly prompt: QueuedPromptRecord }
+  | { readonly kind: 'not_queued'; readonly state: QueuedPromptState };
+
+/**
+ * What `sendQueuedPrompt` did: started the message's turn now (no run was running), marked it Send
+ * now (a run is running: its end sends it; the caller stops the run), or found it no longer queued.
+ */
+export type SendQueuedResult =
+  | { readonly kind: 'started'; readonly turn: TurnRecord; readonly run: RunRecord }
+  | { readonly kind: 'marked'; readonly prompt: QueuedPromptRecord }
+  | { readonly kind: 'not_queued'; readonly state: QueuedPromptState };
+
+/** The operations of this concern, on top of ChatListOps (see module docstring). */
+export abstract class OutboxOps extends ChatListOps {
+  /**
+   * The user sent a message (one transaction): a chat with a run still running (in any window, or
+   * orphaned and not yet recovered) or with queued messages that are not held gets it at the end
+   * of its queue; otherwise it becomes a turn at once (`sent_from = 'composer'`). A client id seen
+   * before (on a turn or in the queue) makes nothing new. See `SubmitPromptResult`.
+   * @throws JournalRefusedError('not_found') for an unknown chat.
+   */
+  submitPrompt(input: SubmitPromptInput): SubmitPromptResult {
+    const session = this.getSession(input.sessionId);
+    if (!session) throw new JournalRefusedError('not_found', `No chat with id ${input.sessionId}.`);
+    this.touch(input.sessionId);
+    const seen = this.clientIdSeen(input.clientId);
+    if (seen) return seen.sessionId === input.sessionId && seen.text === input.text ? { kind: 'duplicate', turnId: seen.turnId } : { kind: 'conflict' };
+    const waiting = this.one("SELECT 1 AS x FROM queued_prompts WHERE session_id = ? AND state = 'queued' AND hold IS NULL LIMIT 1", [input.sessionId]);
+    if (!this.hasRunningRun(input.sessionId, input.endedRunIds) && !waiting) {
+      return { kind: 'started', ...this.startQueuedTurn(input.sessionId, input.clientId, input.text, 'composer', input.next, input.at) };
+    }
+    if (!input.queue) return { kind: 'busy' };
+    const counts = this.one(
+      "SELECT SUM(state = 'queued') AS queued, COALESCE(MAX(position), 0) AS last FROM queued_prompts WHERE session_id = ?",
+      [input.sessionId],
+    );
+    if (Number(counts?.queued ?? 0) >= MAX_QUEUED_PROMPTS) return { kind: 'full' };
+    this.run(
+      "INSERT INTO queued_prompts (client_id, session_id, text, state, position, hold, send_now, turn_id, created_at, updated_at) VALUES (?, ?, ?, 'queued', ?, NULL, 0, NULL, ?, ?)",
+      [input.clientId, input.sessionId, input.text, Number(counts?.last ?? 0) + 1, input.at, input.at],
+    );
+    return { kind: 'queued', prompt: this.getQueuedPrompt(input.clientId)! };
+  }
+
+  /**
+   * Replaces the text of a message still queued (conditional on its state, in this transaction).
+   * @throws JournalRefusedError('not_found') when the chat has no message with that client id.
+   */
+  editQueuedPrompt(sessionId: string, clientId: string, text: string, at: number): QueueEditResult {
+    const prompt = this.queuedPromptOf(sessionId, clientId);
+    if (prompt.state !== 'queued') return { kind: 'not_queued', state: prompt.state };
+    this.run("UPDATE queued_prompts SET text = ?, updated_at = ? WHERE client_id = ? AND state = 'queued'", [text, at, clientId]);
+    return { kind: 'changed', prompt: this.getQueuedPrompt(clientId)! };
+  }
+
+  /**
+   * Removes a message still queued (its row stays, `discarded`, so its client id is still known).
+   * @throws JournalRefusedError('not_found') when the chat has no message with that client id.
+   */
+  discardQueuedPrompt(sessionId: string, clientId: string, at: number): QueueEditResult {
+    const prompt = this.queuedPromptOf(sessionId, clientId);
+    if (prompt.state !== 'queued') return { kind: 'not_queued', state: prompt.state };
+    this.run("UPDATE queued_prompts SET state = 'discarded', updated_at = ? WHERE client_id = ? AND state = 'queued'", [at, clientId]);
+    return { kind: 'changed', prompt: this.getQueuedPrompt(clientId)! };
+  }
+
+  /**
+   * The user's Send (a held message) or Send now: with no run running in the chat the message
+   * becomes a turn at once (`sent_from = 'send_now'`, ids `next`); otherwise it is marked Send now
+   * (first in the queue, sent by the running run's end even after a Stop). See `SendQueuedResult`.
+   * @throws JournalRefusedError('not_found') when the chat has no message with that client id.
+   */
+  sendQueuedPrompt(sessionId: string, clientId: string, next: NextTurnIds, at: number): SendQueuedResult {
+    const prompt = this.queuedPromptOf(sessionId, clientId);
+    if (prompt.state !== 'queued') return { kind: 'not_queued', state: prompt.state };
+    if (!this.hasRunningRun(sessionId)) return { kind: 'started', ...this.claim(prompt, 'send_now', next, at) };
+    this.run("UPDATE queued_prompts SET send_now = 1, updated_at = ? WHERE client_id = ? AND state = 'queued'", [at, clientId]);
+    return { kind: 'marked', prompt: this.getQueuedPrompt(clientId)! };
+  }
+
+  /**
+   * The agent acknowledged the turn's prompt: `sending` → `delivered`. Idempotent (`marked` false
+   * when it was delivered already, or has no delivery state: a turn before schema 5).
+   * @throws JournalRefusedError('not_found') for an unknown turn.
+   */
+  markDelivered(turnId: string): { marked: boolean } {
+    const row = this.one('SELECT session_id FROM turns WHERE id = ?', [turnId]);
+    if (!row) throw new JournalRefusedError('not_found', `No turn with id ${turnId}.`);
+    this.touch(row.session_id as string);
+    return { marked: this.run("UPDATE turns SET delivery = 'delivered' WHERE id = ? AND delivery = 'sending'", [turnId]) > 0 };
+  }
+
+  /** The chat's messages still queued, in the order they go out (`compareQueued`); none before schema 5. */
+  listQueuedPrompts(sessionId: string): QueuedPromptRecord[] {
+    if (this.userVersion() < OUTBOX_SCHEMA) return [];
+    return this.decodeAll(this.all("SELECT * FROM queued_prompts WHERE session_id = ? AND state = 'queued'", [sessionId]), toQueuedPrompt).sort(compareQueued);
+  }
+
+  /** A message of any chat's queue in any state (kept once sent or discarded), or undefined; none before schema 5. */
+  getQueuedPrompt(clientId: string): QueuedPromptRecord | undefined {
+    if (this.userVersion() < OUTBOX_SCHEMA) return undefined;
+    const row = this.one('SELECT * FROM queued_prompts WHERE client_id = ?', [clientId]);
+    return row && this.decodeAll([row], toQueuedPrompt)[0];
+  }
+
+  /**
+   * Moves the chat's queue after `run` ended with `status` (called by `finishRun`, in its
+   * transaction): claims `nextToSend` as a turn with ids `next` (`sent_from` 'send_now' for a
+   * message the user asked to Send now, else 'queue'), then holds the messages left waiting for the
+   * reason `holdReasonOf` gives (a message keeps the first reason it was held for; a hold clears
+   * Send now, so a decision taken before a restart is never acted on after it). Claims nothing
+   * without `next`, or while another run of the chat is running.
+   */
+  protected moveQueue(run: RunRecord, status: FinishRunInput['status'], next: NextTurnIds | undefined, at: number): QueueMove {
+    const queued = this.listQueuedPrompts(run.sessionId);
+    if (queued.length === 0) return { held: 0 };
+    const chosen = next && !this.hasRunningRun(run.sessionId) ? nextToSend(queued, status) : undefined;
+    const claimed = chosen && this.claim(chosen, chosen.sendNow ? 'send_now' : 'queue', next!, at);
+    const reason = holdReasonOf(status);
+    const held = reason === null ? 0 : this.run(
+      "UPDATE queued_prompts SET hold = COALESCE(hold, ?), send_now = 0, updated_at = ? WHERE session_id = ? AND state = 'queued' AND (hold IS NULL OR send_now = 1)",
+      [reason, at, run.sessionId],
+    );
+    return claimed ? { claimed, held } : { held };
+  }
+
+  /** Makes a queued message the chat's next turn (ids `next`) and marks it sent, in this transaction. */
+  private claim(prompt: QueuedPromptRecord, sentFrom: SentFrom, next: NextTurnIds, at: number): { turn: TurnRecord; run: RunRecord } {
+    const started = this.startQueuedTurn(prompt.sessionId, prompt.clientId, prompt.text, sentFrom, next, at);
+    this.run("UPDATE queued_prompts SET state = 'sent', turn_id = ?, send_now = 0, updated_at = ? WHERE client_id = ? AND state = 'queued'", [
+      next.turnId, at, prompt.clientId,
+    ]);
+    return started;
+  }
+
+  /** Starts a prompt turn for a message (its client id on the turn) with the chat's provider. */
+  private startQueuedTurn(sessionId: string, clientId: string, text: string, sentFrom: SentFrom, next: NextTurnIds, at: number): { turn: TurnRecord; run: RunRecord } {
+    const provider = this.getSession(sessionId)!.provider;
+    return this.startTurn({
+      turn: { id: next.turnId, sessionId, prompt: text, origin: 'prompt', parentTurnId: null, createdAt: at, clientId, sentFrom },
+      run: { id: next.runId, instanceId: next.instanceId, provider },
+    });
+  }
+
+  /** Whether a run of the chat other than `except` is still running (in some window, or orphaned). */
+  private hasRunningRun(sessionId: string, except: readonly string[] = []): boolean {
+    return this.all("SELECT id FROM runs WHERE session_id = ? AND status = 'running'", [sessionId]).some((r) => !except.includes(r.id as string));
+  }
+
+  /** Where a client id went: its turn, or its row in a queue (the turn it became, if sent). */
+  private clientIdSeen(clientId: string): { sessionId: string; text: string; turnId: string | null } | undefined {
+    const turn = this.one('SELECT id, session_id, prompt FROM turns WHERE client_id = ?', [clientId]);
+    if (turn) return { sessionId: turn.session_id as string, text: turn.prompt as string, turnId: turn.id as string };
+    const queued = this.one('SELECT session_id, text, turn_id FROM queued_prompts WHERE client_id = ?', [clientId]);
+    return queued && { sessionId: queued.session_id as string, text: queued.text as string, turnId: (queued.turn_id as string | null) ?? null };
+  }
+
+  /** The chat's message with that client id, its chat touched (a write follows). @throws JournalRefusedError('not_found'). */
+  private queuedPromptOf(sessionId: string, clientId: string): QueuedPromptRecord {
+    if (!this.getSession(sessionId)) throw new JournalRefusedError('not_found', `No chat with id ${sessionId}.`);
+    this.touch(sessionId);
+    const prompt = this.getQueuedPrompt(clientId);
+    if (!prompt || prompt.sessionId !== sessionId) throw new JournalRefusedError('not_found', 'This chat has no queued message with that id.');
+    return prompt;
+  }
+}
