@@ -25,13 +25,10 @@ async function enter(frame: FrameLocator, text: string): Promise<void> {
 
 /** The queued messages shown: `state: text` each, in order. */
 async function shownQueue(frame: FrameLocator): Promise<string[]> {
-  const items = frame.locator('.queue .queued-prompt');
-  const out: string[] = [];
-  for (let i = 0; i < (await items.count()); i++) {
-    const item = items.nth(i);
-    out.push(`${(await item.locator('.queued-state').innerText()).trim()}: ${(await item.locator('.queued-text').innerText()).trim()}`);
-  }
-  return out;
+  // Read at once: an item read one locator at a time may be gone before its text is (Playwright then
+  // waits out its whole timeout for it: a Discard looked 30 s slow).
+  return frame.locator('.queue:not([hidden]) .queued-prompt').evaluateAll((items) => items.map((item) =>
+    `${item.querySelector('.queued-state')?.textContent?.trim() ?? ''}: ${item.querySelector('.queued-text')?.textContent?.trim() ?? ''}`));
 }
 
 /** Waits until the queue shows exactly `expected`. @throws Error with what it showed. */
@@ -124,10 +121,12 @@ export async function queueJourney(ctx: JourneyContext): Promise<void> {
     await visible(frame().locator('pre.output', { hasText: 'third-queued' }).first(), 'the output of the message sent', TIMEOUTS.command);
     ctx.log(`  its output ${Date.now() - t} ms after Send`);
     await queueShows(frame(), ['Not sent: VS Code restarted: run echo fourth-queued'], TIMEOUTS.ui);
+    ctx.log(`  the queue without it ${Date.now() - t} ms after Send`);
     const shown = await prompts(frame());
     if (shown.filter((p) => p === 'run echo third-queued').length !== 1) throw new Error(`the message sent made ${shown.filter((p) => p === 'run echo third-queued').length} turns`);
     await frame().locator('.queued-prompt').first().locator('[data-queue-action="discard"]').click();
     await queueShows(frame(), [], TIMEOUTS.ui);
+    ctx.log(`  the queue empty ${Date.now() - t} ms after Send`);
     if ((await prompts(frame())).includes('run echo fourth-queued')) throw new Error('the discarded message was sent');
   });
 }
