@@ -93,7 +93,7 @@ async function snapshotMessage(runtime: ChatRuntime): Promise<{ message: HostMes
   if (!session) throw new Error('the long chat is missing from the journal');
   const page = await runtime.transcriptPage(session.id);
   const message: HostMessage = {
-    type: 'snapshot', session, transcript: page.transcript, hasOlder: page.hasOlder, turnCount: page.turnCount,
+    type: 'snapshot', queue: [], session, transcript: page.transcript, hasOlder: page.hasOlder, turnCount: page.turnCount,
     live: await runtime.liveState(session.id), hostNow: Date.now(), seq: 1,
   };
   return { message, mark: page.mark };

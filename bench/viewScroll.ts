@@ -71,7 +71,7 @@ function fakeHost({ turns, pageTurns }: { turns: TranscriptTurn[]; pageTurns: nu
     setState: () => undefined,
     postMessage: (m: { type: string; before?: { id: string } }) => {
       if (m.type === 'ready' || m.type === 'resync') {
-        send({ type: 'snapshot', seq: ++seq, session, transcript: { turns: turns.slice(-pageTurns) }, hasOlder: turns.length > pageTurns, turnCount: turns.length, live });
+        send({ type: 'snapshot', queue: [], seq: ++seq, session, transcript: { turns: turns.slice(-pageTurns) }, hasOlder: turns.length > pageTurns, turnCount: turns.length, live });
       } else if (m.type === 'loadOlder' && m.before) {
         const at = turns.findIndex((t) => t.id === m.before!.id);
         const from = Math.max(0, at - pageTurns);

@@ -2,12 +2,15 @@
  * What a screen reader hears of a chat, in one polite live region (`role=status`) rather than the
  * whole transcript being live: the transcript draws turns as the user scrolls (only those near the
  * viewport are in the DOM), and a live transcript announced every turn drawn by a scroll as if it
- * were new. Announced: a boundary request that waits for the user, and how the newest turn ended.
+ * were new. Announced: a boundary request that waits for the user, how the newest turn ended, a
+ * message queued, queued messages held (not sent after a Stop, a failure or a restart), and a queued
+ * message sent.
  * Streamed text is not announced as it arrives (it is read where it is, in the transcript).
  * Pure: `announcementsFor` compares two view states.
  */
 import { errorClassShortLabel } from '../src/core/errorClassWords';
-import type { TranscriptTurn } from '../src/core/transcript';
+import { heldWords } from '../src/core/outbox';
+import { compareCursors, type TranscriptTurn } from '../src/core/transcript';
 import type { BoundaryKind } from '../src/core/vocabulary';
 import { boundaryKindVerb, oneLine } from '../src/core/words';
 import type { ViewState } from './state';
@@ -26,6 +29,22 @@ export function announcementsFor(before: ViewState, after: ViewState): string[] 
   const newest = after.transcript.turns.at(-1);
   const was = newest && before.transcript.turns.find((t) => t.id === newest.id);
   if (newest && was && was.status === 'running' && newest.status !== 'running') out.push(endWords(newest));
+  out.push(...queueWords(before, after));
+  return out;
+}
+
+/** What changed in the queue: messages added, held, or sent (a new turn sent from the queue). */
+function queueWords(before: ViewState, after: ViewState): string[] {
+  const out: string[] = [];
+  const was = new Map(before.queue.map((p) => [p.clientId, p]));
+  const added = after.queue.filter((p) => !was.has(p.clientId)).length;
+  if (added > 0) out.push(added === 1 ? 'Message queued: it is sent when the agent is done.' : `${added} messages queued.`);
+  const held = after.queue.filter((p) => p.hold !== null && was.has(p.clientId) && was.get(p.clientId)!.hold === null);
+  if (held.length > 0) out.push(`${held.length === 1 ? 'A queued message' : `${held.length} queued messages`} waiting. ${heldWords(held[0]!.hold!)}.`);
+  // Only turns after the newest the view had: an older page loading brings turns that are not new.
+  const newestBefore = before.transcript.turns.at(-1);
+  const sent = after.transcript.turns.filter((t) => (t.sentFrom === 'queue' || t.sentFrom === 'send_now') && (!newestBefore || compareCursors(t, newestBefore) > 0));
+  if (sent.length > 0) out.push(sent.length === 1 ? 'Queued message sent.' : `${sent.length} queued messages sent.`);
   return out;
 }
 

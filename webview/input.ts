@@ -38,33 +38,30 @@ export type SendDecision =
   | { readonly kind: 'ignore' }
   | { readonly kind: 'refuse'; readonly reason: string; readonly code?: string };
 
-/** Why Send waits while the agent works and a request of it waits on the user (the text stays). */
-export const BUSY_ASKING_REASON = 'The agent is waiting for your answer to its request above. Answer it or press Stop; your message stays here.';
-
-/** Why Send waits while the agent works on its own (the text stays). */
-export const BUSY_REASON = 'The agent is still working on this chat. Wait for it or press Stop; your message stays here.';
-
-/** The error code of a refusal for either reason above: the view clears it once the run ends. */
+/**
+ * The error code of the host's refusal of an action because the agent works (`busy`, e.g. a Retry
+ * while a reply runs): the view clears it once the run ends.
+ */
 export const BUSY_CODE = 'busy';
 
-/** Why Send waits while a run is live: `asking` when a request of it waits on the user. */
-export function busyReason(asking: boolean): string {
-  return asking ? BUSY_ASKING_REASON : BUSY_REASON;
-}
-
 /**
- * Decides what Send does: empty or blank text is ignored; read-only chats, a chat whose agent is
- * still working (`running`; `asking`: a request of it waits on the user) and over-long prompts are
- * refused with a reason (the text is kept); anything else is sent as typed.
+ * Decides what Send (or Enter) does: empty or blank text is ignored; read-only chats and over-long
+ * messages are refused with a reason (the text is kept); anything else is sent as typed — also while
+ * the agent works, when the host queues it (docs/ARCHITECTURE.md, "Prompts").
  */
-export function decideSend(text: string, readOnlyReason: string | null, running = false, asking = false): SendDecision {
+export function decideSend(text: string, readOnlyReason: string | null): SendDecision {
   if (text.trim().length === 0) return { kind: 'ignore' };
   if (readOnlyReason) return { kind: 'refuse', reason: readOnlyReason };
-  if (running) return { kind: 'refuse', reason: busyReason(asking), code: BUSY_CODE };
   if (text.length > MAX_PROMPT_CHARS) {
     return { kind: 'refuse', reason: `The message is too long (${text.length.toLocaleString('en-US')} characters; the limit is ${MAX_PROMPT_CHARS.toLocaleString('en-US')}).` };
   }
   return { kind: 'send', text };
+}
+
+/** The composer's placeholder: what to type, and while the agent works, that Enter queues it. */
+export function composerPlaceholder(local: boolean, running: boolean): string {
+  if (running) return 'Enter queues your message: it is sent when the agent is done (Shift+Enter: new line)';
+  return local ? 'Ask the agent… (try: help, run ls, read README.md)' : 'Ask the agent…';
 }
 
 /** True when a scroll box is (nearly) scrolled to its bottom. */

@@ -1,6 +1,6 @@
 /**
- * Builds the chat view's fixed skeleton once: header, scrolling transcript, error and read-only
- * bars, and the composer. Rendering later fills the header and transcript but never rebuilds the
+ * Builds the chat view's fixed skeleton once: header, scrolling transcript, the queue, error and
+ * read-only bars, and the composer. Rendering later fills the header and transcript but never rebuilds the
  * composer, so its text, caret and focus survive every update.
  */
 import { h } from './dom';
@@ -22,6 +22,8 @@ export interface Skeleton {
   /** The box inside it holding the welcome text or the turns (`.transcript-content`). */
   readonly content: HTMLElement;
   readonly orphan: HTMLElement;
+  /** The chat's queued messages, under the transcript (`render/queue.ts`; hidden when none). */
+  readonly queue: HTMLElement;
   readonly errorBar: HTMLElement;
   readonly errorMessage: HTMLElement;
   readonly readonlyBar: HTMLElement;
@@ -43,6 +45,7 @@ export function buildSkeleton(app: HTMLElement): Skeleton {
   const transcript = h('main', { id: 'transcript', class: 'transcript', 'aria-label': 'Conversation' }, content);
   const announcer = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
   const orphan = h('div', { class: 'orphan-box', hidden: true });
+  const queue = h('section', { class: 'queue', hidden: true });
   const errorMessage = h('span', { class: 'error-message' });
   const errorBar = h(
     'div',
@@ -68,12 +71,12 @@ export function buildSkeleton(app: HTMLElement): Skeleton {
   const stop = h('vscode-button', { id: 'stop', appearance: 'secondary', hidden: true, disabled: true }, 'Stop');
   const send = h('vscode-button', { id: 'send', appearance: 'primary', disabled: true }, 'Send');
   const composerBox = h('footer', { class: 'composer' }, composer, h('div', { class: 'composer-actions' }, stop, send));
-  app.replaceChildren(header, transcript, orphan, errorBar, readonlyBar, composerBox, announcer);
+  app.replaceChildren(header, transcript, queue, orphan, errorBar, readonlyBar, composerBox, announcer);
   // The toolkit's text area names itself "Text area" when it is connected (it has no text content),
   // replacing the label given above: a screen reader announced the composer as "Text area".
   composer.setAttribute('aria-label', COMPOSER_LABEL);
   app.classList.add('chat');
-  return { app, header, transcript, content, orphan, errorBar, errorMessage, readonlyBar, readonlyMessage, composerBox, composer, send, stop, announcer };
+  return { app, header, transcript, content, orphan, queue, errorBar, errorMessage, readonlyBar, readonlyMessage, composerBox, composer, send, stop, announcer };
 }
 
 /** Sets or removes a boolean attribute (e.g. `disabled`, `hidden`) only when it changes. */

@@ -12,6 +12,7 @@ import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
 import { decideSend, isSelectAllKey, isSendKey } from './input';
 import { announcementsFor } from './announcer';
 import { buildSkeleton } from './layout';
+import { ViewOutbox } from './outbox';
 import { PanelMemory, type ScrollAnchor } from './panelMemory';
 import { ChatRenderer } from './render';
 import { tickElapsed } from './render/items';
@@ -41,8 +42,12 @@ window.addEventListener('unhandledrejection', (event) => reportError(event.reaso
 const app = document.getElementById('app') ?? document.body.appendChild(document.createElement('div'));
 const sk = buildSkeleton(app);
 const scroll = new ScrollPin(sk.transcript, sk.content);
-const renderer = new ChatRenderer(sk, reportError, { atBottom: () => scroll.atBottom, onNearTop: askOlder, onMounted: () => keepTicking() });
+const renderer = new ChatRenderer(sk, reportError, {
+  atBottom: () => scroll.atBottom, onNearTop: askOlder, onMounted: () => keepTicking(), onQueueAction: (m) => host.post(m),
+  onQueueFocusLost: () => sk.composer.focus(),
+});
 const memory = new PanelMemory(host);
+const outbox = new ViewOutbox(memory, (m) => host.post(m));
 sk.composer.value = memory.draft;
 // 'input' as the user types; 'change' also after a paste or a programmatic edit is committed.
 for (const kind of ['input', 'change']) sk.composer.addEventListener(kind, () => memory.saveDraft(sk.composer.value ?? ''));
@@ -160,9 +165,12 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   setState(reduceHostMessage(state, message));
   // A message was missed (a gap in `seq`): ask once for the whole state; the rest goes on meanwhile.
   if (state.seq.resyncAsked && !previous.seq.resyncAsked) host.post({ type: 'resync' });
+  if ((message.type === 'succeeded' || message.type === 'error') && message.clientId) acknowledge(message);
   if (message.type === 'snapshot') {
     if (memory.showSession(message.session.id)) sk.composer.value = '';
     if (previous.session?.id !== message.session.id) {
+      // A view rebuilt before the host answered what it posted posts it again, with the same ids.
+      outbox.resend();
       // A view rebuilt after its tab was hidden (or the window reloaded) goes back to where the user
       // read (`restore.ts`); it shows the end until that turn is loaded.
       const kept = previous.session === null ? memory.scrollAnchor : undefined;
@@ -183,6 +191,23 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   if (goal && (message.type === 'snapshot' || message.type === 'page' || message.type === 'reveal')) continueToGoal(goal);
 });
 
+/**
+ * The host answered a message of the outbox or an action on a queued one: it is no longer kept. A
+ * refused one (a send, an edit) gives its text back in the composer — after what is there, if
+ * anything — so that nothing typed is lost; the error bar says why.
+ */
+function acknowledge(message: Extract<HostMessage, { type: 'succeeded' | 'error' }>): void {
+  const clientId = message.clientId!;
+  const posted = outbox.answered(clientId);
+  const edited = message.type === 'error' && message.action === 'editQueued' ? renderer.queue.takeRefusedEdit(clientId) : undefined;
+  renderer.queue.answered(clientId);
+  const back = message.type === 'error' ? posted ?? edited : undefined;
+  if (back === undefined) return;
+  const now = sk.composer.value ?? '';
+  sk.composer.value = now.trim() ? `${now}\n\n${back}` : back;
+  memory.saveDraft(sk.composer.value);
+}
+
 /** Takes the next step to the goal: scroll there (and mark a search's words), ask for an older page, or give up. */
 function continueToGoal(g: Goal): void {
   const step = restoreStep(state, g.anchor, g.pages, g.maxPages);
@@ -201,21 +226,15 @@ function continueToGoal(g: Goal): void {
   schedule();
 }
 
-/** Sends the composer's text if it may be sent, then clears it. */
+/** Sends the composer's text if it may be sent (the host queues it while the agent works), then clears it. */
 function send(): void {
-  const view = viewOf(state);
-  const decision = decideSend(
-    sk.composer.value ?? '',
-    sendBlockedReason(state),
-    view.mode === 'chat' && view.live.running,
-    view.mode === 'chat' && view.live.actionableRequestIds.length > 0,
-  );
+  const decision = decideSend(sk.composer.value ?? '', sendBlockedReason(state));
   if (decision.kind === 'ignore') return;
   if (decision.kind === 'refuse') {
     setState({ ...state, error: { code: decision.code ?? 'not_sent', message: decision.reason } });
     return;
   }
-  host.post({ type: 'send', text: decision.text });
+  outbox.send(decision.text);
   sk.composer.value = '';
   memory.saveDraft('');
   scroll.pin();

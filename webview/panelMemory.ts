@@ -1,11 +1,15 @@
 /**
  * What a chat tab remembers about itself in its persisted state (`setState`): the chat it shows,
- * the composer's unsent text, and where the user had scrolled to. VS Code destroys a tab's view
+ * the composer's unsent text, the messages it posted that the host has not answered yet, and where
+ * the user had scrolled to. VS Code destroys a tab's view
  * whenever the tab is hidden (the panel does not retain its context) and on every window reload;
  * without this, switching tabs threw away what the user was typing and where they were reading.
  * DOM-free (unit-tested): the entry point wires it to the composer, the transcript and `HostChannel`.
  */
 import type { WebviewPersistedState } from '../src/protocol/messages';
+
+/** A message the view posted (`send`) that the host has not answered yet. */
+export type UnacknowledgedMessage = NonNullable<WebviewPersistedState['unacknowledged']>[number];
 
 /** A place in the transcript: `offset` px below the top of turn `turnId`. */
 export type ScrollAnchor = NonNullable<WebviewPersistedState['scrollAnchor']>;
@@ -38,6 +42,23 @@ export class PanelMemory {
     if (typeof anchor !== 'object' || anchor === null) return undefined;
     const { turnId, offset } = anchor as Record<string, unknown>;
     return typeof turnId === 'string' && typeof offset === 'number' && Number.isFinite(offset) ? { turnId, offset } : undefined;
+  }
+
+  /**
+   * The messages posted and not answered yet, oldest first ([] when none; entries that are not a
+   * `{clientId, text}` of strings, e.g. from a damaged state, are left out).
+   */
+  get unacknowledged(): readonly UnacknowledgedMessage[] {
+    const kept: unknown = this.state.unacknowledged;
+    if (!Array.isArray(kept)) return [];
+    return kept.filter((m): m is UnacknowledgedMessage =>
+      typeof m === 'object' && m !== null && typeof (m as UnacknowledgedMessage).clientId === 'string' && typeof (m as UnacknowledgedMessage).text === 'string');
+  }
+
+  /** Records the messages posted and not answered yet (each `send` adds one, each answer removes one). */
+  saveUnacknowledged(messages: readonly UnacknowledgedMessage[]): void {
+    const { unacknowledged: _dropped, ...rest } = this.state;
+    this.save(messages.length > 0 ? { ...rest, unacknowledged: messages.map(({ clientId, text }) => ({ clientId, text })) } : rest);
   }
 
   /** The turn whose restart banner was last scrolled into view, if any. */

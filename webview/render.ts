@@ -9,8 +9,10 @@ import type { Transcript, TranscriptTurn } from '../src/core/transcript';
 import { renderHeader, renderLoading, renderOrphan, renderWelcome } from './render/chrome';
 import { safely, type RenderErrorSink } from './render/failed';
 import { followOutputs, outputScrolls } from './render/follow';
+import { QueueView, type QueueMessage } from './render/queue';
 import { renderTurn, turnKey, type TurnContext } from './render/turn';
 import { VirtualTranscript, type VirtualOptions } from './render/virtual';
+import { composerPlaceholder } from './input';
 import { setFlag, type Skeleton } from './layout';
 import { linkSettings } from './settingLinks';
 import { requestBusyKey, turnBusyKey, type ViewState } from './state';
@@ -25,6 +27,14 @@ interface CachedTurn {
   readonly el: HTMLElement;
 }
 
+/** How the renderer draws and where the user's actions in what it draws go. */
+export interface RendererOptions extends VirtualOptions {
+  /** A button of the queue was pressed (Edit saved, Remove, Send now…): post it to the host. */
+  readonly onQueueAction?: (message: QueueMessage) => void;
+  /** The focused queued message left an empty queue: where the focus goes (the composer). */
+  readonly onQueueFocusLost?: () => void;
+}
+
 /** Renders view states into one skeleton, remembering what it rendered last. */
 export class ChatRenderer {
   private readonly turns = new Map<string, CachedTurn>();
@@ -35,15 +45,20 @@ export class ChatRenderer {
   private facts: { readonly transcript: Transcript; readonly ids: readonly string[]; readonly followedUp: ReadonlySet<string> } | undefined;
   /** The window of turns in the DOM (`render/virtual.ts`). */
   readonly virtual: VirtualTranscript;
+  /** The queue under the transcript (`render/queue.ts`). */
+  readonly queue: QueueView;
 
   /**
    * Creates a renderer for a skeleton built by `buildSkeleton`. `onError` is told about every part
    * that threw while rendering (that part is left out or shown as a stand-in box). `options`: how the
-   * virtualized transcript measures, follows the bottom and asks for older turns (`VirtualOptions`).
+   * virtualized transcript measures, follows the bottom and asks for older turns (`VirtualOptions`),
+   * and where the queue's actions go.
    */
-  constructor(private readonly sk: Skeleton, private readonly onError?: RenderErrorSink, options: VirtualOptions = {}) {
+  constructor(private readonly sk: Skeleton, private readonly onError?: RenderErrorSink, options: RendererOptions = {}) {
+    const { onQueueAction, onQueueFocusLost, ...virtual } = options;
+    this.queue = new QueueView(sk.queue, (message) => onQueueAction?.(message), () => onQueueFocusLost?.());
     this.virtual = new VirtualTranscript(sk.transcript, sk.content, {
-      ...options,
+      ...virtual,
       // Output boxes keep their scroll positions (or follow a running command's end) across every change.
       aroundWrite: (write) => {
         const outputs = outputScrolls(sk.content);
@@ -69,6 +84,10 @@ export class ChatRenderer {
     });
     this.part('the header', () => this.renderHeader(state));
     this.part('the transcript', () => this.renderTranscript(state));
+    this.part('the queue', () => this.queue.render(state.mode === 'chat' ? state.queue : [], {
+      running: state.mode === 'chat' && state.live.running,
+      locked: state.hostLost || (state.mode === 'chat' && !!state.live.readOnlyReason),
+    }));
     this.part('the bars', () => this.renderBars(state));
     this.part('the composer', () => this.renderComposer(state));
   }
@@ -93,7 +112,7 @@ export class ChatRenderer {
     this.sk.header.replaceChildren(...renderHeader(state.session, state.live.running));
     // The local agent's verbs only make sense for the local agent.
     const local = (state.session?.provider ?? 'local') === 'local';
-    this.sk.composer.setAttribute('placeholder', local ? 'Ask the agent… (try: help, run ls, read README.md)' : 'Ask the agent…');
+    this.sk.composer.setAttribute('placeholder', composerPlaceholder(local, state.live.running));
   }
 
   private renderTranscript(state: ViewState): void {
@@ -184,8 +203,7 @@ export class ChatRenderer {
     const running = state.mode === 'chat' && state.live.running;
     setFlag(this.sk.stop, 'hidden', !running);
     setFlag(this.sk.stop, 'disabled', !running);
-    // While the agent works, Stop takes Send's place (as in Copilot Chat); Enter still explains why
-    // nothing is sent, and the typed text stays.
+    // While the agent works, Stop takes Send's place (as in Copilot Chat); Enter queues the message.
     setFlag(this.sk.send, 'hidden', running);
     setFlag(this.sk.send, 'disabled', state.mode !== 'chat' || !!state.live.readOnlyReason);
   }

@@ -5,7 +5,8 @@
 import type { SessionRecord } from '../src/core/events';
 import { compareCursors, EMPTY_TRANSCRIPT, type Transcript, type TurnCursor } from '../src/core/transcript';
 import type { ChatAction, HostMessage, LiveState } from '../src/protocol/messages';
-import { BUSY_ASKING_REASON, BUSY_CODE, BUSY_REASON, busyReason } from './input';
+import type { QueuedPromptView } from '../src/core/outbox';
+import { BUSY_CODE } from './input';
 import { applyUpdates, NO_SEQ, olderToAsk, prependPage, trackSeq, type SeqTrack, type Suffix } from './paging';
 
 /** Live facts before the host sent any: nothing running, nothing actionable, writable. */
@@ -27,6 +28,8 @@ export interface ViewState {
   /** The host's message numbers seen, and whether a `resync` was asked (see `trackSeq`). */
   readonly seq: SeqTrack;
   readonly live: LiveState;
+  /** The chat's queued messages, in the order they go out (the host's last `queue` or snapshot). */
+  readonly queue: readonly QueuedPromptView[];
   /**
    * The latest error the host reported, until dismissed or, when it refused an action (`action`),
    * until an action of the same kind succeeds (a Send after a full disk, once there is room).
@@ -58,6 +61,7 @@ export const INITIAL_VIEW_STATE: ViewState = {
   olderAsked: null,
   seq: NO_SEQ,
   live: IDLE_LIVE,
+  queue: [],
   error: null,
   busy: new Set(),
   hostClockOffsetMs: 0,
@@ -92,7 +96,7 @@ function reduceMessage(state: ViewState, message: HostMessage): ViewState {
     case 'snapshot':
       return {
         ...state, mode: 'chat', session: message.session, transcript: message.transcript, hasOlder: message.hasOlder,
-        turnCount: Math.max(message.turnCount, message.transcript.turns.length), olderAsked: null, live: message.live,
+        turnCount: Math.max(message.turnCount, message.transcript.turns.length), olderAsked: null, live: message.live, queue: message.queue,
         busy: NOTHING_BUSY, error: errorAfter(state.error, message.live), hostClockOffsetMs: offsetFrom(state, message.hostNow),
       };
     case 'update':
@@ -107,8 +111,10 @@ function reduceMessage(state: ViewState, message: HostMessage): ViewState {
     }
     case 'live':
       return { ...state, live: message.live, busy: NOTHING_BUSY, error: errorAfter(state.error, message.live), hostClockOffsetMs: offsetFrom(state, message.hostNow) };
+    case 'queue':
+      return { ...state, queue: message.prompts };
     case 'orphan':
-      return { ...state, mode: 'orphan', session: null, transcript: EMPTY_TRANSCRIPT, hasOlder: false, turnCount: 0, olderAsked: null, live: IDLE_LIVE, busy: NOTHING_BUSY };
+      return { ...state, mode: 'orphan', session: null, transcript: EMPTY_TRANSCRIPT, hasOlder: false, turnCount: 0, olderAsked: null, live: IDLE_LIVE, queue: [], busy: NOTHING_BUSY };
     case 'error':
       return { ...state, error: { code: message.code, message: message.message, ...(message.action ? { action: message.action } : {}) }, busy: NOTHING_BUSY };
     case 'succeeded':
@@ -119,16 +125,11 @@ function reduceMessage(state: ViewState, message: HostMessage): ViewState {
 }
 
 /**
- * The error bar after new live facts: the "agent is still working" refusal goes once no run is live
- * (a fresh user saw it stay up after Stop, contradicting the Send button that came back).
+ * The error bar after new live facts: a refusal because the agent works (`busy`) goes once no run is
+ * live (a fresh user saw one stay up after Stop, contradicting the Send button that came back).
  */
 function errorAfter(error: ViewState['error'], live: LiveState): ViewState['error'] {
-  if (error?.code !== BUSY_CODE) return error;
-  if (!live.running) return null;
-  // While the run goes on, its reason follows it: answered requests no longer wait on the user.
-  if (error.message !== BUSY_ASKING_REASON && error.message !== BUSY_REASON) return error;
-  const message = busyReason(live.actionableRequestIds.length > 0);
-  return message === error.message ? error : { ...error, message };
+  return error?.code === BUSY_CODE && !live.running ? null : error;
 }
 
 /**

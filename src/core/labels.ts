@@ -113,10 +113,16 @@ export function invocationDetail(
 /** Said of a command that recovery found still running after its window's host died, and stopped. */
 export const PROCESS_GROUP_STOPPED_TEXT = 'The command was still running after the reload, restart or crash that ended this reply; it was stopped.';
 
-/** The small label of a turn that retries or continues an earlier one, or null for a typed prompt. */
-export function turnOriginLabel(turn: Pick<TranscriptTurn, 'origin'>): string | null {
+/**
+ * The small label of a turn that retries or continues an earlier one, or of a message that left the
+ * queue (`sentFrom`: when the reply before it ended, or by the user's Send / Send now), or null for a
+ * message sent at once from the composer.
+ */
+export function turnOriginLabel(turn: Pick<TranscriptTurn, 'origin' | 'sentFrom'>): string | null {
   if (turn.origin === 'retry') return 'Retry of an earlier request';
   if (turn.origin === 'continue') return 'Continued after restart';
+  if (turn.sentFrom === 'queue') return 'Sent from the queue';
+  if (turn.sentFrom === 'send_now') return 'Sent from the queue at your request';
   return null;
 }
 

@@ -10,12 +10,13 @@ import * as vscode from 'vscode';
 import { noticeText } from './notices';
 import { randomBytes } from 'node:crypto';
 import { decodeWebviewMessage } from '../protocol/decode';
-import type { HostMessage, LiveState, WebviewMessage } from '../protocol/messages';
+import { CHAT_ACTIONS, type ChatAction, type HostMessage, type LiveState, type WebviewMessage } from '../protocol/messages';
 import { cursorOf, type TurnCursor } from '../core/transcript';
 import type { ChangeMark, ChatRuntime } from '../runtime/chatRuntime';
 import { agentIcon } from './chatStatus';
 import { CHECK_JOURNAL_COMMAND } from './checkJournal';
 import { openOwnSetting } from './openSetting';
+import { clientIdOf, isOutboxMessage, PanelOutbox } from './panelOutbox';
 
 /** The webview view type (also in package.json's `onWebviewPanel:` activation event). */
 export const CHAT_VIEW_TYPE = 'nativeAgentChats.chat';
@@ -46,12 +47,15 @@ export interface ChatPanelHost {
 export class ChatPanel {
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
+  /** The view's messages to send and its queue (`panelOutbox.ts`). */
+  private readonly prompts: PanelOutbox;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
     private session: string | undefined,
     private readonly host: ChatPanelHost,
   ) {
+    this.prompts = new PanelOutbox({ get runtime() { return host.runtime; }, post: (m) => this.post(m), sendLive: () => this.sendLive() });
     panel.webview.options = chatWebviewOptions(host.extensionUri);
     panel.iconPath = agentIcon(host.extensionUri, undefined);
     // A restored panel already shows the view (saying it is loading) since before the journal was
@@ -129,7 +133,7 @@ export class ChatPanel {
     this.mark = page.mark;
     return {
       type: 'snapshot', session, transcript: page.transcript, hasOlder: page.hasOlder, turnCount: page.turnCount,
-      live: await runtime.liveState(session.id), hostNow: Date.now(),
+      live: await runtime.liveState(session.id), queue: await this.prompts.snapshotQueue(session.id), hostNow: Date.now(),
     };
   }
 
@@ -153,6 +157,11 @@ export class ChatPanel {
       return { type: 'changes', session, updates: changes.updates, turnCount: changes.turnCount };
     });
     return this.sendLive();
+  }
+
+  /** Sends the chat's queue if it changed since the view was last sent it (a `queue` notification, another window's change). */
+  sendQueue(): Promise<void> {
+    return this.session ? this.prompts.sendQueueIfChanged(this.session) : Promise.resolve();
   }
 
   /** Sends the page of turns before `before` (the view scrolled up to its oldest turn). */
@@ -186,14 +195,16 @@ export class ChatPanel {
     const decoded = decodeWebviewMessage(raw);
     if (!decoded.ok) {
       this.host.log(`[panel] rejected a message: ${decoded.message}`);
-      void this.post({ type: 'error', code: 'malformed_message', message: decoded.message });
+      // A refused message the view keeps (a `send`) names its id, so the view gives the text back.
+      void this.post({ type: 'error', code: 'malformed_message', message: decoded.message, ...refusedAction(raw) });
       return;
     }
     try {
       await this.handle(decoded.value);
     } catch (error) {
       this.host.log(`[panel] ${decoded.value.type} failed: ${(error as Error).stack ?? error}`);
-      void this.post({ type: 'error', code: 'internal', message: `Something went wrong: ${noticeText(error).replace(/\.$/, '')}. See Agent Chats: Show Logs.` });
+      const about = isOutboxMessage(decoded.value) ? { action: decoded.value.type, clientId: decoded.value.clientId } : {};
+      void this.post({ type: 'error', code: 'internal', message: `Something went wrong: ${noticeText(error).replace(/\.$/, '')}. See Agent Chats: Show Logs.`, ...about });
     }
   }
 
@@ -232,9 +243,9 @@ export class ChatPanel {
       void this.post({ type: 'error', code: 'orphan', message: 'Pick a chat for this tab first.' });
       return;
     }
+    if (isOutboxMessage(message)) return this.prompts.handle(sessionId, message);
     const result =
-      message.type === 'send' ? await runtime.send(sessionId, message.text)
-      : message.type === 'stop' ? await runtime.stop(sessionId)
+      message.type === 'stop' ? await runtime.stop(sessionId)
       : message.type === 'decide' ? await runtime.decide(sessionId, message.requestId, message.decision)
       : message.type === 'retry' ? await runtime.retry(sessionId, message.turnId)
       : await runtime.continueTurn(sessionId, message.turnId);
@@ -315,6 +326,14 @@ export function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri, se
   <script nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;
+}
+
+/** The action and message id of a message the decoder refused, as far as they can be told. */
+function refusedAction(raw: unknown): { action?: ChatAction; clientId?: string } {
+  const type = typeof raw === 'object' && raw !== null ? (raw as { type?: unknown }).type : undefined;
+  const action = CHAT_ACTIONS.find((a) => a === type);
+  const clientId = action ? clientIdOf(raw) : undefined;
+  return { ...(action ? { action } : {}), ...(clientId ? { clientId } : {}) };
 }
 
 function escapeAttribute(value: string): string {

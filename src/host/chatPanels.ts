@@ -201,9 +201,11 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       else if (n.type === 'live') void chat.sendLive(n.live, n.readAt);
       // The journal was reloaded from disk: its change marks no longer hold, read the page afresh.
       else if (n.type === 'refresh' && n.sessionId === ALL_SESSIONS) void chat.sendSnapshot();
-      else if (n.type === 'refresh') void chat.sendChanges();
-      // Issue 13 in progress: the panel sends the queue once the view shows it.
-      else if (n.type === 'queue') continue;
+      else if (n.type === 'refresh') {
+        void chat.sendChanges();
+        // Another window may have queued, edited, sent or discarded a message.
+        void chat.sendQueue();
+      } else if (n.type === 'queue') void chat.sendQueue();
       else {
         chat.panel.title = n.session.title;
         void chat.sendChanges();

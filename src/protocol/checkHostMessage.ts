@@ -7,8 +7,8 @@
  * only (an array of objects with a string `type`); a malformed item is drawn by the view's per-item
  * isolation as one that could not be shown.
  */
-import { DELIVERY_STATES, ERROR_CLASSES, EVENT_KINDS, SENT_FROM, TURN_STATUSES } from '../core/vocabulary';
-import { CHAT_ACTIONS, ERROR_CODES, MAX_ID_CHARS } from './messages';
+import { DELIVERY_STATES, ERROR_CLASSES, EVENT_KINDS, HOLD_REASONS, SENT_FROM, TURN_STATUSES } from '../core/vocabulary';
+import { CHAT_ACTIONS, ERROR_CODES, MAX_ID_CHARS, MAX_PROMPT_CHARS } from './messages';
 
 type Check = (value: unknown, where: string) => string | null;
 
@@ -63,20 +63,25 @@ const update: Check = (v, w) => {
   return `${w}.type is not turn or event`;
 };
 
+/** A queued message's text: what the host accepts from the composer (1..MAX_PROMPT_CHARS characters). */
+const promptText: Check = (v, w) => (typeof v === 'string' && v.length > 0 && v.length <= MAX_PROMPT_CHARS ? null : `${w} is not a message's text`);
+const queuedPrompt = strict({ clientId: id, text: promptText, hold: nullable(oneOf(HOLD_REASONS)), sendNow: bool, createdAt: num });
+
 const cursor = strict({ createdAt: num, id });
 const seq = optional(num);
 
 /** The fields of each host message type (besides `type`). */
 const MESSAGES: Record<string, Record<string, Check>> = {
-  snapshot: { session, transcript: strict({ turns: arrayOf(transcriptTurn) }), hasOlder: bool, turnCount: num, live, hostNow: optional(num), seq },
+  snapshot: { session, transcript: strict({ turns: arrayOf(transcriptTurn) }), hasOlder: bool, turnCount: num, live, queue: arrayOf(queuedPrompt), hostNow: optional(num), seq },
+  queue: { prompts: arrayOf(queuedPrompt), seq },
   page: { before: cursor, turns: arrayOf(transcriptTurn), hasOlder: bool, seq },
   update: { update, seq },
   changes: { session, updates: arrayOf(update), turnCount: num, seq },
   live: { live, hostNow: optional(num), seq },
   reveal: { at: cursor, terms: arrayOf(str), seq },
   orphan: { seq },
-  error: { code: oneOf(ERROR_CODES), message: str, action: optional(oneOf(CHAT_ACTIONS)), seq },
-  succeeded: { action: oneOf(CHAT_ACTIONS), seq },
+  error: { code: oneOf(ERROR_CODES), message: str, action: optional(oneOf(CHAT_ACTIONS)), clientId: optional(id), seq },
+  succeeded: { action: oneOf(CHAT_ACTIONS), clientId: optional(id), queued: optional(bool), seq },
   pong: {},
 };
 

@@ -16,11 +16,16 @@ import { MAX_ID_CHARS, MAX_PROMPT_CHARS, MAX_VIEW_ERROR_CHARS, type WebviewMessa
 z.config({ jitless: true });
 
 const id = z.string().min(1).max(MAX_ID_CHARS);
+// Trimmed: a message of blanks is no message (the view ignores it too), and edges of blanks are not part of it.
+const prompt = z.string().trim().min(1).max(MAX_PROMPT_CHARS);
 
 /** Schemas of the messages a webview may send (see `WebviewMessage` for what each means). */
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
-  z.strictObject({ type: z.literal('send'), text: z.string().trim().min(1).max(MAX_PROMPT_CHARS) }),
+  z.strictObject({ type: z.literal('send'), text: prompt, clientId: id }),
+  z.strictObject({ type: z.literal('editQueued'), clientId: id, text: prompt }),
+  z.strictObject({ type: z.literal('discardQueued'), clientId: id }),
+  z.strictObject({ type: z.literal('sendQueued'), clientId: id }),
   z.strictObject({ type: z.literal('stop') }),
   z.strictObject({ type: z.literal('decide'), requestId: id, decision: z.enum(BOUNDARY_DECISIONS) }),
   z.strictObject({ type: z.literal('retry'), turnId: id }),

@@ -8,6 +8,7 @@
  */
 import type { SessionRecord } from '../core/events';
 import type { Transcript, TranscriptTurn, TranscriptUpdate, TurnCursor } from '../core/transcript';
+import type { QueuedPromptView } from '../core/outbox';
 import type { BoundaryDecision } from '../core/vocabulary';
 
 /** Longest prompt the host accepts, in characters. */
@@ -26,8 +27,23 @@ export const MAX_ID_CHARS = 200;
 export type WebviewMessage =
   /** The webview's script loaded and wants a snapshot. */
   | { readonly type: 'ready' }
-  /** The user sent a prompt (trimmed, 1..MAX_PROMPT_CHARS characters). */
-  | { readonly type: 'send'; readonly text: string }
+  /**
+   * The user sent a message (1..MAX_PROMPT_CHARS characters). `clientId`: made by the view when the
+   * user pressed Enter and kept with the message until the host answers (`succeeded` or `error`
+   * carrying it), so a view reloaded meanwhile posts it again with the same id: the journal never
+   * makes a second turn of it, and refuses the same id with another text (`conflict`). While the
+   * agent works the message is queued (a `queue` message shows it), otherwise it starts a turn.
+   */
+  | { readonly type: 'send'; readonly text: string; readonly clientId: string }
+  /** The user edited a queued message (1..MAX_PROMPT_CHARS characters); refused once it was sent. */
+  | { readonly type: 'editQueued'; readonly clientId: string; readonly text: string }
+  /** The user removed a queued message (Discard). */
+  | { readonly type: 'discardQueued'; readonly clientId: string }
+  /**
+   * The user pressed Send on a held message, or Send now on a queued one while the agent works: it
+   * goes next, and a running reply is stopped first.
+   */
+  | { readonly type: 'sendQueued'; readonly clientId: string }
   /** The user pressed Stop. */
   | { readonly type: 'stop' }
   /** The user decided a boundary request. */
@@ -52,10 +68,10 @@ export type WebviewMessage =
   | { readonly type: 'checkJournal' };
 
 /** The user's actions on a chat that can fail with a refusal (the webview messages that carry them). */
-export type ChatAction = Extract<WebviewMessage['type'], 'send' | 'stop' | 'decide' | 'retry' | 'continue'>;
+export type ChatAction = Extract<WebviewMessage['type'], 'send' | 'stop' | 'decide' | 'retry' | 'continue' | 'editQueued' | 'discardQueued' | 'sendQueued'>;
 
 /** Every `ChatAction`, for checks at run time. */
-export const CHAT_ACTIONS = ['send', 'stop', 'decide', 'retry', 'continue'] as const satisfies readonly ChatAction[];
+export const CHAT_ACTIONS = ['send', 'stop', 'decide', 'retry', 'continue', 'editQueued', 'discardQueued', 'sendQueued'] as const satisfies readonly ChatAction[];
 
 /**
  * Stable codes of `error` messages: the journal's refusals, the runtime's, and the panel's own.
@@ -108,8 +124,13 @@ export type HostMessage = Sequenced & (
    */
   | {
       readonly type: 'snapshot'; readonly session: SessionRecord; readonly transcript: Transcript; readonly hasOlder: boolean;
-      readonly turnCount: number; readonly live: LiveState; readonly hostNow?: number;
+      readonly turnCount: number; readonly live: LiveState; readonly queue: readonly QueuedPromptView[]; readonly hostNow?: number;
     }
+  /**
+   * The chat's queue changed (here or in another window): every message still queued, in the order
+   * they go out (`compareQueued`). Held ones (`hold`) wait for the user's Send or Discard.
+   */
+  | { readonly type: 'queue'; readonly prompts: readonly QueuedPromptView[] }
   /**
    * The page of turns just before `before` (the view's oldest turn when it asked), oldest first.
    * A view whose oldest turn is no longer `before` (a snapshot came meanwhile) drops it.
@@ -133,9 +154,13 @@ export type HostMessage = Sequenced & (
   /** The panel has no session (orphan after a restore with no state and no unclaimed tab). */
   | { readonly type: 'orphan' }
   /** A request was refused or invalid; `code` is stable, `message` is for people; `action`: the user's action it refused. */
-  | { readonly type: 'error'; readonly code: ErrorCode; readonly message: string; readonly action?: ChatAction }
-  /** The user's action of this kind succeeded (a refusal of the same kind shown before is over). */
-  | { readonly type: 'succeeded'; readonly action: ChatAction }
+  /** `clientId`: the message of a refused `send` (or queue action), which the view keeps for the user. */
+  | { readonly type: 'error'; readonly code: ErrorCode; readonly message: string; readonly action?: ChatAction; readonly clientId?: string }
+  /**
+   * The user's action of this kind succeeded (a refusal of the same kind shown before is over).
+   * For `send`: `clientId` is the message now durable, and `queued` whether it waits in the queue.
+   */
+  | { readonly type: 'succeeded'; readonly action: ChatAction; readonly clientId?: string; readonly queued?: boolean }
   /** The answer to a `ping`: the extension host is alive. */
   | { readonly type: 'pong' }
 );
@@ -157,10 +182,13 @@ export const HEARTBEAT = { intervalMs: 2000, lostAfterMs: 6000 } as const;
  * absent while they follow its bottom.
  * `bannerShown`: the turn whose restart banner the view last scrolled into view, so a view rebuilt
  * later (a switch of tabs) goes back to where the user read instead of to that banner again.
+ * `unacknowledged`: messages the view posted (`send`) that the host has not answered yet; a view
+ * rebuilt from this state posts them again with the same ids (the journal makes one turn of each).
  */
 export interface WebviewPersistedState {
   readonly sessionId?: string;
   readonly draft?: string;
+  readonly unacknowledged?: readonly { readonly clientId: string; readonly text: string }[];
   readonly scrollAnchor?: { readonly turnId: string; readonly offset: number };
   readonly bannerShown?: string;
 }

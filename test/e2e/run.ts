@@ -1,6 +1,6 @@
 /**
  * End-to-end runner: the journeys (test/e2e/restartJourney.ts, twoWindowsJourney.ts, historyJourney.ts, brokenJournalJourney.ts,
- * hostCrashJourney.ts, …) in Chromium against
+ * hostCrashJourney.ts, queueJourney.ts, …) in Chromium against
  * code-server with the extension installed normally (copied into a fresh extensions dir) and a
  * temp copy of test/fixtures/workspace.
  *
@@ -26,6 +26,7 @@ import { tabsAfterRestartJourney } from './tabsAfterRestartJourney';
 import { HOST_CRASH_SETTINGS, hostCrashJourney, type HostCrashContext } from './hostCrashJourney';
 import { agentRestartJourney, claudeRestartJourney, lmContinueJourney, prepareClaudeJourney } from './claudeRestartJourney';
 import { longChatJourney, seedLongChatJournal } from './longChatJourney';
+import { queueJourney } from './queueJourney';
 
 type Journey = (ctx: HostCrashContext) => Promise<void>;
 
@@ -47,6 +48,7 @@ const JOURNEYS: readonly [string, Journey, Prepare?][] = [
   ['broken-journal', brokenJournalJourney, async () => ({ settings: {}, env: {}, seed: seedSchema1Journal, dispose: async () => undefined })],
   ['host-crash', hostCrashJourney, async () => ({ settings: { ...HOST_CRASH_SETTINGS }, env: {}, dispose: async () => undefined })],
   ['tabs-after-restart', tabsAfterRestartJourney],
+  ['queue', queueJourney],
   ['long-chat', longChatJourney, async () => ({ settings: {}, env: {}, seed: seedLongChatJournal, dispose: async () => undefined })],
   ['claude-restart', claudeRestartJourney, async () => {
     const setup = await prepareClaudeJourney();

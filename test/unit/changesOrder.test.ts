@@ -68,7 +68,7 @@ describe('changes from another window in the view of the window driving the run'
       const chat = await panels.open(s.value);
       receive({ type: 'ready' });
       await waitFor('the snapshot', () => posted.some((m) => m.type === 'snapshot'));
-      receive({ type: 'send', text: 'run touch made.txt' });
+      receive({ type: 'send', text: 'run touch made.txt', clientId: 'c-touch' });
       await pendingRequest(b, s.value.id);
       // B's notice is the run's next event; A then closes the waiting request (the event after it).
       assert.deepEqual(await b.runtime.stop(s.value.id), { ok: true, value: { stopped: true } });
@@ -124,7 +124,7 @@ describe('changes from another window in the view of the window driving the run'
       const chat = await panels.open(s.value);
       receive({ type: 'ready' });
       await waitFor('the snapshot', () => posted.some((m) => m.type === 'snapshot'));
-      receive({ type: 'send', text: 'stream' });
+      receive({ type: 'send', text: 'stream', clientId: 'c-stream' });
       const view = () => posted.reduce(reduceHostMessage, INITIAL_VIEW_STATE);
       await waitFor('the run to start', () => streaming);
       streaming!.text('first ');

@@ -38,6 +38,7 @@ describe('chat panel live state', () => {
       getSession: () => sessionRead.promise,
       transcriptPage: async () => ({ transcript: { turns: [] }, hasOlder: false, turnCount: 0, mark: { eventId: 0, turnRow: 0, turns: 0 } }),
       liveState: async () => idle, // what the journal says once the snapshot reads it: the run ended
+      queue: async () => [],
     };
     const host = { runtime, extensionUri: {}, log: () => undefined, pickSessionFor: async () => undefined, panelDisposed: () => undefined };
     const chat = new ChatPanel(panel as never, 'chat-1', host as never);
@@ -66,7 +67,7 @@ describe('chat panel live state', () => {
     const session = { id: 'chat-1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
     const running: LiveState = { running: true, actionableRequestIds: ['r-1'], readOnlyReason: null };
     const idle: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };
-    const runtime = { getSession: async () => session, transcriptPage: async () => ({ transcript: { turns: [] }, hasOlder: false, turnCount: 0, mark: { eventId: 0, turnRow: 0, turns: 0 } }), liveState: async () => idle };
+    const runtime = { getSession: async () => session, transcriptPage: async () => ({ transcript: { turns: [] }, hasOlder: false, turnCount: 0, mark: { eventId: 0, turnRow: 0, turns: 0 } }), liveState: async () => idle, queue: async () => [] };
     const host = { runtime, extensionUri: {}, log: () => undefined, pickSessionFor: async () => undefined, panelDisposed: () => undefined };
     const chat = new ChatPanel(panel as never, 'chat-1', host as never);
     await chat.sendSnapshot();

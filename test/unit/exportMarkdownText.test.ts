@@ -155,3 +155,16 @@ describe('export: file names and the index', () => {
     assert.match(index, /^# Agent Chats\n\n2 chats, exported 1970-01-01T00:00:03\+00:00, newest first\./);
   });
 });
+
+describe('export: how a message was sent', () => {
+  it('a turn sent from the queue says so beside its time, as the chat does; one sent at once says nothing', () => {
+    const turn = (id: string, sentFrom: 'composer' | 'queue' | 'send_now', createdAt: number) =>
+      ({ id, sessionId: 's', prompt: `prompt ${id}`, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt, sentFrom }) as const;
+    const doc = chatToMarkdown(session, buildTranscript([turn('a', 'composer', 1), turn('b', 'queue', 2), turn('c', 'send_now', 3)], []));
+    const metas = doc.split('\n').filter((line) => line.startsWith('*Sent '));
+    assert.equal(metas.length, 3);
+    assert.doesNotMatch(metas[0]!, /queue/);
+    assert.match(metas[1]!, / · Sent from the queue\*$/);
+    assert.match(metas[2]!, / · Sent from the queue at your request\*$/);
+  });
+});

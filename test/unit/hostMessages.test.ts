@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { hostMessageProblem } from '../../src/protocol/checkHostMessage';
 import { cursorOf } from '../../src/core/transcript';
-import type { HostMessage } from '../../src/protocol/messages';
+import { MAX_ID_CHARS, type HostMessage } from '../../src/protocol/messages';
 import type { RuntimeNotification } from '../../src/runtime/chatRuntime';
 import { openLocal } from './harness';
 import { tempDir, waitFor } from './helpers';
@@ -39,7 +39,7 @@ describe('host messages checked in the view', () => {
       sent.push({ type: 'error', code: refused.reason, message: refused.message, action: 'decide' }, { type: 'succeeded', action: 'send' });
       const session = (await runtime.getSession(s.value.id))!;
       const last = await runtime.transcriptPage(s.value.id);
-      sent.push({ type: 'snapshot', session, transcript: last.transcript, hasOlder: last.hasOlder, turnCount: last.turnCount, live: await runtime.liveState(s.value.id), hostNow: Date.now(), seq: 1 });
+      sent.push({ type: 'snapshot', queue: [], session, transcript: last.transcript, hasOlder: last.hasOlder, turnCount: last.turnCount, live: await runtime.liveState(s.value.id), hostNow: Date.now(), seq: 1 });
       const before = cursorOf(last.transcript.turns[2]!);
       const older = await runtime.transcriptPage(s.value.id, before);
       sent.push({ type: 'page', before, turns: older.transcript.turns, hasOlder: older.hasOlder, seq: 2 });
@@ -56,6 +56,8 @@ describe('host messages checked in the view', () => {
 
   it('names what is wrong with a malformed message', () => {
     const live = { running: false, actionableRequestIds: [], readOnlyReason: null };
+    const queued = { clientId: 'c1', text: 'run ls', hold: null, sendNow: false, createdAt: 5 };
+    const turn = { id: 't1', sessionId: 's', prompt: 'p', origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt: 1 };
     const cases: [unknown, RegExp][] = [
       [null, /without a type/],
       ['snapshot', /without a type/],
@@ -71,13 +73,36 @@ describe('host messages checked in the view', () => {
       [{ type: 'succeeded' }, /action is missing/],
       [{ type: 'update', update: { type: 'other' } }, /update\.type is not turn or event/],
       [{ type: 'update', update: { type: 'event', event: { runId: 'r', seq: 1, sessionId: 's', turnId: 't', kind: 'nope', payload: {}, at: 1 } } }, /kind is not one of/],
-      [{ type: 'snapshot', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, transcript: { turns: [{}] }, hasOlder: false, turnCount: 1, live }, /turns\[0\]\.id is missing/],
-      [{ type: 'snapshot', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, transcript: { turns: [] }, turnCount: 0, live }, /hasOlder is missing/],
+      [{ type: 'snapshot', queue: [], session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, transcript: { turns: [{}] }, hasOlder: false, turnCount: 1, live }, /turns\[0\]\.id is missing/],
+      [{ type: 'snapshot', queue: [], session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, transcript: { turns: [] }, turnCount: 0, live }, /hasOlder is missing/],
       [{ type: 'page', before: { createdAt: 1 }, turns: [], hasOlder: false }, /before\.id is missing/],
       [{ type: 'changes', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, updates: [{ type: 'x' }], turnCount: 1 }, /updates\[0\]\.type is not turn or event/],
       [{ type: 'live', live, seq: '3' }, /seq is not a number/],
+      [{ type: 'snapshot', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, transcript: { turns: [] }, hasOlder: false, turnCount: 0, live }, /snapshot\.queue is missing/],
+      [{ type: 'queue' }, /queue\.prompts is missing/],
+      [{ type: 'queue', prompts: [{ ...queued, hold: 'bored' }] }, /prompts\[0\]\.hold is not one of stopped, failed, restarted/],
+      [{ type: 'queue', prompts: [{ ...queued, text: '' }] }, /prompts\[0\]\.text is not a message's text/],
+      [{ type: 'queue', prompts: [{ ...queued, clientId: 'c'.repeat(MAX_ID_CHARS + 1) }] }, /prompts\[0\]\.clientId is not an id/],
+      [{ type: 'queue', prompts: [{ ...queued, position: 1 }] }, /prompts\[0\] has an unexpected key "position"/],
+      [{ type: 'queue', prompts: [{ ...queued, sendNow: 'yes' }] }, /prompts\[0\]\.sendNow is not a boolean/],
+      [{ type: 'succeeded', action: 'send', clientId: 'c1', queued: 'yes' }, /succeeded\.queued is not a boolean/],
+      [{ type: 'succeeded', action: 'sendLater' }, /succeeded\.action is not one of/],
+      [{ type: 'error', code: 'conflict', message: 'm', action: 'send', clientId: '' }, /error\.clientId is not an id/],
+      [{ type: 'update', update: { type: 'turn', turn: { ...turn, sentFrom: 'mail' } } }, /turn\.sentFrom is not one of composer, queue, send_now/],
+      [{ type: 'update', update: { type: 'turn', turn: { ...turn, delivery: 'lost' } } }, /turn\.delivery is not one of sending, delivered/],
     ];
     for (const [raw, problem] of cases) assert.match(hostMessageProblem(raw) ?? 'accepted', problem, JSON.stringify(raw));
     assert.equal(hostMessageProblem({ type: 'live', live }), null, 'hostNow may be absent');
+    // The outbox's messages and fields, as the panel sends them.
+    for (const ok of [
+      { type: 'queue', prompts: [], seq: 4 },
+      { type: 'queue', prompts: [queued, { ...queued, clientId: 'c2', hold: 'restarted', sendNow: true }] },
+      { type: 'succeeded', action: 'send', clientId: 'c1', queued: true },
+      { type: 'succeeded', action: 'discardQueued', clientId: 'c1' },
+      { type: 'error', code: 'conflict', message: 'm', action: 'send', clientId: 'c1' },
+      { type: 'error', code: 'malformed_message', message: 'm', action: 'editQueued', clientId: 'c1' },
+      { type: 'update', update: { type: 'turn', turn: { ...turn, clientId: 'c1', delivery: 'sending', sentFrom: 'queue' } } },
+      { type: 'update', update: { type: 'turn', turn: { ...turn, clientId: null, delivery: null, sentFrom: null } } },
+    ]) assert.equal(hostMessageProblem(ok), null, JSON.stringify(ok));
   });
 });

@@ -1,13 +1,16 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { decodeWebviewMessage, sessionIdFromState } from '../../src/protocol/decode';
-import { MAX_VIEW_ERROR_CHARS } from '../../src/protocol/messages';
+import { MAX_ID_CHARS, MAX_PROMPT_CHARS, MAX_VIEW_ERROR_CHARS } from '../../src/protocol/messages';
 
 describe('webview protocol decoding', () => {
   it('accepts each well-formed message', () => {
     for (const m of [
       { type: 'ready' },
-      { type: 'send', text: 'run ls' },
+      { type: 'send', text: 'run ls', clientId: '6f1c2a7e-0b8d-4c3e-9a51-2f7d9e4b1c60' },
+      { type: 'editQueued', clientId: 'c1', text: 'run ls -la' },
+      { type: 'discardQueued', clientId: 'c1' },
+      { type: 'sendQueued', clientId: 'c1' },
       { type: 'stop' },
       { type: 'decide', requestId: 'r1', decision: 'allow_session' },
       { type: 'retry', turnId: 't1' },
@@ -29,7 +32,17 @@ describe('webview protocol decoding', () => {
       ['send', /Malformed message/],
       [{ type: 'launchMissiles' }, /at "type"/],
       [{ type: 'send' }, /at "text"/],
-      [{ type: 'send', text: '   ' }, /at "text"/],
+      [{ type: 'send', text: '   ', clientId: 'c1' }, /at "text"/],
+      // A message without its id could make a second turn when a rebuilt view posts it again.
+      [{ type: 'send', text: 'run ls' }, /at "clientId"/],
+      [{ type: 'send', text: 'run ls', clientId: '' }, /at "clientId"/],
+      [{ type: 'send', text: 'run ls', clientId: 'c'.repeat(MAX_ID_CHARS + 1) }, /at "clientId"/],
+      [{ type: 'send', text: 'x'.repeat(MAX_PROMPT_CHARS + 1), clientId: 'c1' }, /at "text"/],
+      [{ type: 'editQueued', clientId: 'c1', text: ' \n ' }, /at "text"/],
+      [{ type: 'editQueued', clientId: 'c1', text: 'x'.repeat(MAX_PROMPT_CHARS + 1) }, /at "text"/],
+      [{ type: 'editQueued', text: 'run ls' }, /at "clientId"/],
+      [{ type: 'discardQueued', clientId: 7 }, /at "clientId"/],
+      [{ type: 'sendQueued', clientId: 'c1', now: true }, /Malformed message/],
       [{ type: 'decide', requestId: 'r', decision: 'allow_forever' }, /at "decision"/],
       [{ type: 'stop', extra: true }, /Malformed message/],
       [{ type: 'retry', turnId: '' }, /at "turnId"/],
@@ -51,6 +64,14 @@ describe('webview protocol decoding', () => {
       assert.equal(d.ok, false, JSON.stringify(raw));
       assert.match(!d.ok ? d.message : '', pattern);
     }
+  });
+
+  it('bounds what it accepts exactly at the limits', () => {
+    const longest = decodeWebviewMessage({ type: 'send', text: 'x'.repeat(MAX_PROMPT_CHARS), clientId: 'c'.repeat(MAX_ID_CHARS) });
+    assert.ok(longest.ok);
+    assert.deepEqual(longest.value, { type: 'send', text: 'x'.repeat(MAX_PROMPT_CHARS), clientId: 'c'.repeat(MAX_ID_CHARS) });
+    // Edges of blanks are not part of a message (the same text posted again is the same text).
+    assert.deepEqual(decodeWebviewMessage({ type: 'editQueued', clientId: 'c1', text: '  run ls \n' }), { ok: true, value: { type: 'editQueued', clientId: 'c1', text: 'run ls' } });
   });
 
   it('reads a session id from webview state only when well-formed', () => {

@@ -23,7 +23,7 @@ function turn(status: TranscriptTurn['status'], items: TranscriptItem[] = [], er
   return { id: 't1', sessionId: 's1', prompt: 'run touch x', origin: 'prompt', parentTurnId: null, status, errorClass, createdAt: 1, items, applied: {} };
 }
 function view(t: TranscriptTurn, live: LiveState = idle, id = 's1'): ViewState {
-  return reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session: { ...session, id }, transcript: { turns: [t] }, hasOlder: false, turnCount: 1, live });
+  return reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', queue: [], session: { ...session, id }, transcript: { turns: [t] }, hasOlder: false, turnCount: 1, live });
 }
 
 describe('announcements', () => {

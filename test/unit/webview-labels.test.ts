@@ -112,7 +112,7 @@ describe('view state', () => {
   const live = { running: true, actionableRequestIds: ['b1'], readOnlyReason: null };
 
   test('snapshot, update, live, orphan and error', () => {
-    let s = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: [] }, hasOlder: false, turnCount: 0, live });
+    let s = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', queue: [], session, transcript: { turns: [] }, hasOlder: false, turnCount: 0, live });
     assert.equal(s.mode, 'chat');
     assert.equal(s.session?.id, 's1');
     s = reduceHostMessage(s, { type: 'update', update: { type: 'turn', turn } });
@@ -133,7 +133,7 @@ describe('view state', () => {
   });
 
   test('busy buttons re-enable on the next host message', () => {
-    let s = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: [] }, hasOlder: false, turnCount: 0, live });
+    let s = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', queue: [], session, transcript: { turns: [] }, hasOlder: false, turnCount: 0, live });
     s = markBusy(s, requestBusyKey('b1'));
     assert.equal(s.busy.has('request:b1'), true);
     s = reduceHostMessage(s, { type: 'live', live });
@@ -164,18 +164,19 @@ describe('select all in the composer', () => {
 });
 
 describe('send while the agent works', () => {
-  test('refuses (keeping the text) while a run is live, and sends once it is not', async () => {
-    const { decideSend: decide, BUSY_REASON, BUSY_ASKING_REASON, BUSY_CODE } = await import('../../webview/input');
-    assert.deepEqual(decide('next question', null, true), { kind: 'refuse', reason: BUSY_REASON, code: BUSY_CODE });
-    assert.deepEqual(decide('next question', null, true, true), { kind: 'refuse', reason: BUSY_ASKING_REASON, code: BUSY_CODE });
-    assert.ok(!/request/.test(BUSY_REASON), 'no request is mentioned when none waits');
-    assert.deepEqual(decide('next question', null, false), { kind: 'send', text: 'next question' });
+  test('the placeholder says that Enter queues while the agent works', async () => {
+    // Sending no longer depends on the run (decideSend has no such input): the host queues it.
+    const { composerPlaceholder } = await import('../../webview/input');
+    assert.equal(composerPlaceholder(true, true), 'Enter queues your message: it is sent when the agent is done (Shift+Enter: new line)');
+    assert.equal(composerPlaceholder(false, true), 'Enter queues your message: it is sent when the agent is done (Shift+Enter: new line)');
+    assert.equal(composerPlaceholder(true, false), 'Ask the agent… (try: help, run ls, read README.md)');
+    assert.equal(composerPlaceholder(false, false), 'Ask the agent…');
   });
 
   test('keeps the offset of the host\'s clock from the last message that carried it', () => {
     const session: SessionRecord = { id: 's1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
     const live = { running: true, actionableRequestIds: [], readOnlyReason: null };
-    let s = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: [] }, hasOlder: false, turnCount: 0, live, hostNow: Date.now() + 5_000 });
+    let s = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', queue: [], session, transcript: { turns: [] }, hasOlder: false, turnCount: 0, live, hostNow: Date.now() + 5_000 });
     assert.ok(Math.abs(s.hostClockOffsetMs - 5_000) < 1_000, `offset ${s.hostClockOffsetMs}`);
     s = reduceHostMessage(s, { type: 'live', live });
     assert.ok(Math.abs(s.hostClockOffsetMs - 5_000) < 1_000, 'kept when a message has no hostNow');
@@ -188,7 +189,7 @@ describe('send while the agent works', () => {
     const { BUSY_CODE } = await import('../../webview/input');
     const running = { running: true, actionableRequestIds: [], readOnlyReason: null };
     const session: SessionRecord = { id: 's1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
-    let s = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: [] }, hasOlder: false, turnCount: 0, live: running });
+    let s = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', queue: [], session, transcript: { turns: [] }, hasOlder: false, turnCount: 0, live: running });
     s = { ...s, error: { code: BUSY_CODE, message: 'busy' } };
     s = reduceHostMessage(s, { type: 'live', live: running });
     assert.equal(s.error?.code, BUSY_CODE, 'kept while the run is live');

@@ -27,7 +27,7 @@ const ids = (s: ViewState) => s.transcript.turns.map((t) => t.createdAt);
 
 /** A view holding turns 70..99 of a 100-turn chat. */
 function lastPage(seq?: number): ViewState {
-  return reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: range(70, 100) }, hasOlder: true, turnCount: 100, live, ...(seq ? { seq } : {}) });
+  return reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', queue: [], session, transcript: { turns: range(70, 100) }, hasOlder: true, turnCount: 100, live, ...(seq ? { seq } : {}) });
 }
 
 describe('the view of a long chat', () => {
@@ -82,7 +82,7 @@ describe('the view of a long chat', () => {
     assert.equal(s.transcript.turns.length, 31);
     s = reduceHostMessage(s, { type: 'update', update: { type: 'turn', turn: record(101) } });
     assert.equal(s.turnCount, 102, 'a turn added here counts');
-    const whole = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: range(70, 100) }, hasOlder: false, turnCount: 30, live });
+    const whole = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', queue: [], session, transcript: { turns: range(70, 100) }, hasOlder: false, turnCount: 30, live });
     assert.equal(reduceHostMessage(whole, { type: 'update', update: { type: 'turn', turn: record(6) } }).transcript.turns[0]?.createdAt, 6);
   });
 
@@ -106,7 +106,7 @@ describe('the view of a long chat', () => {
     receive({ type: 'pong' });
     assert.equal(resyncs, 1, 'one resync until the snapshot comes');
     assert.equal(s.seq.lastSeq, 13, 'an unnumbered message counts for nothing');
-    receive({ type: 'snapshot', session, transcript: { turns: range(71, 101) }, hasOlder: true, turnCount: 101, live, seq: 14 });
+    receive({ type: 'snapshot', queue: [], session, transcript: { turns: range(71, 101) }, hasOlder: true, turnCount: 101, live, seq: 14 });
     assert.deepEqual(s.seq, { lastSeq: 14, resyncAsked: false });
     receive({ type: 'live', live, seq: 15 });
     assert.equal(resyncs, 1);
@@ -131,7 +131,7 @@ describe('the view of a long chat', () => {
     assert.equal(pages, 2, 'two pages (40..69, 10..39) hold turn 12');
     assert.equal(restoreStep(lastPage(), anchor, MAX_RESTORE_PAGES).kind, 'give-up', 'farther up than the pages allowed: the end');
     assert.equal(restoreStep(lastPage(), anchor, MAX_RESTORE_PAGES, Number.POSITIVE_INFINITY).kind, 'load', 'a search result is followed however far up');
-    const whole = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: range(70, 100) }, hasOlder: false, turnCount: 30, live });
+    const whole = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', queue: [], session, transcript: { turns: range(70, 100) }, hasOlder: false, turnCount: 30, live });
     assert.equal(restoreStep(whole, anchor, 0).kind, 'give-up', 'a turn no longer in the chat');
   });
 });

@@ -301,18 +301,3 @@ describe('an agent reply: Copy copies only what a block shows', () => {
     assert.ok(el.querySelectorAll('[data-action="copy-code"]').length >= 1, 'the fenced block keeps its Copy button');
   });
 });
-
-describe('the "agent is still working" refusal', () => {
-  test('stops saying the agent waits for an answer once the user answered, while the run goes on', async () => {
-    // Enter while a request waits: "waiting for your answer … Answer it". The user clicks Allow; the
-    // run goes on (a 20 s command): the bar still told them to answer a request that is gone.
-    const { INITIAL_VIEW_STATE, reduceHostMessage } = await import('../../webview/state');
-    const { BUSY_ASKING_REASON, BUSY_CODE, decideSend } = await import('../../webview/input');
-    const asking = { running: true, actionableRequestIds: ['r1'], readOnlyReason: null };
-    const refusal = decideSend('next question', null, asking.running, asking.actionableRequestIds.length > 0);
-    assert.equal(refusal.kind === 'refuse' && refusal.reason, BUSY_ASKING_REASON);
-    const before = { ...INITIAL_VIEW_STATE, mode: 'chat' as const, live: asking, error: { code: BUSY_CODE, message: BUSY_ASKING_REASON } };
-    const after = reduceHostMessage(before, { type: 'live', live: { running: true, actionableRequestIds: [], readOnlyReason: null }, hostNow: Date.now() });
-    assert.notEqual(after.error?.message, BUSY_ASKING_REASON, 'no request waits for an answer any more');
-  });
-});

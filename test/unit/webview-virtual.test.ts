@@ -63,7 +63,7 @@ async function setUp(schedule: (run: () => void) => void = (run) => run()) {
   };
   const live = { running: false, actionableRequestIds: [], readOnlyReason: null };
   const open = (turns: TranscriptTurn[], turnCount = turns.length) =>
-    receive({ type: 'snapshot', session, transcript: { turns }, hasOlder: turnCount > turns.length, turnCount, live });
+    receive({ type: 'snapshot', queue: [], session, transcript: { turns }, hasOlder: turnCount > turns.length, turnCount, live });
   return { sk, view, renderer, receive, mounted, spacers, scrollTo, open };
 }
 

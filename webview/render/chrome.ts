@@ -25,7 +25,7 @@ export function renderWelcome(provider = 'local'): HTMLElement {
       h('h2', {}, `Start a chat with ${providerName(provider)}`),
       h('p', {}, 'Ask for what you need in this workspace. Whenever the agent wants to run a command, change files or go outside the workspace, a card asks you first: Allow once, Allow for this session, or Deny.'),
       h('p', {}, 'If the window reloads or VS Code restarts while a card waits, the request is denied and the chat offers Retry.'),
-      h('p', { class: 'hint' }, 'Enter sends, Shift+Enter adds a new line.'),
+      h('p', { class: 'hint' }, 'Enter sends, Shift+Enter adds a new line. While the agent works, Enter queues your message for when it is done.'),
     );
   }
   return h(
@@ -41,7 +41,7 @@ export function renderWelcome(provider = 'local'): HTMLElement {
       h('li', {}, cmd('read <path>'), ' — show a file'),
       h('li', {}, cmd('write <path>'), ' followed by a fenced ', cmd('```'), ' block — write that file (asks first outside the workspace)'),
     ),
-    h('p', { class: 'hint' }, 'Enter sends, Shift+Enter adds a new line.'),
+    h('p', { class: 'hint' }, 'Enter sends, Shift+Enter adds a new line. While the agent works, Enter queues your message for when it is done.'),
   );
 }
 

@@ -1,0 +1,123 @@
+/**
+ * A chat panel's part of the outbox (docs/ARCHITECTURE.md, "Prompts: the outbox, the queue and
+ * delivery"): the view's `send` and its queue actions go to the runtime, each answered with
+ * `succeeded` or `error` carrying the message's `clientId` (the view keeps a message until then), and
+ * the chat's queue goes to the view whenever it changed since the one the view was last sent.
+ *
+ * The panel keeps no copy of the queue beyond the last one sent (a few dozen short rows at most,
+ * `MAX_QUEUED_PROMPTS`), compared whole: a `queue` notification of this window or another window's
+ * `refresh` re-reads it, and an unchanged one is not sent again.
+ */
+import type { QueuedPromptView } from '../core/outbox';
+import type { HostMessage, WebviewMessage } from '../protocol/messages';
+import { MAX_ID_CHARS } from '../protocol/messages';
+import type { ChatRuntime } from '../runtime/chatRuntime';
+
+/** The view's messages this module answers. */
+export type OutboxMessage = Extract<WebviewMessage, { type: 'send' | 'editQueued' | 'discardQueued' | 'sendQueued' }>;
+
+/** True for the messages `PanelOutbox.handle` answers. */
+export function isOutboxMessage(message: WebviewMessage): message is OutboxMessage {
+  return message.type === 'send' || message.type === 'editQueued' || message.type === 'discardQueued' || message.type === 'sendQueued';
+}
+
+/**
+ * The `clientId` of a message the decoder refused, when it has one that is an id (a string of
+ * 1..MAX_ID_CHARS characters), else undefined. The refusal carries it so that the view gives the
+ * user their text back instead of keeping (and re-posting) a message that will never be answered.
+ */
+export function clientIdOf(raw: unknown): string | undefined {
+  const id = typeof raw === 'object' && raw !== null ? (raw as { clientId?: unknown }).clientId : undefined;
+  return typeof id === 'string' && id.length > 0 && id.length <= MAX_ID_CHARS ? id : undefined;
+}
+
+/** What the outbox needs of its panel. */
+export interface OutboxPanel {
+  readonly runtime: Pick<ChatRuntime, 'submit' | 'queue' | 'editQueued' | 'discardQueued' | 'sendQueued'>;
+  /** Posts in order with the panel's other messages (`ChatPanel.post`). */
+  post(message: HostMessage | (() => Promise<HostMessage | undefined>)): Promise<void>;
+  /** Re-sends the live state (after a refusal: what the view showed may be stale). */
+  sendLive(): Promise<void>;
+}
+
+/** One panel's outbox handling (see module docstring). */
+export class PanelOutbox {
+  /** The queue the view was last sent (JSON), or undefined before the first. */
+  private lastSent: string | undefined;
+  /** The messages being handled, one after another (see `handle`). */
+  private handling: Promise<void> = Promise.resolve();
+
+  constructor(private readonly panel: OutboxPanel) {}
+
+  /**
+   * Reads the queue for a snapshot and records it as sent (the snapshot carries it). Throws what the
+   * runtime's read throws.
+   */
+  async snapshotQueue(sessionId: string): Promise<QueuedPromptView[]> {
+    const queue = await this.panel.runtime.queue(sessionId);
+    this.lastSent = JSON.stringify(queue);
+    return queue;
+  }
+
+  /**
+   * Posts the chat's queue if it changed since the last one the view was sent (in order with the
+   * panel's other messages: the comparison happens when its turn comes, after the messages before it).
+   */
+  sendQueueIfChanged(sessionId: string): Promise<void> {
+    return this.panel.post(async () => {
+      const prompts = await this.panel.runtime.queue(sessionId);
+      const key = JSON.stringify(prompts);
+      if (key === this.lastSent) return undefined;
+      this.lastSent = key;
+      return { type: 'queue', prompts };
+    });
+  }
+
+  /**
+   * Hands a `send` or a queue action to the runtime and answers it: `succeeded` (for `send`, with
+   * `queued`: whether the message waits in the queue) or `error` with the refusal's code, both
+   * carrying the `clientId`. The queue itself reaches the view through the runtime's `queue`
+   * notification; a running reply that Send now stops ends through the usual updates.
+   * One message at a time, in the order the view posted them: two messages typed quickly are queued
+   * in the order they were typed, and an edit is applied after the send it follows.
+   */
+  handle(sessionId: string, message: OutboxMessage): Promise<void> {
+    const done = this.handling.then(() => this.handleNow(sessionId, message));
+    // The next message waits for this one, not for its success (a throw is the caller's to report).
+    this.handling = done.catch(() => undefined);
+    return done;
+  }
+
+  private async handleNow(sessionId: string, message: OutboxMessage): Promise<void> {
+    const { runtime } = this.panel;
+    const { clientId } = message;
+    if (message.type === 'send') {
+      const result = await runtime.submit(sessionId, { clientId, text: message.text });
+      if (result.ok) {
+        const outcome = result.value;
+        // A message posted again (a rebuilt view) that is still queued says so too.
+        const queued = outcome.kind === 'queued'
+          || (outcome.kind === 'duplicate' && outcome.turnId === null && (await runtime.queue(sessionId)).some((p) => p.clientId === clientId));
+        void this.panel.post({ type: 'succeeded', action: 'send', clientId, queued });
+        return;
+      }
+      return this.refused(message, result.reason, result.message);
+    }
+    const result =
+      message.type === 'editQueued' ? await runtime.editQueued(sessionId, clientId, message.text)
+      : message.type === 'discardQueued' ? await runtime.discardQueued(sessionId, clientId)
+      : await runtime.sendQueued(sessionId, clientId);
+    if (result.ok) {
+      void this.panel.post({ type: 'succeeded', action: message.type, clientId });
+      return;
+    }
+    await this.refused(message, result.reason, result.message);
+    // A message sent or discarded meanwhile (another window) is no longer what the view shows.
+    void this.sendQueueIfChanged(sessionId);
+  }
+
+  private refused(message: OutboxMessage, code: Extract<HostMessage, { type: 'error' }>['code'], text: string): Promise<void> {
+    void this.panel.post({ type: 'error', code, message: text, action: message.type, clientId: message.clientId });
+    return this.panel.sendLive();
+  }
+}
