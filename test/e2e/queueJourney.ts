@@ -4,12 +4,13 @@
  * Allow once; when the sleep ends they are sent, in order, each marked "Sent from the queue". Then
  * `run sleep 30`, allowed; two more queued while it runs; Reload Window before they go: both come
  * back "Not sent: VS Code restarted" with Send and Discard, nothing sent on its own; Send one: it runs
- * once; Discard the other: the queue is gone.
+ * once; Discard the other: the queue is gone. The held queue is shot in a light and a High Contrast theme.
  */
 import type { FrameLocator } from 'playwright-core';
 import { cardsAbout, stepper, visible } from './steps';
 import { TIMEOUTS, type JourneyContext } from './restartJourney';
 import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
+import { THEMES, pickTheme } from './themeSteps';
 
 /** Types `text` into the composer and presses Enter (the way a user queues while the agent works). */
 async function enter(frame: FrameLocator, text: string): Promise<void> {
@@ -111,6 +112,16 @@ export async function queueJourney(ctx: JourneyContext): Promise<void> {
     await page.waitForTimeout(3000);
     const shown = await prompts(frame());
     if (shown.includes('run echo third-queued') || shown.includes('run echo fourth-queued')) throw new Error(`a queued message was sent after the reload without a click: ${JSON.stringify(shown)}`);
+  });
+
+  // What the held queue looks like in a light and a High Contrast theme (screenshots to look at),
+  // then back to the dark theme the journey runs in.
+  await step('held-in-themes', async () => {
+    for (const theme of [THEMES[1], THEMES[2], THEMES[0]]) {
+      await pickTheme(page, theme, TIMEOUTS.ui);
+      await frame().locator('.queued-prompt').first().scrollIntoViewIfNeeded();
+      await ctx.shot(`queue-${theme.tag}`);
+    }
   });
 
   await step('sent-once', async () => {
