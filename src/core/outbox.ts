@@ -26,9 +26,12 @@ export function compareQueued(a: Pick<QueuedPromptRecord, 'sendNow' | 'position'
 
 /**
  * Why the messages still queued wait for the user after a run ended with `status`: none after a
- * reply that completed (the next one goes out), otherwise the reason its end gives.
+ * reply that completed (the next one goes out), otherwise the reason its end gives. `sentNow`: the
+ * end sent a message the user asked to Send now; a Stop that only made way for it holds nothing
+ * (the user chose what goes next, not to halt the queue: the others follow it in order).
  */
-export function holdReasonOf(status: Exclude<RunStatus, 'running'>): HoldReason | null {
+export function holdReasonOf(status: Exclude<RunStatus, 'running'>, sentNow = false): HoldReason | null {
+  if (sentNow && status === 'stopped') return null;
   switch (status) {
     case 'completed': return null;
     case 'stopped': return 'stopped';
@@ -55,7 +58,7 @@ export function heldWords(hold: HoldReason): string {
   switch (hold) {
     case 'stopped': return 'Not sent: the reply was stopped';
     case 'failed': return 'Not sent: the reply failed';
-    case 'restarted': return 'Not sent: VS Code restarted';
+    case 'restarted': return 'Not sent: the window reloaded or restarted';
   }
 }
 

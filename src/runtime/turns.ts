@@ -149,6 +149,9 @@ async function nameSession(scope: RuntimeScope, session: SessionRecord, prompt: 
 async function drive(scope: RuntimeScope, ends: RunEnds, run: RunContext, start: AgentStart): Promise<void> {
   let outcome: AgentTurnOutcome;
   if ('outcome' in start) outcome = start.outcome;
+  // Stopped before the agent was handed the prompt: it never gets it (an agent listening for the
+  // abort would not hear one that already happened). The run ends as stopped.
+  else if (run.abort.signal.aborted) outcome = { status: 'completed' };
   else {
     try {
       outcome = await start.agent.runTurn(start.request, start.ctx);

@@ -3,7 +3,7 @@
  * while it waits, press Enter on two more messages: both show under the conversation as Queued;
  * Allow once; when the sleep ends they are sent, in order, each marked "Sent from the queue". Then
  * `run sleep 30`, allowed; two more queued while it runs; Reload Window before they go: both come
- * back "Not sent: VS Code restarted" with Send and Discard, nothing sent on its own; Send one: it runs
+ * back "Not sent: the window reloaded or restarted" with Send and Discard, nothing sent on its own; Send one: it runs
  * once; Discard the other: the queue is gone. The held queue is shot in a light and a High Contrast theme.
  */
 import type { FrameLocator } from 'playwright-core';
@@ -105,7 +105,7 @@ export async function queueJourney(ctx: JourneyContext): Promise<void> {
     await runCommand(page, 'Developer: Reload Window', TIMEOUTS.ui);
     await navigated;
     await waitForWorkbench(page, TIMEOUTS.workbench);
-    await queueShows(frame(), ['Not sent: VS Code restarted: run echo third-queued', 'Not sent: VS Code restarted: run echo fourth-queued'], TIMEOUTS.webview);
+    await queueShows(frame(), ['Not sent: the window reloaded or restarted: run echo third-queued', 'Not sent: the window reloaded or restarted: run echo fourth-queued'], TIMEOUTS.webview);
     const buttons = await frame().locator('.queued-prompt').first().locator('.queued-actions [data-queue-action]').allInnerTexts();
     if (JSON.stringify(buttons.map((b) => b.trim())) !== JSON.stringify(['Edit', 'Discard', 'Send'])) throw new Error(`a held message offers ${JSON.stringify(buttons)}`);
     // Nothing went out on its own.
@@ -131,7 +131,7 @@ export async function queueJourney(ctx: JourneyContext): Promise<void> {
     ctx.log(`  the message was in the conversation ${Date.now() - t} ms after Send`);
     await visible(frame().locator('pre.output', { hasText: 'third-queued' }).first(), 'the output of the message sent', TIMEOUTS.command);
     ctx.log(`  its output ${Date.now() - t} ms after Send`);
-    await queueShows(frame(), ['Not sent: VS Code restarted: run echo fourth-queued'], TIMEOUTS.ui);
+    await queueShows(frame(), ['Not sent: the window reloaded or restarted: run echo fourth-queued'], TIMEOUTS.ui);
     ctx.log(`  the queue without it ${Date.now() - t} ms after Send`);
     const shown = await prompts(frame());
     if (shown.filter((p) => p === 'run echo third-queued').length !== 1) throw new Error(`the message sent made ${shown.filter((p) => p === 'run echo third-queued').length} turns`);

@@ -149,7 +149,7 @@ describe('the queue through the panel and the runtime', () => {
     }
   });
 
-  it('Send now stops the reply and sends; after a Stop the rest waits for Send or Discard', async () => {
+  it('Send now stops the reply and sends, the rest staying queued; after a Stop the rest waits for Send or Discard', async () => {
     const held = heldAgent();
     const h = await openRuntime({ agentFor: () => held.agent });
     const { sessionId, panel, settled, dispose } = await openChat(h);
@@ -164,7 +164,7 @@ describe('the queue through the panel and the runtime', () => {
       const [first, urgent] = panel.view().transcript.turns;
       assert.equal(first!.status, 'stopped', 'Send now stopped the reply');
       assert.equal(urgent!.sentFrom, 'send_now');
-      assert.deepEqual(panel.view().queue.map((p) => [p.clientId, p.hold]), [['c2', 'stopped']], 'the rest waits: it was not asked for');
+      assert.deepEqual(panel.view().queue.map((p) => [p.clientId, p.hold]), [['c2', null]], 'the rest stays queued behind it: Send now is no Stop of the queue');
 
       panel.receive({ type: 'stop' });
       await waitFor('the stop', () => !panel.view().live.running);

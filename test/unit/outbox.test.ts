@@ -155,7 +155,7 @@ describe('the outbox: a queue while the agent works', () => {
     }
   });
 
-  it('Send now while the other window drives the reply stops it there and sends that message next, before earlier ones', async () => {
+  it('Send now while the other window drives the reply stops it there and sends that message next, before earlier ones, which follow it', async () => {
     const file = path.join(trackedTempDir(), 'journal.sqlite');
     const a = await openScripted(file, 'window-a');
     const b = await openScripted(file, 'window-b');
@@ -169,11 +169,16 @@ describe('the outbox: a queue while the agent works', () => {
       await waitFor('urgent to run in A', () => a.ran.includes('urgent'));
       assert.deepEqual(a.ran, ['first', 'urgent']);
       assert.deepEqual(b.ran, []);
-      assert.deepEqual((await a.runtime.queue(id)).map((p) => [p.text, p.hold, p.sendNow]), [['second', 'stopped', false]]);
+      // The Stop only made way for the message the user chose: the earlier one is not held, it follows.
+      assert.deepEqual((await a.runtime.queue(id)).map((p) => [p.text, p.hold, p.sendNow]), [['second', null, false]]);
       assert.deepEqual(await turnsOf(a.journal, id), [['first', 'composer', 'stopped'], ['urgent', 'send_now', 'running']]);
       a.end('urgent');
+      await waitFor('second to run in A after urgent', () => a.ran.includes('second'));
+      assert.deepEqual(a.ran, ['first', 'urgent', 'second']);
+      assert.deepEqual(b.ran, []);
+      a.end('second');
       await a.runtime.whenIdle(id);
-      assert.deepEqual(a.ran, ['first', 'urgent'], 'the message held by the Stop waits for the user');
+      assert.deepEqual(await turnsOf(a.journal, id), [['first', 'composer', 'stopped'], ['urgent', 'send_now', 'completed'], ['second', 'queue', 'completed']]);
     } finally {
       await closeAll(a, b);
     }

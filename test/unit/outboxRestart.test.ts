@@ -65,7 +65,7 @@ describe('the outbox across a restart', () => {
       assert.deepEqual(await only(acked), [['acked prompt', 'delivered', 'app_restarted']]);
       const waiting = await j.read('listQueuedPrompts', queued);
       assert.deepEqual(waiting.map((p) => [p.text, p.state, p.hold, p.sendNow]), [['next', 'queued', 'restarted', false]]);
-      assert.equal(heldWords(waiting[0]!.hold!), 'Not sent: VS Code restarted');
+      assert.equal(heldWords(waiting[0]!.hold!), 'Not sent: the window reloaded or restarted');
       assert.equal(errorClassShortLabel('prompt_delivery_unknown'), 'Not confirmed by the agent');
     });
     assert.deepEqual(ranB, [], 'nothing was sent after the restart');

@@ -63,7 +63,7 @@ describe('the queue under the transcript', () => {
 
     view.render([queued('a', 'first question'), queued('r', 'after reload', { hold: 'restarted' })], { running: false, locked: false });
     assert.deepEqual(buttons('a'), ['edit:Edit', 'discard:Remove', 'send:Send'], 'idle: Send, not Send now');
-    assert.equal(item('r').querySelector('.queued-state')!.textContent, 'Not sent: VS Code restarted');
+    assert.equal(item('r').querySelector('.queued-state')!.textContent, 'Not sent: the window reloaded or restarted');
     assert.equal(box.querySelector('[data-client-id="b"]'), null, 'a message gone from the queue is gone from the view');
 
     view.render([queued('a', 'first question')], { running: false, locked: true });

@@ -171,7 +171,7 @@ export abstract class OutboxOps extends ChatListOps {
     if (queued.length === 0) return { held: 0 };
     const chosen = next && !this.hasRunningRun(run.sessionId) ? nextToSend(queued, status) : undefined;
     const claimed = chosen && this.claim(chosen, chosen.sendNow ? 'send_now' : 'queue', next!, at);
-    const reason = holdReasonOf(status);
+    const reason = holdReasonOf(status, claimed !== undefined && chosen!.sendNow);
     const held = reason === null ? 0 : this.run(
       "UPDATE queued_prompts SET hold = COALESCE(hold, ?), send_now = 0, updated_at = ? WHERE session_id = ? AND state = 'queued' AND (hold IS NULL OR send_now = 1)",
       [reason, at, run.sessionId],
