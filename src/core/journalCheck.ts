@@ -125,6 +125,16 @@ export interface FileCheck {
 }
 
 /** Everything a check found. Times in ms since the epoch. */
+/**
+ * The journal's structure against this build's migrations at its `user_version`: the schema objects
+ * (`type`: table, view, index, trigger) it lacks. `checked` false for a newer schema than the build knows.
+ */
+export interface StructureCheck {
+  readonly version: number;
+  readonly checked: boolean;
+  readonly missing: readonly { readonly type: string; readonly name: string }[];
+}
+
 export interface JournalCheckReport {
   readonly file: string;
   readonly checkedAt: number;
@@ -133,6 +143,8 @@ export interface JournalCheckReport {
   /** Why the journal takes no changes now, or null. */
   readonly readOnlyReason: string | null;
   readonly files: FileCheck;
+  /** The journal's tables, views, indexes and triggers against this build's (absent: not checked). */
+  readonly structure?: StructureCheck;
   /** Rows read per table. */
   readonly rowsChecked: Readonly<Record<string, number>>;
   readonly unreadableRows: readonly UnreadableRowFinding[];
@@ -161,7 +173,9 @@ export function journalVerdict(report: JournalCheckReport): string {
   const { files } = report;
   const todo: string[] = [];
   const damagedFiles = files.snapshot.problems.length > 0 || files.logs.some((l) => l.damage && l.damage.kind !== 'torn');
+  const missingParts = report.structure?.missing.length ?? 0;
   if (damagedFiles) todo.push('part of the journal file is damaged: keep a copy of the folder shown below and do not delete anything');
+  else if (missingParts > 0) todo.push(`the journal lacks ${plural(missingParts, 'part', 'parts')} of its structure, so chats may fail to save: keep a copy of the folder shown below and do not delete anything`);
   // Read-only for another reason (a newer version's format, a full disk at open): its own sentence says what to do.
   else if (report.readOnlyReason) todo.push(report.readOnlyReason.replace(/\.$/, ''));
   const newer = report.unreadableRows.filter((r) => r.writtenBy === 'newer');

@@ -27,9 +27,22 @@ function filesSection(report: JournalCheckReport): string[] {
     out.push(`- ${codeSpan(snapshot.path)} (${sizeWords(snapshot.bytes)}): **damaged.** Part of the file cannot be read, so some chats may be incomplete and Agent Chats takes no changes. Keep a copy of the folder; do not delete the file. SQLite's integrity check said:`);
     for (const p of snapshot.problems) out.push(`  - ${codeSpan(oneLine(p, 200))}`);
   }
+  out.push(...structureLines(report));
   if (logs.length === 0) out.push('- No log files (every change is in the file above).');
   for (const log of logs) out.push(`- ${logLine(log)}`);
   return out;
+}
+
+/** The structure's line under the files: every part there, or the parts missing. */
+function structureLines(report: JournalCheckReport): string[] {
+  const s = report.structure;
+  if (!s) return [];
+  if (!s.checked) return [`- Its structure was not compared: it is version ${s.version}, newer than this version of Agent Chats knows.`];
+  if (s.missing.length === 0) return [`- Its structure (version ${s.version}): every table, index, view and trigger is there.`];
+  return [
+    `- Its structure (version ${s.version}): **incomplete.** ${s.missing.length === 1 ? 'One part is' : `${s.missing.length} parts are`} missing, so saving some changes fails. Keep a copy of the folder; do not delete anything. Missing:`,
+    ...s.missing.map((m) => `  - ${m.type} ${codeSpan(m.name)}`),
+  ];
 }
 
 /** One log generation in words. */

@@ -18,7 +18,7 @@ export const READ_OPS = [
   'stopRequested', 'listEvents', 'getInvocation', 'listOpenInvocations', 'getBoundaryRequest', 'listPendingBoundaryRequests',
   'listSessionPendingBoundaryRequests', 'listRestartClosures', 'hasSessionGrant', 'listTabs', 'getInstance', 'listInstances', 'listProcessGroups',
   'readTurnPage', 'readChangesSince', 'listHistory', 'isFollowedUp', 'searchChats', 'listChats', 'getChatListItem',
-  'checkTables', 'checkRows',
+  'checkTables', 'checkRows', 'checkStructure',
   'listQueuedPrompts', 'getQueuedPrompt',
 ] as const;
 

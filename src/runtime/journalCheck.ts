@@ -57,6 +57,7 @@ export async function checkJournal(journal: Journal, options: JournalCheckOption
   const progress = (step: string) => options.onProgress?.({ done, total, step });
   progress('Reading the journal files');
   const files = withReason(await journal.checkFiles(), journal.report.quarantined);
+  const structure = await journal.read('checkStructure');
   done = 1;
   const unreadableRows: UnreadableRowFinding[] = [];
   const ruleFindings: RuleFinding[] = [];
@@ -81,7 +82,7 @@ export async function checkJournal(journal: Journal, options: JournalCheckOption
   const runsInFlight = await runsStillRunning(journal, options);
   return {
     file: journal.file, checkedAt: (options.now ?? Date.now)(), schemaVersion: journal.report.version, readOnlyReason: journal.readOnlyReason,
-    files, rowsChecked, unreadableRows, ruleFindings, runsInFlight,
+    files, structure, rowsChecked, unreadableRows, ruleFindings, runsInFlight,
   };
 }
 

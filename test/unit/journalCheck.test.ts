@@ -107,9 +107,24 @@ describe('Check Journal', () => {
     assert.deepEqual(report.files.logs.map((l) => l.damage), report.files.logs.map(() => null));
     assert.deepEqual(report.rowsChecked, ROWS_OF_TWO_CHATS);
     assert.equal(report.readOnlyReason, null);
+    assert.deepEqual(report.structure, { version: SCHEMA_VERSION, checked: true, missing: [] });
     const md = journalCheckMarkdown(report);
     assert.ok(md.startsWith('# Agent Chats journal check\n\n**Verdict: Healthy.**\n'), md);
+    assert.ok(md.includes(`- Its structure (version ${SCHEMA_VERSION}): every table, index, view and trigger is there.`), md);
     assert.ok(md.includes('SQLite\'s full integrity check found nothing wrong.'), md);
+  });
+
+  it('a part missing from the structure (a journal changed by an unreleased build) is named, and the verdict says to keep the folder', async () => {
+    const file = copyOf(base);
+    // An index: SQLite's own integrity check does not miss it (a missing table that views and
+    // triggers still name would also read as a damaged file).
+    await editJournalFile(file, (db) => db.exec('DROP INDEX turns_by_session'));
+    const { report } = await checked(file);
+    assert.deepEqual(report.files.snapshot.problems, []);
+    assert.deepEqual(report.structure, { version: SCHEMA_VERSION, checked: true, missing: [{ type: 'index', name: 'turns_by_session' }] });
+    assert.equal(journalVerdict(report), 'The journal lacks 1 part of its structure, so chats may fail to save: keep a copy of the folder shown below and do not delete anything.');
+    const md = journalCheckMarkdown(report);
+    assert.ok(md.includes('**incomplete.** One part is missing, so saving some changes fails. Keep a copy of the folder; do not delete anything. Missing:\n  - index `turns_by_session`'), md);
   });
 
   it('a malformed JSON payload is listed with its table, rowid, chat and reason, fences the chat, and the verdict says what to do', async () => {

@@ -90,6 +90,11 @@ export abstract class OperationsBase {
     return next.version;
   }
 
+  /** A new empty in-memory database of the same sql.js build (to compare this one's structure against); the caller closes it. */
+  protected emptyDatabase(): Database {
+    return new (this.db.constructor as new () => Database)();
+  }
+
   /** The database's `user_version`. */
   userVersion(): number {
     // Checked before every write: a prepared statement, not a fresh parse each time.

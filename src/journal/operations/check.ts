@@ -10,7 +10,8 @@
  * columns) is checked the same way. Like every read, a row that cannot be decoded fences its chat.
  */
 import type { SqlValue } from 'sql.js';
-import type { JournalRule, RuleFinding, UnreadableRowFinding } from '../../core/journalCheck';
+import type { JournalRule, RuleFinding, StructureCheck, UnreadableRowFinding } from '../../core/journalCheck';
+import { MIGRATIONS, SCHEMA_VERSION } from '../schema';
 import { OutboxOps } from './outbox';
 import { UnreadableRowError, toBoundary, toEvent, toInvocation, toQueuedPrompt, toRun, toSession, toTurn, type Row } from './rows';
 
@@ -106,6 +107,28 @@ export interface CheckChunk {
 
 /** Check Journal's read operations, on top of ChatListOps (see module docstring). */
 export abstract class CheckOps extends OutboxOps {
+  /**
+   * The journal's structure against this build's: every table, view, index and trigger the
+   * migrations up to the journal's `user_version` create, that the journal lacks (a journal whose
+   * structure was changed by hand, or by an unreleased build). Not checked for a newer schema than
+   * this build knows (`checked` false): a newer build may have replaced parts on purpose.
+   */
+  checkStructure(): StructureCheck {
+    const version = this.userVersion();
+    if (version > SCHEMA_VERSION) return { version, checked: false, missing: [] };
+    const OBJECTS = "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name";
+    const expected = this.emptyDatabase();
+    try {
+      for (const m of MIGRATIONS.filter((m) => m.version <= version)) expected.exec(m.sql);
+      const have = new Set(this.all(OBJECTS).map((r) => `${String(r.type)} ${String(r.name)}`));
+      const wanted = expected.exec(OBJECTS)[0]?.values ?? [];
+      const missing = wanted.map(([type, name]) => ({ type: String(type), name: String(name) })).filter((o) => !have.has(`${o.type} ${o.name}`));
+      return { version, checked: true, missing };
+    } finally {
+      expected.close();
+    }
+  }
+
   /** The checked tables present in this journal, with their row counts. */
   checkTables(): CheckedTableSize[] {
     const present = new Set(this.all("SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name as string));
