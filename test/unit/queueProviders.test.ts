@@ -6,9 +6,12 @@
  * installed). For each: a message submitted while a held reply runs is queued; the running turn is
  * `sending` until the mock got its prompt and `delivered` after; Send now stops the reply and the
  * mock gets the queued message as the next prompt, once; a message queued behind it goes out when
- * that reply ends normally; a prompt the provider refused stays `sending`.
+ * that reply ends normally; Send now while a tool call waits on an approval closes the request as
+ * `run_stopped` and sends the message; a prompt the provider refused stays `sending`. At the end no
+ * Claude Code process of this file is left.
  */
 import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -21,7 +24,8 @@ import { createOpenAICompatibleAgent } from '../../src/runtime/agents/openaiComp
 import { startAnthropicMock, userTexts as anthropicUserTexts, type AnthropicMock, type MockReply } from '../mocks/anthropicMock';
 import { OpenAICompatibleMock } from '../mocks/openaiCompatibleMock';
 import { ResponsesMock, userTexts as responsesUserTexts } from '../mocks/responsesMock';
-import { openRuntime, type RuntimeHarness } from './harness';
+import { toolCalls } from '../mocks/openaiCompatibleMock';
+import { openRuntime, pendingRequest, type RuntimeHarness } from './harness';
 import { tempDir, waitFor } from './helpers';
 
 const scratch: string[] = [];
@@ -29,7 +33,17 @@ const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => {
   for (const c of cleanups.reverse()) await c();
   for (const dir of scratch) fs.rmSync(dir, { recursive: true, force: true });
+  await waitFor('the Claude Code processes to exit', () => claudeChildren().length === 0, 10_000);
 });
+
+/** Claude Code processes that are children of this test process (`ps` lines). */
+function claudeChildren(): string[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(CLAUDE_BIN));
+  } catch {
+    return []; // ps exits 1 when there are no children
+  }
+}
 
 function dir(prefix: string): string {
   const d = tempDir(prefix);
@@ -49,6 +63,13 @@ interface ProviderUnderTest {
   answer(text: string): void;
   /** Ends every held reply normally. */
   release(): void;
+  /** Scripts the next model reply: a tool call that runs `touch <file>`, which asks for approval. */
+  askApproval(file: string): void;
+  /**
+   * The agent sends the history itself and merges a prompt into the one before it when that turn
+   * has no reply text (OpenAI-compatible: `buildMessages`, for chat templates that need alternating roles).
+   */
+  readonly mergesAfterReplylessTurn?: boolean;
   /** The newest user message of each model request of the main loop, in arrival order. */
   prompts(): string[];
   /**
@@ -151,6 +172,34 @@ async function queueAndSendNow(p: ProviderUnderTest): Promise<void> {
   ]);
 }
 
+/**
+ * Send now while the reply waits on an approval: the request is closed as `run_stopped` (the
+ * command never runs), the reply stops, and the queued message is the model's next prompt, once.
+ */
+async function sendNowDuringApproval(p: ProviderUnderTest): Promise<void> {
+  const h = await open(p);
+  const s = await h.runtime.createSession(p.provider);
+  assert.ok(s.ok);
+  const id = s.value.id;
+  p.askApproval('waited.txt');
+  const first = await h.runtime.submit(id, { clientId: 'c-first', text: 'first' });
+  assert.ok(first.ok && first.value.kind === 'started', JSON.stringify(first));
+  const requestId = await pendingRequest(h, id);
+  const second = await h.runtime.submit(id, { clientId: 'c-second', text: 'second' });
+  assert.equal(second.ok && second.value.kind, 'queued', JSON.stringify(second));
+  p.answer('Done.');
+  assert.deepEqual(await h.runtime.sendQueued(id, 'c-second'), { ok: true, value: { kind: 'stopping' } });
+  await waitFor('the second turn to complete', async () => (await turnsOf(h, id))[1]?.[2] === 'completed', 30_000);
+  await h.runtime.whenIdle(id);
+  assert.deepEqual(await turnsOf(h, id), [['first', 'composer', 'stopped', 'delivered'], ['second', 'send_now', 'completed', 'delivered']]);
+  const request = await h.journal.read('getBoundaryRequest', requestId);
+  assert.deepEqual([request?.status, request?.closureReason], ['denied', 'run_stopped']);
+  assert.equal(fs.existsSync(path.join(h.workspace, 'waited.txt')), false, 'the command never ran');
+  // The stopped turn has no reply text, so an agent that merges such turns sends both prompts as one message.
+  assert.deepEqual(p.prompts(), ['first', p.mergesAfterReplylessTurn ? 'first\n\nsecond' : 'second']);
+  assert.deepEqual(await h.runtime.queue(id), []);
+}
+
 /** A prompt the provider refused: the turn fails with `errorClass` and stays `sending`; never acknowledged. */
 async function refused(p: ProviderUnderTest, errorClass: string): Promise<void> {
   const h = await open(p);
@@ -173,10 +222,12 @@ async function openaiCompatible(): Promise<ProviderUnderTest & { mock: OpenAICom
   return {
     mock,
     provider: 'openai-compatible',
+    mergesAfterReplylessTurn: true,
     agent: createOpenAICompatibleAgent({ baseUrl: mock.baseUrl, model: 'mock-model', apiKey: async () => undefined }),
     hold: (text) => mock.script({ type: 'stream', chunks: chunks(text), holdAfter: 2 }),
     answer: (text) => mock.script({ type: 'stream', chunks: chunks(text) }),
     release: () => mock.release(),
+    askApproval: (file) => mock.script(toolCalls([{ id: 'call_1', name: 'run', args: { command: `touch ${file}` } }])),
     prompts: () => mock.requests.map((r) => (r.body as { messages: { role: string; content: string }[] }).messages.filter((m) => m.role === 'user').at(-1)?.content ?? ''),
     acknowledged: () => mock.requests.length,
   };
@@ -185,6 +236,10 @@ async function openaiCompatible(): Promise<ProviderUnderTest & { mock: OpenAICom
 describe('the queue with the OpenAI-compatible agent (openai client)', () => {
   it('queues during a held reply, acknowledges after the server answered, Send now stops and sends, the queue goes on at the end', async () => {
     await queueAndSendNow(await openaiCompatible());
+  });
+
+  it('Send now while a tool call waits on an approval closes it as run_stopped and sends the message', async () => {
+    await sendNowDuringApproval(await openaiCompatible());
   });
 
   it('a prompt the server refused (HTTP 500) stays sending and fails as agent_error', async () => {
@@ -213,6 +268,7 @@ async function claude(script: MockReply[] = []): Promise<ProviderUnderTest & { m
     hold: (text) => mock.push({ text: [text], hang: true }),
     answer: (text) => mock.push({ text: [text] }),
     release: () => mock.release(),
+    askApproval: (file) => mock.push({ toolUses: [{ name: 'Bash', input: { command: `touch ${file}`, description: `Make ${file}` } }] }),
     prompts: () => mock.mainRequests().map((r) => anthropicUserTexts(r.body).at(-1) ?? ''),
     acknowledged: () => mock.mainRequests().length,
   };
@@ -221,6 +277,10 @@ async function claude(script: MockReply[] = []): Promise<ProviderUnderTest & { m
 describe('the queue with the Claude agent (real Claude Code CLI)', () => {
   it('queues during a held reply, acknowledges at the first stream event, Send now stops and sends, the queue goes on at the end', async () => {
     await queueAndSendNow(await claude());
+  });
+
+  it('Send now while a Bash call waits on an approval closes it as run_stopped and sends the message', async () => {
+    await sendNowDuringApproval(await claude());
   });
 
   it('a prompt the API refused (HTTP 500) stays sending and fails as agent_error', async () => {
@@ -264,6 +324,7 @@ async function codex(executablePath = CODEX!): Promise<ProviderUnderTest> {
     hold: (text) => mock.script({ type: 'hang', text }),
     answer: (text) => mock.script({ type: 'text', text }),
     release: () => mock.release(),
+    askApproval: (file) => mock.script({ type: 'exec', cmd: `touch ${file}`, justification: `Create ${file}` }),
     prompts: () => mock.requests.map((r) => responsesUserTexts(r.body).at(-1) ?? ''),
     acknowledged: () => turnStartAnswers,
   };
@@ -272,6 +333,10 @@ async function codex(executablePath = CODEX!): Promise<ProviderUnderTest> {
 describe('the queue with the Codex agent (real codex app-server)', { skip: CODEX ? false : 'the @openai/codex linux-x64 binary is not installed' }, () => {
   it('queues during a held reply, acknowledges at the answer to turn/start, Send now stops and sends, the queue goes on at the end', async () => {
     await queueAndSendNow(await codex());
+  });
+
+  it('Send now while a command waits on an approval closes it as run_stopped and sends the message', async () => {
+    await sendNowDuringApproval(await codex());
   });
 
   it('a turn whose app-server cannot start stays sending and fails as agent_unavailable', async () => {
