@@ -28,7 +28,10 @@ export interface MockReply {
   readonly toolUses?: readonly MockToolUse[];
   /** Delay before each SSE event after message_start, ms (default 0). */
   readonly delayMs?: number;
-  /** Stream the text, then keep the response open until the client goes away (for Stop / restarts). */
+  /**
+   * Stream the text, then keep the response open until the client goes away (for Stop / restarts)
+   * or the test calls `release()`, which ends the reply normally (its tool calls, then its stop).
+   */
   readonly hang?: boolean;
   /** Answer with this HTTP error instead of a stream. */
   readonly httpError?: { readonly status: number; readonly type: string; readonly message: string };
@@ -78,6 +81,8 @@ export interface AnthropicMock {
   waitForMainRequests(count: number, timeoutMs?: number): Promise<void>;
   /** Number of responses still open (hanging streams). */
   openResponses(): number;
+  /** Ends every held (`hang`) reply normally, as if the model had finished it. */
+  release(): void;
   /** Closes the server and every open connection. */
   close(): Promise<void>;
 }
@@ -142,6 +147,7 @@ export async function startAnthropicMock(script: readonly MockReply[] = []): Pro
   const sockets = new Set<import('node:net').Socket>();
   const open = new Set<http.ServerResponse>();
   const waiters: { count: number; resolve: () => void }[] = [];
+  const held = new Set<() => void>();
   let toolCounter = 0;
   let messageCounter = 0;
 
@@ -195,7 +201,11 @@ export async function startAnthropicMock(script: readonly MockReply[] = []): Pro
       }
       open.add(res);
       res.on('close', () => open.delete(res));
-      void stream(res, reply, model, `msg_mock_${++messageCounter}`, () => `toolu_mock_${++toolCounter}`);
+      const hold = (): Promise<void> => new Promise<void>((resolve) => {
+        held.add(resolve);
+        res.on('close', () => held.delete(resolve));
+      });
+      void stream(res, reply, model, `msg_mock_${++messageCounter}`, () => `toolu_mock_${++toolCounter}`, hold);
     });
   });
   server.on('connection', (s) => {
@@ -221,6 +231,12 @@ export async function startAnthropicMock(script: readonly MockReply[] = []): Pro
         waiters.push(waiter);
       }),
     openResponses: () => open.size,
+    release: () => {
+      for (const resume of [...held]) {
+        held.delete(resume);
+        resume();
+      }
+    },
     close: async () => {
       for (const r of open) r.destroy();
       for (const s of sockets) s.destroy();
@@ -235,7 +251,10 @@ function json(res: http.ServerResponse, status: number, value: unknown): void {
   res.end(text);
 }
 
-async function stream(res: http.ServerResponse, reply: MockReply, model: string, messageId: string, nextToolId: () => string): Promise<void> {
+/** Streams `reply` as SSE; a `hang` reply waits on `hold` (resolved by `release()`) before it ends. */
+async function stream(
+  res: http.ServerResponse, reply: MockReply, model: string, messageId: string, nextToolId: () => string, hold: () => Promise<void>,
+): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'request-id': 'req_mock' });
   const delay = reply.delayMs ?? 0;
   const send = async (event: string, data: unknown, wait = true): Promise<boolean> => {
@@ -252,11 +271,13 @@ async function stream(res: http.ServerResponse, reply: MockReply, model: string,
   if (reply.text && reply.text.length > 0) {
     await send('content_block_start', { index, content_block: { type: 'text', text: '' } });
     for (const chunk of reply.text) if (!(await send('content_block_delta', { index, delta: { type: 'text_delta', text: chunk } }))) return;
-    if (reply.hang) return; // keep the stream open: the client ends it (Stop, or its process dies)
-    await send('content_block_stop', { index });
+    // Keep the stream open: the client ends it (Stop, or its process dies), or the test releases it.
+    if (reply.hang) await hold();
+    if (!(await send('content_block_stop', { index }))) return;
     index++;
   } else if (reply.hang) {
-    return;
+    await hold();
+    if (res.destroyed || res.writableEnded) return;
   }
   for (const tool of reply.toolUses ?? []) {
     const id = tool.id ?? nextToolId();

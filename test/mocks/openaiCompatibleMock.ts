@@ -31,6 +31,8 @@ export type MockResponse =
       readonly delayMs?: number;
       /** Destroy the connection after this many chunks (a server that dies mid-reply). */
       readonly hangUpAfter?: number;
+      /** Hold the response open after this many chunks until `release()` (a reply still being written). */
+      readonly holdAfter?: number;
     }
   | { readonly type: 'error'; readonly status: number; readonly body: unknown }
   /** Never answers (a server stuck loading a model). */
@@ -89,6 +91,7 @@ export function slowText(parts: readonly string[], delayMs: number): Extract<Moc
 export class OpenAICompatibleMock extends LoopbackMock<RecordedRequest> {
   private readonly queue: MockResponse[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly held = new Set<() => void>();
 
   private constructor() {
     super(5000);
@@ -109,6 +112,14 @@ export class OpenAICompatibleMock extends LoopbackMock<RecordedRequest> {
   /** Scripted responses not consumed yet. */
   get pending(): number {
     return this.queue.length;
+  }
+
+  /** Goes on with every response held by `holdAfter`. */
+  release(): void {
+    for (const resume of [...this.held]) {
+      this.held.delete(resume);
+      resume();
+    }
   }
 
   /** Stops the server, its timers and every open connection. */
@@ -164,8 +175,15 @@ export class OpenAICompatibleMock extends LoopbackMock<RecordedRequest> {
       if (!record.completed) record.clientClosedEarly = true;
     });
     let i = 0;
+    let holding = response.holdAfter !== undefined;
     const next = () => {
       if (res.destroyed || res.writableEnded) return;
+      if (holding && i >= response.holdAfter!) {
+        holding = false;
+        this.held.add(next);
+        res.on('close', () => this.held.delete(next));
+        return;
+      }
       if (response.hangUpAfter !== undefined && i >= response.hangUpAfter) {
         res.socket?.destroy();
         return;
