@@ -101,7 +101,9 @@ function turnToMarkdown(turn: TranscriptTurn, chat: ChatContext): string {
   const n = chat.numbers.get(turn.id)!;
   const parent = turnLink(turn.parentTurnId, chat);
   const origin = turn.origin === 'retry' && parent ? `Retry of ${parent}` : turn.origin === 'continue' && parent ? `Continues ${parent} after a restart` : turnOriginLabel(turn);
-  const meta = [`Sent ${chat.time(turn.createdAt)}`, TURN_STATUS_WORDS[turn.status] ?? turn.status, origin].filter(Boolean).join(' · ');
+  // A reply a reload or restart cut short reads as the chat tab says it: interrupted, not failed.
+  const status = turn.status === 'failed' && turn.errorClass && isRestartErrorClass(turn.errorClass) ? 'Interrupted' : TURN_STATUS_WORDS[turn.status] ?? turn.status;
+  const meta = [`Sent ${chat.time(turn.createdAt)}`, status, origin].filter(Boolean).join(' · ');
   const prompt = markdownWithoutHtml(turn.prompt, true);
   return [
     '---',
