@@ -24,3 +24,40 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | Prom
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** What a quick pick showed: its placeholder and its items once filled (not busy). */
+export interface ShownQuickPick {
+  readonly placeholder: string;
+  readonly items: readonly vscode.QuickPickItem[];
+}
+
+/**
+ * Replaces `vscode.window.createQuickPick` by the real one, watched: once a picker is shown and
+ * filled (not busy, with items), it is recorded and `answer` runs on it (default: hide it, which
+ * dismisses it). Returns what was shown and a restore function.
+ */
+export function recordQuickPicks(answer: (picker: vscode.QuickPick<vscode.QuickPickItem>) => void | Promise<void> = (p) => p.hide()): { shown: ShownQuickPick[]; restore: () => void } {
+  const win = vscode.window as unknown as { createQuickPick: () => vscode.QuickPick<vscode.QuickPickItem> };
+  const original = win.createQuickPick;
+  const shown: ShownQuickPick[] = [];
+  win.createQuickPick = () => {
+    const picker = original.call(vscode.window);
+    const show = picker.show.bind(picker);
+    picker.show = () => {
+      show();
+      const timer = setInterval(() => {
+        if (picker.busy || picker.items.length === 0) return;
+        clearInterval(timer);
+        shown.push({ placeholder: picker.placeholder ?? '', items: [...picker.items] });
+        void answer(picker);
+      }, 10);
+    };
+    return picker;
+  };
+  return { shown, restore: () => (win.createQuickPick = original) };
+}
+
+/** The labels of quick pick items, separators as `-- label`. */
+export function pickLabels(items: readonly vscode.QuickPickItem[]): string[] {
+  return items.map((i) => (i.kind === vscode.QuickPickItemKind.Separator ? `-- ${i.label}` : i.label));
+}
