@@ -79,6 +79,8 @@ suite('the Agent Chats view', () => {
   test('Open Chat… shows the view\'s list without reading the journal, and a chat created while it is open appears', async () => {
     const { ready, chatTreeForTests: tree } = await api();
     const runtime = await ready;
+    const before = await runtime.createSession('local'); // a chat to pick from, run alone or not
+    assert.ok(before.ok);
     await tree!.chatEntries(); // the view's list is loaded
     const original = runtime.chatList.bind(runtime);
     let listReads = 0;
@@ -99,9 +101,11 @@ suite('the Agent Chats view', () => {
       pick.restore();
       runtime.chatList = original;
     }
+    pick.check();
     assert.equal(listReads, 0, 'the picker reads no list of its own');
     assert.equal(pick.shown.length, 1);
     await runtime.deleteSession(created!);
+    await runtime.deleteSession(before.value.id);
   });
 
   test('Open Chat… with more chats than it shows finds an old one by its title', async () => {
@@ -127,6 +131,7 @@ suite('the Agent Chats view', () => {
     } finally {
       pick.restore();
     }
+    pick.check();
     const first = pickLabels(pick.shown[0]!.items).filter((l) => !l.startsWith('-- '));
     assert.equal(first.length, PICK_LIMIT, 'VS Code gets the newest chats only');
     assert.ok(!first.includes('The oldest needle chat'));

@@ -34,9 +34,11 @@ export interface ShownQuickPick {
 /**
  * Replaces `vscode.window.createQuickPick` by the real one, watched: once a picker is shown and
  * filled (not busy, with items), it is recorded and `answer` runs on it (default: hide it, which
- * dismisses it). Returns what was shown and a restore function.
+ * dismisses it). Returns what was shown, a restore function, and `check`, which throws what `answer`
+ * threw (the picker is hidden then, so the command ends).
  */
-export function recordQuickPicks(answer: (picker: vscode.QuickPick<vscode.QuickPickItem>) => void | Promise<void> = (p) => p.hide()): { shown: ShownQuickPick[]; restore: () => void } {
+export function recordQuickPicks(answer: (picker: vscode.QuickPick<vscode.QuickPickItem>) => void | Promise<void> = (p) => p.hide()): { shown: ShownQuickPick[]; restore: () => void; check: () => void } {
+  const failed: unknown[] = [];
   const win = vscode.window as unknown as { createQuickPick: () => vscode.QuickPick<vscode.QuickPickItem> };
   const original = win.createQuickPick;
   const shown: ShownQuickPick[] = [];
@@ -49,12 +51,21 @@ export function recordQuickPicks(answer: (picker: vscode.QuickPick<vscode.QuickP
         if (picker.busy || picker.items.length === 0) return;
         clearInterval(timer);
         shown.push({ placeholder: picker.placeholder ?? '', items: [...picker.items] });
-        void answer(picker);
+        Promise.resolve(answer(picker)).catch((error: unknown) => {
+          failed.push(error);
+          picker.hide();
+        });
       }, 10);
     };
     return picker;
   };
-  return { shown, restore: () => (win.createQuickPick = original) };
+  return {
+    shown,
+    restore: () => (win.createQuickPick = original),
+    check: () => {
+      if (failed.length > 0) throw failed[0];
+    },
+  };
 }
 
 /** The labels of quick pick items, separators as `-- label`. */
