@@ -73,15 +73,23 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * back from today's midnight.
  */
 export function dayGroupOf(at: number, now: number): DayGroup {
+  return groupAt(at, dayStarts(now));
+}
+
+/** The starts (ms since the epoch) of today, yesterday, 7 and 30 days back, at local midnight, seen at `now`. */
+function dayStarts(now: number): readonly [number, number, number, number] {
   const midnight = new Date(now);
   midnight.setHours(0, 0, 0, 0);
-  const today = midnight.getTime();
-  if (at >= today) return 'Today';
   // Calendar days, not 24-hour steps: a day with a clock change is 23 or 25 hours long.
   const back = (days: number) => new Date(midnight.getFullYear(), midnight.getMonth(), midnight.getDate() - days).getTime();
-  if (at >= back(1)) return 'Yesterday';
-  if (at >= back(7)) return 'Previous 7 days';
-  if (at >= back(30)) return 'Previous 30 days';
+  return [midnight.getTime(), back(1), back(7), back(30)];
+}
+
+function groupAt(at: number, [today, yesterday, week, month]: readonly [number, number, number, number]): DayGroup {
+  if (at >= today) return 'Today';
+  if (at >= yesterday) return 'Yesterday';
+  if (at >= week) return 'Previous 7 days';
+  if (at >= month) return 'Previous 30 days';
   return 'Older';
 }
 
@@ -94,9 +102,13 @@ export function groupChats(
 ): { group: DayGroup; chats: ChatListEntry[] }[] {
   const shown = entries.filter((e) => scope === 'all' || e.workspace === workspace).sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1));
   const groups = new Map<DayGroup, ChatListEntry[]>();
+  const starts = dayStarts(now);
   for (const entry of shown) {
-    const group = dayGroupOf(entry.updatedAt, now);
-    groups.set(group, [...(groups.get(group) ?? []), entry]);
+    const group = groupAt(entry.updatedAt, starts);
+    const chats = groups.get(group);
+    // Appended in place: copying the group per chat took 130-250 ms for 10,000 chats in one group.
+    if (chats) chats.push(entry);
+    else groups.set(group, [entry]);
   }
   return DAY_GROUPS.filter((g) => groups.has(g)).map((group) => ({ group, chats: groups.get(group)! }));
 }

@@ -14,9 +14,8 @@ import { sessionIdFromState } from '../protocol/decode';
 import { ALL_SESSIONS, type ChatRuntime, type RuntimeNotification } from '../runtime/chatRuntime';
 import type { HostMessage } from '../protocol/messages';
 import { logText, noticeText } from './notices';
-import { lastActiveWords } from '../core/chatList';
-import { PROVIDERS } from './providers';
 import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, renderHtml, type ChatPanelHost } from './chatPanel';
+import { pickChat, type ChatListSource } from './chatPicker';
 import { agentIcon, ChatStatus } from './chatStatus';
 
 /** The open chat tabs of this window (see module docstring). */
@@ -30,11 +29,13 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   /**
    * @param ready resolves with the runtime once the journal is open and recovery has run;
    *              restored panels wait for it, so they never show pre-recovery state.
+   * @param chats the chat list the picker shows (the Agent Chats view's).
    */
   constructor(
     private readonly ready: Promise<ChatRuntime>,
     readonly extensionUri: vscode.Uri,
     readonly log: (line: string) => void,
+    private readonly chats: ChatListSource,
   ) {}
 
   private runtimeValue: ChatRuntime | undefined;
@@ -156,9 +157,18 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     return sessionId;
   }
 
+  /**
+   * The chat picker (see chatPicker.ts) over the Agent Chats view's list. Resolves the picked chat,
+   * or undefined when dismissed or when the chat was deleted meanwhile.
+   */
+  async pickSession(placeHolder: string): Promise<SessionRecord | undefined> {
+    const id = await pickChat(this.chats, placeHolder);
+    return id === undefined ? undefined : this.runtime.getSession(id);
+  }
+
   /** Lets the user choose the chat an orphan panel shows. */
   async pickSessionFor(chat: ChatPanel): Promise<void> {
-    const session = await pickSession(this.runtime, 'Choose the chat to show in this tab');
+    const session = await this.pickSession('Choose the chat to show in this tab');
     if (!session) return;
     const other = [...this.panels].find((p) => p !== chat && p.sessionId === session.id);
     if (other) {
@@ -212,34 +222,4 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       }
     }
   }
-}
-
-/**
- * Quick pick of journaled chats from the same list the Agent Chats view shows: this workspace's chats
- * first, newest first, then the other folders' under a separator. Resolves undefined when dismissed.
- */
-export async function pickSession(runtime: ChatRuntime, placeHolder: string): Promise<SessionRecord | undefined> {
-  const chats = await runtime.chatList();
-  if (chats.length === 0) {
-    void vscode.window.showInformationMessage('There are no chats yet. Use "Agent Chats: New Chat" to start one.');
-    return undefined;
-  }
-  const here = runtime.workspaceKey;
-  const now = Date.now();
-  type Item = vscode.QuickPickItem & { id?: string };
-  const item = (c: (typeof chats)[number]): Item => ({
-    label: c.title,
-    description: `${lastActiveWords(c.updatedAt, now)} · ${PROVIDERS.find((p) => p.id === c.provider)?.label ?? c.provider}`,
-    id: c.id,
-  });
-  const mine = chats.filter((c) => c.workspace === here);
-  const others = chats.filter((c) => c.workspace !== here);
-  const items: Item[] = [
-    ...(mine.length > 0 && others.length > 0 ? [{ label: 'This workspace', kind: vscode.QuickPickItemKind.Separator }] : []),
-    ...mine.map(item),
-    ...(others.length > 0 ? [{ label: mine.length > 0 ? 'Other workspaces' : 'All workspaces', kind: vscode.QuickPickItemKind.Separator }] : []),
-    ...others.map(item),
-  ];
-  const picked = await vscode.window.showQuickPick(items, { placeHolder, matchOnDescription: true });
-  return picked?.id ? runtime.getSession(picked.id) : undefined;
 }

@@ -11,6 +11,7 @@
 import * as vscode from 'vscode';
 import { dayGroupOf, groupChats, lastActiveWords, waitingCount, type ChatListEntry, type DayGroup } from '../core/chatList';
 import { ALL_SESSIONS, type ChatRuntime, type RuntimeNotification } from '../runtime/chatRuntime';
+import type { ChatListSource } from './chatPicker';
 import { PROVIDERS } from './providers';
 
 /** The view's id (package.json `contributes.views`). */
@@ -38,9 +39,12 @@ const AGENT_ICONS: Record<string, string> = {
 };
 
 /** The TreeDataProvider of the Agent Chats view (see module docstring). */
-export class ChatTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+export class ChatTree implements vscode.TreeDataProvider<Node>, ChatListSource, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
+  private readonly listChanged = new vscode.EventEmitter<void>();
+  readonly onDidChangeList = this.listChanged.event;
+  private loadedOnce = false;
   private entries = new Map<string, ChatNode>();
   private groups: { group: DayGroup; chats: ChatNode[] }[] = [];
   private loaded: Promise<void> | undefined;
@@ -54,8 +58,8 @@ export class ChatTree implements vscode.TreeDataProvider<Node>, vscode.Disposabl
    * @param workspace the folder this window's chats belong to ('' without a folder);
    * @param memento where the chosen scope is kept for this workspace.
    */
-  constructor(private readonly ready: Promise<ChatRuntime>, private readonly workspace: string, private readonly memento: vscode.Memento) {
-    this.disposables.push(this.changed);
+  constructor(private readonly ready: Promise<ChatRuntime>, readonly workspace: string, private readonly memento: vscode.Memento) {
+    this.disposables.push(this.changed, this.listChanged);
     ready.then((runtime) => this.disposables.push({ dispose: runtime.onNotification((n) => this.heard(n)) }), () => undefined);
     void vscode.commands.executeCommand('setContext', CHAT_LIST_SCOPE_KEY, this.scope);
   }
@@ -84,9 +88,28 @@ export class ChatTree implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     this.loaded = (async () => {
       const entries = await (await this.ready).chatList();
       this.entries = new Map(entries.map((entry) => [entry.id, { kind: 'chat', sessionId: entry.id, entry }]));
+      this.loadedOnce = true;
       this.regroup();
     })();
     return this.loaded;
+  }
+
+  get listLoaded(): boolean {
+    return this.loadedOnce;
+  }
+
+  /**
+   * Every chat the view knows (the Open Chat… picker's list, `ChatListSource`): loads the list the
+   * first time, and first reads the chats a notification named that the 30 ms pause still holds.
+   */
+  async chatEntries(): Promise<readonly ChatListEntry[]> {
+    if (!this.loaded) await this.reload();
+    else await this.loaded;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      await this.flush();
+    }
+    return [...this.entries.values()].map((n) => n.entry);
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -138,8 +161,12 @@ export class ChatTree implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       if (moved) regroup = true;
       else this.changed.fire(node);
     }
-    if (regroup) this.regroup();
-    else this.updateBadge();
+    if (regroup) {
+      this.regroup();
+    } else {
+      this.updateBadge();
+      if (ids.length > 0) this.listChanged.fire();
+    }
   }
 
   private regroup(): void {
@@ -147,6 +174,7 @@ export class ChatTree implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     this.groups = groupChats([...byId.values()].map((n) => n.entry), this.scope, this.workspace, Date.now())
       .map(({ group, chats }) => ({ group, chats: chats.map((c) => byId.get(c.id)!) }));
     this.changed.fire(undefined);
+    this.listChanged.fire();
     this.updateBadge();
   }
 

@@ -11,11 +11,16 @@ import { ChatTree } from './chatTree';
 import { chatCommand } from './commands';
 import { searchChats } from './searchChats';
 
-/** Creates the view and its commands; both are disposed with `context.subscriptions`. Returns the tree. */
-export function registerChatTree(context: vscode.ExtensionContext, ready: Promise<ChatRuntime>, panels: ChatPanels, log: (line: string) => void): ChatTree {
+/** The view's data (it waits for `ready`), before the panels, whose picker shows its list. */
+export function createChatTree(context: vscode.ExtensionContext, ready: Promise<ChatRuntime>): ChatTree {
   // The same key the journal's tab records use: a window without a folder is ''.
   const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
-  const tree = new ChatTree(ready, workspace, context.workspaceState);
+  return new ChatTree(ready, workspace, context.workspaceState);
+}
+
+/** Creates the view of `tree` and its commands; both are disposed with `context.subscriptions`. */
+export function registerChatTree(context: vscode.ExtensionContext, tree: ChatTree, ready: Promise<ChatRuntime>, panels: ChatPanels, log: (line: string) => void): void {
+  const workspace = tree.workspace;
   tree.createView();
   const command = chatCommand(context, ready, log);
   context.subscriptions.push(
@@ -41,5 +46,4 @@ export function registerChatTree(context: vscode.ExtensionContext, ready: Promis
     if (!assigned.ok) void vscode.window.showErrorMessage(assigned.message);
     return assigned.ok;
   });
-  return tree;
 }

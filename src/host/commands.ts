@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';
 import { type ChatRuntime, titleProblem } from '../runtime/chatRuntime';
-import { ChatPanels, pickSession } from './chatPanels';
+import { ChatPanels } from './chatPanels';
 import { CHECK_JOURNAL_COMMAND, runCheckJournal } from './checkJournal';
 import { confirmDelete } from './confirmDelete';
 import { registerExportCommands } from './exportCommands';
@@ -59,7 +59,7 @@ export function registerCommands(deps: CommandDeps): void {
   const openChat = async (runtime: ChatRuntime, args: unknown) => {
     // `{ sessionId }` (the status-bar item, tree items, tests) skips the picker.
     const given = (args as { sessionId?: unknown } | undefined)?.sessionId;
-    const session = typeof given === 'string' ? await runtime.getSession(given) : await pickSession(runtime, 'Open a chat');
+    const session = typeof given === 'string' ? await runtime.getSession(given) : await panels.pickSession('Open a chat');
     if (session) await panels.open(session);
     return session?.id;
   };
@@ -98,7 +98,7 @@ async function newChat(runtime: ChatRuntime, panels: ChatPanels, args: unknown):
  * @throws Error when that chat is no longer in the journal.
  */
 async function chatFor(runtime: ChatRuntime, panels: ChatPanels, given: { sessionId?: unknown } | undefined, placeHolder: string): Promise<SessionRecord | undefined> {
-  const sessionId = typeof given?.sessionId === 'string' ? given.sessionId : panels.activeSessionId() ?? (await pickSession(runtime, placeHolder))?.id;
+  const sessionId = typeof given?.sessionId === 'string' ? given.sessionId : panels.activeSessionId() ?? (await panels.pickSession(placeHolder))?.id;
   if (!sessionId) return undefined;
   const session = await runtime.getSession(sessionId);
   if (!session) throw new Error('That chat is no longer in the journal.');

@@ -15,7 +15,7 @@ import type { SessionRecord } from '../core/events';
 import { EXPORT_INDEX_FILE, markdownFileName } from '../core/exportFiles';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 import { chatMarkdown, exportAllChats, localUtcOffset } from '../runtime/chatExport';
-import { pickSession, type ChatPanels } from './chatPanels';
+import type { ChatPanels } from './chatPanels';
 
 /** Registers a command the way `registerCommands` does (waits for the runtime, reports failures). */
 export type CommandRegistrar = (id: string, run: (runtime: ChatRuntime, args?: unknown) => Promise<unknown>) => unknown;
@@ -41,7 +41,7 @@ function givenSessionId(args: unknown): string | undefined {
  */
 async function chatToExport(runtime: ChatRuntime, panels: ChatPanels, args: unknown, placeHolder: string): Promise<SessionRecord | undefined> {
   const sessionId = givenSessionId(args) ?? panels.activeSessionId();
-  if (!sessionId) return pickSession(runtime, placeHolder);
+  if (!sessionId) return panels.pickSession(placeHolder);
   const session = await runtime.getSession(sessionId);
   if (!session) throw new Error('That chat is no longer in the journal.');
   return session;

@@ -12,6 +12,7 @@
 import * as vscode from 'vscode';
 import { Journal } from '../journal/journal';
 import { SCHEMA_VERSION } from '../journal/schema';
+import type { OpenPhases } from '../journal/workerProtocol';
 import { ChatRuntime } from '../runtime/chatRuntime';
 import { describeThisInstance } from '../runtime/instance';
 import { createAgentRegistry } from './agentRegistry';
@@ -19,7 +20,7 @@ import { CHAT_VIEW_TYPE } from './chatPanel';
 import { warnWithCheck } from './checkJournal';
 import { ChatPanels } from './chatPanels';
 import type { ChatTree } from './chatTree';
-import { registerChatTree } from './chatTreeCommands';
+import { createChatTree, registerChatTree } from './chatTreeCommands';
 import { registerCommands } from './commands';
 import { migrationProgress } from './migrationProgress';
 import { logText, noticeText } from './notices';
@@ -56,20 +57,24 @@ let teardown: (() => Promise<void>) | undefined;
 
 /** VS Code calls this once per extension host. */
 export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi {
+  const activateStarted = performance.now();
   const output = vscode.window.createOutputChannel('Agent Chats', { log: true });
   const log = (line: string) => output.info(line);
   const journalFile = vscode.Uri.joinPath(context.globalStorageUri, JOURNAL_FILE_NAME).fsPath;
   const started: Started = {};
   let panels!: ChatPanels; // assigned below, before `ready` first needs it (after the journal opened)
-  const ready = startRuntime(context, journalFile, () => panels, started, log);
+  const ready = startRuntime(context, journalFile, () => panels, started, log, activateStarted);
   ready.catch((error) => {
     log(`[journal] could not start: ${logText(error)}`);
     void vscode.window.showErrorMessage(`Agent Chats: ${noticeText(error).replace(/\.$/, '')}. Agent Chats: Show Logs has the details; reload the window to try again.`);
   });
-  panels = new ChatPanels(ready, context.extensionUri, log);
+  const chatTree = createChatTree(context, ready);
+  panels = new ChatPanels(ready, context.extensionUri, log, chatTree);
   context.subscriptions.push(output, panels, vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, panels));
   registerCommands({ context, ready, panels, output, log });
-  const chatTree = registerChatTree(context, ready, panels, log);
+  registerChatTree(context, chatTree, ready, panels, log);
+  // VS Code's activation is this function returning; the journal keeps opening in the background.
+  log(`[activation] activate() returned in ${Math.round(performance.now() - activateStarted)} ms (commands, serializer and view registered; the journal opens in the background)`);
   teardown = async () => {
     panels.dispose();
     started.runtime?.dispose();
@@ -94,8 +99,10 @@ async function startRuntime(
   panels: () => ChatPanels,
   started: Started,
   log: (line: string) => void,
+  activateStarted: number,
 ): Promise<ChatRuntime> {
   const journal = await openJournal(context, journalFile, log);
+  const openedAt = performance.now();
   started.journal = journal;
   const runtime = new ChatRuntime({
     journal,
@@ -109,6 +116,7 @@ async function startRuntime(
   context.subscriptions.push(panels().bind(runtime));
   const recovered = await runtime.start();
   log(`[recovery] startup: ${recovered.length} interrupted run(s) recovered; this host is instance ${runtime.instanceId}`);
+  log(startupTimes(journal.report.phases, openedAt - activateStarted, performance.now() - openedAt));
   const timer = setInterval(() => void runtime.recoverOrphans().catch((e) => log(`[recovery] ${(e as Error).message}`)), ORPHAN_CHECK_INTERVAL_MS);
   context.subscriptions.push({ dispose: () => clearInterval(timer) });
   // After recovery, so tabs it reopens or replaces show the recovered state.
@@ -142,6 +150,17 @@ async function openJournal(context: vscode.ExtensionContext, journalFile: string
   }
   if (r.readOnlyReason) warnWithCheck(r.readOnlyReason);
   return journal;
+}
+
+/**
+ * The log line saying where the time from `activate()` to ready went (ms): the journal's open, by
+ * phase (`OpenPhases`: the snapshot's read and load grow with the journal's size), then registering
+ * this host and recovery.
+ */
+export function startupTimes(p: OpenPhases, openMs: number, recoveryMs: number): string {
+  const ms = Math.round;
+  const phases = `worker start ${ms(p.startMs)}, WASM ${ms(p.wasmMs)}, sql.js ${ms(p.sqljsMs)}, snapshot read ${ms(p.readMs)}, database load ${ms(p.loadMs)}, log replay ${ms(p.replayMs)}, migrations ${ms(p.migrateMs)}`;
+  return `[startup] ready ${ms(openMs + recoveryMs)} ms after activate() began: journal open ${ms(openMs)} ms (${phases}), instance registered and recovery ${ms(recoveryMs)} ms`;
 }
 
 /** VS Code calls this when the extension host shuts down (reload, window close). */

@@ -6,9 +6,9 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { DELETE_CONFIRMATION } from '../../src/host/confirmDelete';
-import { api, EXTENSION_ID, waitFor } from './helpers';
+import { api, EXTENSION_ID, recordQuickPicks, waitFor } from './helpers';
 
-type WindowFn = 'showQuickPick' | 'showWarningMessage' | 'showInformationMessage' | 'showErrorMessage' | 'showInputBox';
+type WindowFn = 'showWarningMessage' | 'showInformationMessage' | 'showErrorMessage' | 'showInputBox';
 
 /** Replaces `vscode.window[name]` by a recorder answering undefined; returns its calls and a restore function. */
 function record(name: WindowFn): { calls: unknown[][]; restore: () => void } {
@@ -39,7 +39,7 @@ suite('commands act on the active chat tab only', () => {
   test('with a text editor active, Delete Chat… shows a picker, not a confirmation for the last chat', async () => {
     const runtime = await (await api()).ready;
     const sessionId = await chatThenTextEditor();
-    const pick = record('showQuickPick');
+    const pick = recordQuickPicks();
     const warn = record('showWarningMessage');
     try {
       assert.equal(await vscode.commands.executeCommand<boolean>('nativeAgentChats.deleteChat'), false);
@@ -48,15 +48,15 @@ suite('commands act on the active chat tab only', () => {
       warn.restore();
     }
     assert.equal(warn.calls.length, 0, `no confirmation for a chat out of sight: ${JSON.stringify(warn.calls)}`);
-    assert.equal(pick.calls.length, 1, 'a picker of chats');
-    assert.equal((pick.calls[0]![1] as vscode.QuickPickOptions).placeHolder, 'Delete which chat?');
+    assert.equal(pick.shown.length, 1, 'a picker of chats');
+    assert.equal(pick.shown[0]!.placeholder, 'Delete which chat?');
     assert.ok(await runtime.getSession(sessionId), 'the chat is still there');
   });
 
   test('with a text editor active, Rename Chat… shows a picker', async () => {
     await (await api()).ready;
     await chatThenTextEditor();
-    const pick = record('showQuickPick');
+    const pick = recordQuickPicks();
     const input = record('showInputBox');
     try {
       await vscode.commands.executeCommand('nativeAgentChats.renameChat');
@@ -64,7 +64,7 @@ suite('commands act on the active chat tab only', () => {
       pick.restore();
       input.restore();
     }
-    assert.equal(pick.calls.length, 1, 'a picker of chats');
+    assert.equal(pick.shown.length, 1, 'a picker of chats');
     assert.equal(input.calls.length, 0, 'no title asked for a chat out of sight');
   });
 

@@ -102,7 +102,7 @@ suite('chat tabs and the journal', () => {
     const { ChatPanels } = await import('../../src/host/chatPanels');
     const extensionUri = vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri;
     const journalNeverReady = new Promise<never>(() => undefined);
-    const panels = new ChatPanels(journalNeverReady, extensionUri, () => undefined);
+    const panels = new ChatPanels(journalNeverReady, extensionUri, () => undefined, {} as never);
     const panel = vscode.window.createWebviewPanel('nativeAgentChats.restoreTest', 'restore test', vscode.ViewColumn.Active, {});
     try {
       void panels.deserializeWebviewPanel(panel, { sessionId: 'restored-session' });

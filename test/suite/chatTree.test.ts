@@ -4,7 +4,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { ChatTree } from '../../src/host/chatTree';
-import { api, EXTENSION_ID, waitFor } from './helpers';
+import { PICK_LIMIT } from '../../src/core/chatPick';
+import { api, EXTENSION_ID, pickLabels, recordQuickPicks, waitFor } from './helpers';
 
 /** The titles the view shows, by group: [[group, [titles…]]…]. */
 async function shown(tree: ChatTree): Promise<[string, string[]][]> {
@@ -59,20 +60,82 @@ suite('the Agent Chats view', () => {
     const at = Date.now() + 60_000; // newer than every chat here: it would come first if not grouped
     const elsewhere = await runtime.journal.write('createSession', { id: `elsewhere-${at}`, title: 'Chat of another folder', provider: 'local', createdAt: at, updatedAt: at, workspace: '/another/folder' });
     assert.ok(elsewhere.ok);
-    const win = vscode.window as unknown as { showQuickPick: unknown };
-    const original = win.showQuickPick;
-    let items: { label: string; kind?: vscode.QuickPickItemKind }[] = [];
-    win.showQuickPick = (given: typeof items) => ((items = given), Promise.resolve(undefined));
+    // Written past the runtime (as another window would, whose write arrives as a notification): read the list again.
+    await vscode.commands.executeCommand('nativeAgentChats.refreshChats');
+    const pick = recordQuickPicks();
     try {
       await vscode.commands.executeCommand('nativeAgentChats.openChat');
     } finally {
-      win.showQuickPick = original;
+      pick.restore();
     }
-    const labels = items.map((i) => (i.kind === vscode.QuickPickItemKind.Separator ? `-- ${i.label}` : i.label));
+    const labels = pickLabels(pick.shown[0]!.items);
     assert.equal(labels[0], '-- This workspace');
     assert.ok(labels.indexOf('Chat of this folder') < labels.indexOf('-- Other workspaces'), labels.join(' | '));
     assert.ok(labels.indexOf('-- Other workspaces') < labels.indexOf('Chat of another folder'), labels.join(' | '));
     await runtime.deleteSession(elsewhere.value.id);
     await runtime.deleteSession(here);
+  });
+
+  test('Open Chat… shows the view\'s list without reading the journal, and a chat created while it is open appears', async () => {
+    const { ready, chatTreeForTests: tree } = await api();
+    const runtime = await ready;
+    const before = await runtime.createSession('local'); // a chat to pick from, run alone or not
+    assert.ok(before.ok);
+    await tree!.chatEntries(); // the view's list is loaded
+    const original = runtime.chatList.bind(runtime);
+    let listReads = 0;
+    runtime.chatList = () => ((listReads += 1), original());
+    let created: string | undefined;
+    const pick = recordQuickPicks(async (picker) => {
+      // Through the runtime, not New Chat: a new tab would take the focus and close the picker.
+      const session = await runtime.createSession('local');
+      assert.ok(session.ok);
+      created = session.value.id;
+      await runtime.renameSession(created, 'Created while the picker is open');
+      await waitFor('the new chat in the open picker', () => (picker.items.some((i) => i.label === 'Created while the picker is open') ? true : undefined));
+      picker.hide();
+    });
+    try {
+      await vscode.commands.executeCommand('nativeAgentChats.openChat');
+    } finally {
+      pick.restore();
+      runtime.chatList = original;
+    }
+    pick.check();
+    assert.equal(listReads, 0, 'the picker reads no list of its own');
+    assert.equal(pick.shown.length, 1);
+    await runtime.deleteSession(created!);
+    await runtime.deleteSession(before.value.id);
+  });
+
+  test('Open Chat… with more chats than it shows finds an old one by its title', async () => {
+    const runtime = await (await api()).ready;
+    const t = Date.now();
+    const ids: string[] = [];
+    const create = async (id: string, title: string, at: number) => {
+      const r = await runtime.journal.write('createSession', { id, title, provider: 'local', createdAt: at, updatedAt: at, workspace: '/many/chats' });
+      assert.ok(r.ok);
+      ids.push(id);
+    };
+    await create(`needle-${t}`, 'The oldest needle chat', 1);
+    for (let i = 0; i < PICK_LIMIT + 20; i++) await create(`many-${t}-${i}`, `Newer chat ${i}`, t + i);
+    await vscode.commands.executeCommand('nativeAgentChats.refreshChats');
+    let typed: readonly vscode.QuickPickItem[] = [];
+    const pick = recordQuickPicks(async (picker) => {
+      picker.value = 'oldest needle';
+      typed = await waitFor('the old chat among the items', () => (picker.items.some((i) => i.label === 'The oldest needle chat') ? picker.items : undefined));
+      picker.hide();
+    });
+    try {
+      await vscode.commands.executeCommand('nativeAgentChats.openChat');
+    } finally {
+      pick.restore();
+    }
+    pick.check();
+    const first = pickLabels(pick.shown[0]!.items).filter((l) => !l.startsWith('-- '));
+    assert.equal(first.length, PICK_LIMIT, 'VS Code gets the newest chats only');
+    assert.ok(!first.includes('The oldest needle chat'));
+    assert.deepEqual(pickLabels(typed).filter((l) => !l.startsWith('-- ')), ['The oldest needle chat']);
+    for (const id of ids) await runtime.deleteSession(id);
   });
 });

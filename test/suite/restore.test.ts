@@ -11,7 +11,7 @@ suite('restoring a chat tab', () => {
     const ready = Promise.reject(new Error('the journal is gone'));
     ready.catch(() => undefined);
     const logs: string[] = [];
-    const panels = new ChatPanels(ready as never, vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri, (line) => logs.push(line));
+    const panels = new ChatPanels(ready as never, vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri, (line) => logs.push(line), {} as never);
     const panel = vscode.window.createWebviewPanel('nativeAgentChats.restoreTest', 'restore test', vscode.ViewColumn.Active, {});
     const posted: HostMessage[] = [];
     const post = panel.webview.postMessage.bind(panel.webview);

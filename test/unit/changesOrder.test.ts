@@ -60,7 +60,7 @@ describe('changes from another window in the view of the window driving the run'
     const { posted, receive } = (current = fakePanel());
     const a = await openLocal({ workspace, instance: 'window-a' });
     const b = await openLocal({ file: a.file, workspace, instance: 'window-b' });
-    const panels = new ChatPanels(Promise.resolve(a.runtime), {} as never, () => undefined);
+    const panels = new ChatPanels(Promise.resolve(a.runtime), {} as never, () => undefined, {} as never);
     const binding = panels.bind(a.runtime);
     try {
       const s = await a.runtime.createSession('local');
@@ -116,7 +116,7 @@ describe('changes from another window in the view of the window driving the run'
     });
     const a = await openRuntime({ workspace, instance: 'window-a', agentFor: () => agent, journal: { pollIntervalMs: 3_600_000 }, wrap: listed });
     const b = await openLocal({ file: a.file, workspace, instance: 'window-b' });
-    const panels = new ChatPanels(Promise.resolve(a.runtime), {} as never, () => undefined);
+    const panels = new ChatPanels(Promise.resolve(a.runtime), {} as never, () => undefined, {} as never);
     const binding = panels.bind(a.runtime);
     try {
       const s = await a.runtime.createSession('local');

@@ -92,7 +92,7 @@ function answers(posted: readonly Posted[]) {
 }
 
 async function openChat(h: RuntimeHarness, panel = (current = fakePanel())) {
-  const panels = new ChatPanels(Promise.resolve(h.runtime), {} as never, () => undefined);
+  const panels = new ChatPanels(Promise.resolve(h.runtime), {} as never, () => undefined, {} as never);
   const binding = panels.bind(h.runtime);
   const s = await h.runtime.createSession('local');
   assert.ok(s.ok);

@@ -1,0 +1,101 @@
+/**
+ * The chat quick pick (Open Chat…, and Rename/Delete/Export when no chat tab is active): the Agent
+ * Chats view's own list (`ChatListSource`, kept current by runtime notifications), this workspace's
+ * chats first, newest first, then the other folders' under a separator.
+ *
+ * It shows at once: when the view's list is loaded the items are there in the same turn; when not
+ * (the view was never shown in this window), the picker shows busy until the list arrives. It hands
+ * VS Code at most `PICK_LIMIT` chats per filter text (src/core/chatPick.ts): typing narrows every
+ * chat, not only those shown, so any chat is found by its title. A chat created, renamed or deleted
+ * while the picker is open changes its items.
+ */
+import * as vscode from 'vscode';
+import { lastActiveWords, type ChatListEntry } from '../core/chatList';
+import { pickRows } from '../core/chatPick';
+import { PROVIDERS } from './providers';
+
+/** The chat list the picker shows: the Agent Chats view's (`ChatTree`). */
+export interface ChatListSource {
+  /** This window's workspace key ('' without a folder): its chats come first. */
+  readonly workspace: string;
+  /** Whether the list is in memory (then `chatEntries` resolves without reading the journal). */
+  readonly listLoaded: boolean;
+  /** Every chat, current as of the notifications heard so far; reads the journal the first time. */
+  chatEntries(): Promise<readonly ChatListEntry[]>;
+  /** Fires when a chat appears, goes or changes. */
+  readonly onDidChangeList: vscode.Event<void>;
+}
+
+type Item = vscode.QuickPickItem & { readonly id?: string };
+
+/**
+ * Shows the picker; resolves the picked chat's session id, or undefined when dismissed. With no
+ * chats at all it says so in a notification instead (no empty picker).
+ */
+export async function pickChat(source: ChatListSource, placeHolder: string): Promise<string | undefined> {
+  const picker = vscode.window.createQuickPick<Item>();
+  picker.placeholder = placeHolder;
+  picker.matchOnDescription = true;
+  const now = Date.now();
+  const described = new Map<string, string>();
+  const describe = (c: ChatListEntry): string => {
+    let text = described.get(c.id);
+    if (text === undefined) {
+      text = `${lastActiveWords(c.updatedAt, now)} · ${PROVIDERS.find((p) => p.id === c.provider)?.label ?? c.provider}`;
+      described.set(c.id, text);
+    }
+    return text;
+  };
+  let entries: readonly ChatListEntry[] = [];
+  const fill = () => {
+    const rows = pickRows(entries, source.workspace, picker.value, describe);
+    const item = (c: ChatListEntry): Item => ({ label: c.title, description: describe(c), id: c.id });
+    const { mine, others } = rows;
+    picker.items = [
+      ...(mine.length > 0 && others.length > 0 ? [{ label: 'This workspace', kind: vscode.QuickPickItemKind.Separator }] : []),
+      ...mine.map(item),
+      ...(others.length > 0 ? [{ label: mine.length > 0 ? 'Other workspaces' : 'All workspaces', kind: vscode.QuickPickItemKind.Separator }] : []),
+      ...others.map(item),
+    ];
+  };
+  const disposables: vscode.Disposable[] = [picker];
+  try {
+    const picked = new Promise<string | undefined>((resolve) => {
+      disposables.push(
+        picker.onDidAccept(() => {
+          resolve(picker.selectedItems[0]?.id ?? picker.activeItems[0]?.id);
+          picker.hide();
+        }),
+        picker.onDidHide(() => resolve(undefined)),
+      );
+    });
+    if (source.listLoaded) {
+      entries = await source.chatEntries();
+      if (entries.length === 0) return noChats();
+      fill();
+      picker.show();
+    } else {
+      picker.busy = true;
+      picker.show();
+      entries = await source.chatEntries();
+      picker.busy = false;
+      if (entries.length === 0) {
+        picker.hide();
+        return noChats();
+      }
+      fill();
+    }
+    disposables.push(
+      picker.onDidChangeValue(fill),
+      source.onDidChangeList(() => void source.chatEntries().then((current) => ((entries = current), fill()))),
+    );
+    return await picked;
+  } finally {
+    for (const d of disposables) d.dispose();
+  }
+}
+
+function noChats(): undefined {
+  void vscode.window.showInformationMessage('There are no chats yet. Use "Agent Chats: New Chat" to start one.');
+  return undefined;
+}
