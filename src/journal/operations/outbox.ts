@@ -58,11 +58,12 @@ export type QueueEditResult =
 
 /**
  * What `sendQueuedPrompt` did: started the message's turn now (no run was running), marked it Send
- * now (a run is running: its end sends it; the caller stops the run), or found it no longer queued.
+ * now (runs are running: the end of one sends it; the caller stops `running`, the ids of the chat's
+ * runs running when it was marked, read in the marking transaction), or found it no longer queued.
  */
 export type SendQueuedResult =
   | { readonly kind: 'started'; readonly turn: TurnRecord; readonly run: RunRecord }
-  | { readonly kind: 'marked'; readonly prompt: QueuedPromptRecord }
+  | { readonly kind: 'marked'; readonly prompt: QueuedPromptRecord; readonly running: readonly string[] }
   | { readonly kind: 'not_queued'; readonly state: QueuedPromptState };
 
 /** The operations of this concern, on top of ChatListOps (see module docstring). */
@@ -128,9 +129,10 @@ export abstract class OutboxOps extends ChatListOps {
   sendQueuedPrompt(sessionId: string, clientId: string, next: NextTurnIds, at: number): SendQueuedResult {
     const prompt = this.queuedPromptOf(sessionId, clientId);
     if (prompt.state !== 'queued') return { kind: 'not_queued', state: prompt.state };
-    if (!this.hasRunningRun(sessionId)) return { kind: 'started', ...this.claim(prompt, 'send_now', next, at) };
+    const running = this.runningRunIds(sessionId);
+    if (running.length === 0) return { kind: 'started', ...this.claim(prompt, 'send_now', next, at) };
     this.run("UPDATE queued_prompts SET send_now = 1, updated_at = ? WHERE client_id = ? AND state = 'queued'", [at, clientId]);
-    return { kind: 'marked', prompt: this.getQueuedPrompt(clientId)! };
+    return { kind: 'marked', prompt: this.getQueuedPrompt(clientId)!, running };
   }
 
   /**
@@ -199,7 +201,12 @@ export abstract class OutboxOps extends ChatListOps {
 
   /** Whether a run of the chat other than `except` is still running (in some window, or orphaned). */
   private hasRunningRun(sessionId: string, except: readonly string[] = []): boolean {
-    return this.all("SELECT id FROM runs WHERE session_id = ? AND status = 'running'", [sessionId]).some((r) => !except.includes(r.id as string));
+    return this.runningRunIds(sessionId).some((id) => !except.includes(id));
+  }
+
+  /** The ids of the chat's runs still running (in some window, or orphaned). */
+  private runningRunIds(sessionId: string): string[] {
+    return this.all("SELECT id FROM runs WHERE session_id = ? AND status = 'running'", [sessionId]).map((r) => r.id as string);
   }
 
   /** Where a client id went: its turn, or its row in a queue (the turn it became, if sent). */

@@ -1,0 +1,110 @@
+/**
+ * Races of the outbox (docs/ARCHITECTURE.md, "Prompts: the outbox, the queue and delivery") against
+ * real journals, two runtimes on one file as two VS Code windows: a window's action interleaved with
+ * the other window's end of a reply at the one point where it can land, forced by a journal wrapper
+ * that lets the other window move before the action's transaction is written.
+ */
+import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import type { Journal } from '../../src/journal/journal';
+import type { Agent, AgentTurnOutcome } from '../../src/runtime/agent';
+import { openRuntime, type RuntimeHarness } from './harness';
+import { trackedTempDir, waitFor } from './helpers';
+
+/** A window whose agent runs each prompt until the test ends it (`end`) or it is stopped. */
+interface Window extends RuntimeHarness {
+  /** Prompts this window's agent was given, in order. */
+  readonly ran: string[];
+  /** Prompts whose run was stopped (aborted), in order. */
+  readonly stopped: string[];
+  /** Ends the run of `prompt` with `outcome` (default completed). */
+  end(prompt: string, outcome?: AgentTurnOutcome): void;
+}
+
+/** Runs `hook` before the wrapped journal writes operation `op` (once), then writes it. */
+function beforeWrite(op: string, hook: () => Promise<void>): (j: Journal) => Journal {
+  let armed = true;
+  return (j) => new Proxy(j, {
+    get(target, prop) {
+      if (prop === 'write') {
+        return async (name: string, ...args: unknown[]) => {
+          if (name === op && armed) {
+            armed = false;
+            await hook();
+          }
+          return (target.write as (n: string, ...a: unknown[]) => unknown)(name, ...args);
+        };
+      }
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
+async function openWin(file: string, id: string, wrap?: (j: Journal) => Journal): Promise<Window> {
+  const ran: string[] = [];
+  const stopped: string[] = [];
+  const enders = new Map<string, (o: AgentTurnOutcome) => void>();
+  const agent: Agent = {
+    provider: 'local',
+    label: 'scripted agent',
+    runTurn: async (request, ctx) => {
+      ran.push(request.prompt);
+      await ctx.promptDelivered();
+      return new Promise<AgentTurnOutcome>((resolve) => {
+        enders.set(request.prompt, resolve);
+        ctx.signal.addEventListener('abort', () => {
+          stopped.push(request.prompt);
+          resolve({ status: 'completed' });
+        });
+      });
+    },
+  };
+  const h = await openRuntime({ file, instance: id, agentFor: () => agent, journal: { pollIntervalMs: 20 }, ...(wrap ? { wrap } : {}) });
+  return {
+    ...h, ran, stopped,
+    end: (prompt, outcome = { status: 'completed' }) => {
+      const resolve = enders.get(prompt);
+      assert.ok(resolve, `no run of "${prompt}" in window ${id}`);
+      resolve(outcome);
+    },
+  };
+}
+
+describe('outbox races between two windows', () => {
+  it('Send now marked just after the reply ended naturally and sent the first queued message stops that new reply, and the message goes next', async () => {
+    const file = path.join(trackedTempDir(), 'journal.sqlite');
+    const a = await openWin(file, 'window-a');
+    let b: Window | undefined;
+    // B's Send now reads the chat's runs, then A's reply ends and sends "second", then B marks "urgent".
+    b = await openWin(file, 'window-b', beforeWrite('sendQueuedPrompt', async () => {
+      a.end('first');
+      await waitFor('"second" to run in A', () => a.ran.includes('second'));
+    }));
+    try {
+      const s = await a.runtime.createSession('local');
+      assert.ok(s.ok);
+      const id = s.value.id;
+      const first = await a.runtime.submit(id, { clientId: 'id-first', text: 'first' });
+      assert.equal(first.ok && first.value.kind, 'started');
+      await waitFor('"first" to run', () => a.ran.includes('first'));
+      for (const text of ['second', 'urgent']) {
+        const q = await a.runtime.submit(id, { clientId: `id-${text}`, text });
+        assert.equal(q.ok && q.value.kind, 'queued');
+      }
+      await waitFor('B to see the queue', async () => (await b!.runtime.queue(id)).length === 2);
+      assert.deepEqual(await b.runtime.sendQueued(id, 'id-urgent'), { ok: true, value: { kind: 'stopping' } });
+      await waitFor('"urgent" to run in A', () => a.ran.includes('urgent'));
+      assert.deepEqual(a.stopped, ['second'], 'the reply running when Send now was marked is the one stopped');
+      assert.deepEqual((await a.journal.read('listTurns', id)).map((t) => [t.prompt, t.sentFrom, t.status]), [
+        ['first', 'composer', 'completed'], ['second', 'queue', 'stopped'], ['urgent', 'send_now', 'running'],
+      ]);
+      a.end('urgent');
+      await a.runtime.whenIdle(id);
+    } finally {
+      await b?.close();
+      await a.close();
+    }
+  });
+});
