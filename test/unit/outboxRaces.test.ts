@@ -50,9 +50,9 @@ async function openWin(file: string, id: string, wrap?: (j: Journal) => Journal)
     provider: 'local',
     label: 'scripted agent',
     runTurn: async (request, ctx) => {
-      ran.push(request.prompt);
       await ctx.promptDelivered();
       return new Promise<AgentTurnOutcome>((resolve) => {
+        ran.push(request.prompt);
         enders.set(request.prompt, resolve);
         ctx.signal.addEventListener('abort', () => {
           stopped.push(request.prompt);
@@ -73,6 +73,31 @@ async function openWin(file: string, id: string, wrap?: (j: Journal) => Journal)
 }
 
 describe('outbox races between two windows', () => {
+  it('Send of a message held by a Stop, while a newer reply runs, stops that reply (the view names it Send now)', async () => {
+    const file = path.join(trackedTempDir(), 'journal.sqlite');
+    const a = await openWin(file, 'window-a');
+    try {
+      const s = await a.runtime.createSession('local');
+      assert.ok(s.ok);
+      const id = s.value.id;
+      assert.equal((await a.runtime.submit(id, { clientId: 'id-first', text: 'first' })).ok, true);
+      await waitFor('"first" to run', () => a.ran.includes('first'));
+      assert.equal((await a.runtime.submit(id, { clientId: 'id-held', text: 'held' })).ok, true);
+      await a.runtime.stop(id);
+      await a.runtime.whenIdle(id);
+      const newer = await a.runtime.submit(id, { clientId: 'id-newer', text: 'newer' });
+      assert.equal(newer.ok && newer.value.kind, 'started', 'a held message does not hold back a new one');
+      await waitFor('"newer" to run', () => a.ran.includes('newer'));
+      assert.deepEqual(await a.runtime.sendQueued(id, 'id-held'), { ok: true, value: { kind: 'stopping' } });
+      await waitFor('"held" to run', () => a.ran.includes('held'));
+      assert.deepEqual(a.stopped, ['first', 'newer']);
+      a.end('held');
+      await a.runtime.whenIdle(id);
+    } finally {
+      await a.close();
+    }
+  });
+
   it('Send now marked just after the reply ended naturally and sent the first queued message stops that new reply, and the message goes next', async () => {
     const file = path.join(trackedTempDir(), 'journal.sqlite');
     const a = await openWin(file, 'window-a');

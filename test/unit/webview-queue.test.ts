@@ -57,7 +57,9 @@ describe('the queue under the transcript', () => {
     assert.equal(item('a').querySelector('.queued-text')!.textContent, 'first question');
     assert.deepEqual(buttons('a'), ['edit:Edit', 'discard:Remove', 'send:Send now']);
     assert.equal(item('b').querySelector('.queued-state')!.textContent, 'Not sent: the reply was stopped');
-    assert.deepEqual(buttons('b'), ['edit:Edit', 'discard:Discard', 'send:Send'], 'a held message is sent or discarded');
+    // (The host's Send of any queued message while a reply runs stops that reply: the button says so.)
+    assert.deepEqual(buttons('b'), ['edit:Edit', 'discard:Discard', 'send:Send now'], 'a held message is sent or discarded; while a reply runs, sending it stops the reply');
+    assert.equal(item('b').querySelector('[data-queue-action="send"]')!.getAttribute('aria-label'), 'Stop the reply and send now: second');
     assert.equal(item('c').querySelector('.queued-state')!.textContent, 'Goes next');
     assert.deepEqual(buttons('c'), ['edit:Edit', 'discard:Remove'], 'already going next: no Send now');
 

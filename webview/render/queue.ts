@@ -48,10 +48,14 @@ export function queuedStateWords(p: Pick<QueuedPromptView, 'hold' | 'sendNow'>):
   return p.hold ? heldWords(p.hold) : 'Queued';
 }
 
-/** The label of a queued message's send button, or null when it has none (it already goes next). */
+/**
+ * The label of a queued message's send button, or null when it has none (it already goes next).
+ * While a reply runs it is Send now for a held message too: the host's Send stops the running reply
+ * for any queued message (a held one waits for no reply to end), and the button says so.
+ */
 export function sendButtonLabel(p: Pick<QueuedPromptView, 'hold' | 'sendNow'>, running: boolean): string | null {
   if (p.sendNow) return null;
-  return running && !p.hold ? 'Send now' : 'Send';
+  return running ? 'Send now' : 'Send';
 }
 
 /** The queue's element and its state between renders (see module docstring). */
