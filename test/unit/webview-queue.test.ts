@@ -190,6 +190,24 @@ describe('the queue under the transcript', () => {
     view.render([], { running: false, locked: false });
     assert.equal(lost, 1);
   });
+
+  test('an edit still open when its message leaves the queue (sent as it was, or discarded elsewhere) gives its typed text back', async () => {
+    const { QueueView } = await import('../../webview/render/queue');
+    const box = window.document.body.appendChild(window.document.createElement('section')) as unknown as HTMLElement;
+    const back: string[] = [];
+    const view = new QueueView(box, () => undefined, () => undefined, (text) => back.push(text));
+    const item = (id: string) => box.querySelector<HTMLElement>(`[data-client-id="${id}"]`)!;
+    view.render([queued('a', 'one'), queued('b', 'two')], { running: true, locked: false });
+    item('a').querySelector<HTMLElement>('[data-queue-action="edit"]')!.click();
+    const area = item('a').querySelector('.queued-editor') as unknown as { value: string; dispatchEvent(e: unknown): boolean };
+    area.value = 'one, half rewritten';
+    area.dispatchEvent(new window.Event('input', { bubbles: true }));
+    item('b').querySelector<HTMLElement>('[data-queue-action="edit"]')!.click(); // opened, nothing typed
+    view.render([], { running: true, locked: false }); // the reply ended: both went out as they were
+    assert.deepEqual(back, ['one, half rewritten'], 'only a changed text is given back, once');
+    view.render([], { running: false, locked: false });
+    assert.deepEqual(back, ['one, half rewritten']);
+  });
 });
 
 describe('the view keeps what it posted until the host answers', () => {
