@@ -5,11 +5,12 @@
  * that lets the other window move before the action's transaction is written.
  */
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Journal } from '../../src/journal/journal';
 import type { Agent, AgentTurnOutcome } from '../../src/runtime/agent';
-import { openRuntime, type RuntimeHarness } from './harness';
+import { closeWindows, openRuntime, openWindow, type RuntimeHarness } from './harness';
 import { trackedTempDir, waitFor } from './helpers';
 
 /** A window whose agent runs each prompt until the test ends it (`end`) or it is stopped. */
@@ -129,6 +130,69 @@ describe('outbox races between two windows', () => {
       await a.runtime.whenIdle(id);
     } finally {
       await b?.close();
+      await a.close();
+    }
+  });
+
+  it('a run whose end is written late (full disk) holds nothing queued behind the reply that ran meanwhile: that reply\'s end sends it', async () => {
+    const file = path.join(trackedTempDir(), 'journal.sqlite');
+    const w = await openWindow(file, trackedTempDir('nac-ws-'), 'host');
+    try {
+      const s = await w.runtime.createSession('local');
+      assert.ok(s.ok);
+      const id = s.value.id;
+      assert.equal((await w.runtime.submit(id, { clientId: 'id-first', text: 'first' })).ok, true);
+      await waitFor('"first" to run', () => w.complete.has('first'));
+      fs.writeFileSync(`${file}.fault-enospc`, ''); // the disk fills up: the Stop's end is not written
+      await w.runtime.stop(id);
+      await w.runtime.whenIdle(id);
+      fs.rmSync(`${file}.fault-enospc`); // room again, before the periodic check writes that end
+      const second = await w.runtime.submit(id, { clientId: 'id-second', text: 'second' });
+      assert.equal(second.ok && second.value.kind, 'started', 'a run ended here does not count as running');
+      await waitFor('"second" to run', () => w.complete.has('second'));
+      const third = await w.runtime.submit(id, { clientId: 'id-third', text: 'third' });
+      assert.equal(third.ok && third.value.kind, 'queued');
+      await w.runtime.recoverOrphans(); // the periodic check writes the stopped end of "first"
+      assert.deepEqual((await w.runtime.queue(id)).map((p) => [p.text, p.hold]), [['third', null]], 'the Stop of "first" does not hold what waits for "second"');
+      w.complete.get('second')!();
+      await waitFor('"third" to run', () => w.complete.has('third'));
+      assert.deepEqual((await w.journal.read('listTurns', id)).map((t) => [t.prompt, t.sentFrom, t.status]), [
+        ['first', 'composer', 'stopped'], ['second', 'composer', 'completed'], ['third', 'queue', 'running'],
+      ]);
+      w.complete.get('third')!();
+      await w.runtime.whenIdle(id);
+    } finally {
+      fs.rmSync(`${file}.fault-enospc`, { force: true });
+      await closeWindows(w);
+    }
+  });
+
+  it('Send now while two runs of the chat run (a Retry beside a reply in another window): the first end holds nothing, the last sends it', async () => {
+    const file = path.join(trackedTempDir(), 'journal.sqlite');
+    const a = await openWin(file, 'window-a');
+    const b = await openWin(file, 'window-b');
+    try {
+      const s = await a.runtime.createSession('local');
+      assert.ok(s.ok);
+      const id = s.value.id;
+      assert.equal((await a.runtime.submit(id, { clientId: 'id-boom', text: 'boom' })).ok, true);
+      await waitFor('"boom" to run', () => a.ran.includes('boom'));
+      a.end('boom', { status: 'failed', errorClass: 'agent_error', message: 'boom' });
+      await a.runtime.whenIdle(id);
+      assert.equal((await a.runtime.submit(id, { clientId: 'id-first', text: 'first' })).ok, true);
+      await waitFor('"first" to run', () => a.ran.includes('first'));
+      const failed = (await b.journal.read('listTurns', id))[0]!;
+      const retried = await b.runtime.retry(id, failed.id);
+      assert.ok(retried.ok, JSON.stringify(retried));
+      await waitFor('the Retry to run in B', () => b.ran.includes('boom'));
+      assert.equal((await a.runtime.submit(id, { clientId: 'id-urgent', text: 'urgent' })).ok, true);
+      assert.deepEqual(await a.runtime.sendQueued(id, 'id-urgent'), { ok: true, value: { kind: 'stopping' } });
+      await waitFor('"urgent" to run', () => a.ran.includes('urgent') || b.ran.includes('urgent'));
+      assert.deepEqual([...a.stopped, ...b.stopped].sort(), ['boom', 'first']);
+      const urgent = (await a.journal.read('listTurns', id)).find((t) => t.prompt === 'urgent')!;
+      assert.deepEqual([urgent.sentFrom, urgent.status], ['send_now', 'running']);
+    } finally {
+      await b.close();
       await a.close();
     }
   });

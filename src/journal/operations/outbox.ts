@@ -166,12 +166,17 @@ export abstract class OutboxOps extends ChatListOps {
    * message the user asked to Send now, else 'queue'), then holds the messages left waiting for the
    * reason `holdReasonOf` gives (a message keeps the first reason it was held for; a hold clears
    * Send now, so a decision taken before a restart is never acted on after it). Claims nothing
-   * without `next`, or while another run of the chat is running.
+   * without `next`. While another run of the chat is running its end moves the queue, so this one
+   * neither claims nor holds (a Stop or failure of an earlier run, its end written late after a full
+   * disk, would hold what waits for that reply, Send now included); only recovery's end still holds
+   * all (a restart never sends on its own).
    */
   protected moveQueue(run: RunRecord, status: FinishRunInput['status'], next: NextTurnIds | undefined, at: number): QueueMove {
     const queued = this.listQueuedPrompts(run.sessionId);
     if (queued.length === 0) return { held: 0 };
-    const chosen = next && !this.hasRunningRun(run.sessionId) ? nextToSend(queued, status) : undefined;
+    const othersRunning = this.hasRunningRun(run.sessionId);
+    if (othersRunning && status !== 'interrupted') return { held: 0 };
+    const chosen = next && !othersRunning ? nextToSend(queued, status) : undefined;
     const claimed = chosen && this.claim(chosen, chosen.sendNow ? 'send_now' : 'queue', next!, at);
     const reason = holdReasonOf(status);
     const held = reason === null ? 0 : this.run(
