@@ -8,6 +8,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { MAX_QUEUED_PROMPTS } from '../../src/core/outbox';
 import type { Journal } from '../../src/journal/journal';
 import type { Agent, AgentTurnOutcome } from '../../src/runtime/agent';
 import { closeWindows, openRuntime, openWindow, type RuntimeHarness } from './harness';
@@ -193,6 +194,38 @@ describe('outbox races between two windows', () => {
       assert.deepEqual([urgent.sentFrom, urgent.status], ['send_now', 'running']);
     } finally {
       await b.close();
+      await a.close();
+    }
+  });
+});
+
+describe('the queue\'s bound', () => {
+  it(`holds ${MAX_QUEUED_PROMPTS} messages; one more is refused and journals nothing; a message posted again is still answered; after a Remove there is room`, async () => {
+    const file = path.join(trackedTempDir(), 'journal.sqlite');
+    const a = await openWin(file, 'window-a');
+    try {
+      const s = await a.runtime.createSession('local');
+      assert.ok(s.ok);
+      const id = s.value.id;
+      assert.equal((await a.runtime.submit(id, { clientId: 'id-first', text: 'first' })).ok, true);
+      await waitFor('"first" to run', () => a.ran.includes('first'));
+      for (let i = 1; i <= MAX_QUEUED_PROMPTS; i++) {
+        const q = await a.runtime.submit(id, { clientId: `id-${i}`, text: `message ${i}` });
+        assert.equal(q.ok && q.value.kind, 'queued', `message ${i}`);
+      }
+      const over = await a.runtime.submit(id, { clientId: 'id-over', text: 'one too many' });
+      assert.deepEqual(over.ok ? over.value : [over.reason, over.message], ['invalid', `The queue holds ${MAX_QUEUED_PROMPTS} messages already: wait for the agent, or discard one.`]);
+      assert.equal(await a.journal.read('getQueuedPrompt', 'id-over'), undefined, 'nothing of it journaled');
+      assert.deepEqual(await a.runtime.submit(id, { clientId: 'id-7', text: 'message 7' }), { ok: true, value: { kind: 'duplicate', turnId: null } });
+      assert.deepEqual(await a.runtime.discardQueued(id, 'id-7'), { ok: true, value: undefined });
+      const now = await a.runtime.submit(id, { clientId: 'id-over', text: 'one too many' });
+      assert.equal(now.ok && now.value.kind, 'queued');
+      const queue = await a.runtime.queue(id);
+      assert.equal(queue.length, MAX_QUEUED_PROMPTS);
+      assert.equal(queue.at(-1)!.text, 'one too many', 'at the end of the queue');
+      await a.runtime.stop(id);
+      await a.runtime.whenIdle(id);
+    } finally {
       await a.close();
     }
   });
