@@ -44,7 +44,7 @@ function beforeWrite(op: string, hook: () => Promise<void>): (j: Journal) => Jou
   });
 }
 
-async function openWin(file: string, id: string, wrap?: (j: Journal) => Journal): Promise<Window> {
+async function openWin(file: string, id: string, wrap?: (j: Journal) => Journal, dead?: readonly string[]): Promise<Window> {
   const ran: string[] = [];
   const stopped: string[] = [];
   const enders = new Map<string, (o: AgentTurnOutcome) => void>();
@@ -63,7 +63,7 @@ async function openWin(file: string, id: string, wrap?: (j: Journal) => Journal)
       });
     },
   };
-  const h = await openRuntime({ file, instance: id, agentFor: () => agent, journal: { pollIntervalMs: 20 }, ...(wrap ? { wrap } : {}) });
+  const h = await openRuntime({ file, instance: id, agentFor: () => agent, journal: { pollIntervalMs: 20 }, ...(wrap ? { wrap } : {}), ...(dead ? { dead } : {}) });
   return {
     ...h, ran, stopped,
     end: (prompt, outcome = { status: 'completed' }) => {
@@ -194,6 +194,47 @@ describe('outbox races between two windows', () => {
       assert.deepEqual([urgent.sentFrom, urgent.status], ['send_now', 'running']);
     } finally {
       await b.close();
+      await a.close();
+    }
+  });
+});
+
+describe('a window shutting down between the end that claimed a message and driving it', () => {
+  it('leaves the claimed turn sending: the next window\'s recovery says prompt_delivery_unknown, holds the rest, and sends nothing', async () => {
+    const file = path.join(trackedTempDir(), 'journal.sqlite');
+    let a: Window | undefined;
+    // A's host shuts down the moment the transaction that ended "first" and claimed "second" is answered.
+    a = await openWin(file, 'window-a', (j) => new Proxy(j, {
+      get(target, prop) {
+        if (prop === 'write') {
+          return async (name: string, ...args: unknown[]) => {
+            const r = await (target.write as (n: string, ...x: unknown[]) => Promise<unknown>)(name, ...args);
+            if (name === 'finishRun') a!.runtime.dispose();
+            return r;
+          };
+        }
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? (v as (...x: unknown[]) => unknown).bind(target) : v;
+      },
+    }));
+    let b: Window | undefined;
+    try {
+      const s = await a.runtime.createSession('local');
+      assert.ok(s.ok);
+      const id = s.value.id;
+      assert.equal((await a.runtime.submit(id, { clientId: 'id-first', text: 'first' })).ok, true);
+      await waitFor('"first" to run', () => a!.ran.includes('first'));
+      for (const text of ['second', 'third']) assert.equal((await a.runtime.submit(id, { clientId: `id-${text}`, text })).ok, true);
+      a.end('first');
+      await waitFor('the end of "first" to be written', async () => (await a!.journal.read('getQueuedPrompt', 'id-second'))?.state === 'sent');
+      assert.deepEqual(a.ran, ['first'], 'the claimed message was never handed to the agent');
+      b = await openWin(file, 'window-b', undefined, ['window-a']);
+      const turns = (await b.journal.read('listTurns', id)).map((t) => [t.prompt, t.status, t.errorClass, t.delivery]);
+      assert.deepEqual(turns, [['first', 'completed', null, 'delivered'], ['second', 'failed', 'prompt_delivery_unknown', 'sending']]);
+      assert.deepEqual((await b.runtime.queue(id)).map((p) => [p.text, p.hold]), [['third', 'restarted']]);
+      assert.deepEqual([...a.ran, ...b.ran], ['first'], 'nothing sent again on its own');
+    } finally {
+      await b?.close();
       await a.close();
     }
   });
