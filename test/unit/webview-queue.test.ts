@@ -107,6 +107,21 @@ describe('the queue under the transcript', () => {
     assert.deepEqual(buttons('a'), ['edit:Edit', 'discard:Remove', 'send:Send now']);
   });
 
+  test('an editor open when the chat becomes read-only (or the host is lost) keeps its text; Enter saves nothing until it is writable again', async () => {
+    const { view, posted, item, key, type, click } = await queueView();
+    view.render([queued('a', 'one')], { running: true, locked: false });
+    click('a', 'edit');
+    type('a', 'one, changed');
+    view.render([queued('a', 'one')], { running: true, locked: true });
+    assert.equal(item('a').querySelector('[data-queue-action="save"]')!.hasAttribute('disabled'), true);
+    key('a', 'Enter');
+    assert.deepEqual(posted, [], 'Enter does not do what the disabled Save does not');
+    assert.equal((item('a').querySelector('.queued-editor') as unknown as { value: string }).value, 'one, changed', 'the editor stays open with the text');
+    view.render([queued('a', 'one')], { running: true, locked: false });
+    key('a', 'Enter');
+    assert.deepEqual(posted, [{ type: 'editQueued', clientId: 'a', text: 'one, changed' }]);
+  });
+
   test('Escape and Cancel leave the editor without posting; Save posts only a change', async () => {
     const { view, posted, item, click, key, type } = await queueView();
     view.render([queued('a', 'fix the test')], { running: true, locked: false });

@@ -254,6 +254,8 @@ export class QueueView {
   }
 
   private save(clientId: string): void {
+    // Enter as the disabled Save: a read-only chat or a lost host keeps the editor and its text.
+    if (this.facts.locked) return;
     const item = this.items.get(clientId)?.el;
     const area = item?.querySelector<ValueElement>('.queued-editor');
     const p = this.prompts.find((q) => q.clientId === clientId);
