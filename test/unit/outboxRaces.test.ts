@@ -168,6 +168,37 @@ describe('outbox races between two windows', () => {
     }
   });
 
+  it('a reply that completes while the end of an earlier one waits for room on the disk sends the next queued message at once', async () => {
+    const file = path.join(trackedTempDir(), 'journal.sqlite');
+    const w = await openWindow(file, trackedTempDir('nac-ws-'), 'host');
+    try {
+      const s = await w.runtime.createSession('local');
+      assert.ok(s.ok);
+      const id = s.value.id;
+      assert.equal((await w.runtime.submit(id, { clientId: 'id-first', text: 'first' })).ok, true);
+      await waitFor('"first" to run', () => w.complete.has('first'));
+      fs.writeFileSync(`${file}.fault-enospc`, '');
+      await w.runtime.stop(id);
+      await w.runtime.whenIdle(id);
+      fs.rmSync(`${file}.fault-enospc`);
+      assert.equal((await w.runtime.submit(id, { clientId: 'id-second', text: 'second' })).ok, true);
+      await waitFor('"second" to run', () => w.complete.has('second'));
+      const third = await w.runtime.submit(id, { clientId: 'id-third', text: 'third' });
+      assert.equal(third.ok && third.value.kind, 'queued');
+      w.complete.get('second')!(); // before the periodic check writes the end of "first"
+      await waitFor('"third" to run', () => w.complete.has('third'));
+      await w.runtime.recoverOrphans();
+      assert.deepEqual((await w.journal.read('listTurns', id)).map((t) => [t.prompt, t.sentFrom, t.status]), [
+        ['first', 'composer', 'stopped'], ['second', 'composer', 'completed'], ['third', 'queue', 'running'],
+      ]);
+      w.complete.get('third')!();
+      await w.runtime.whenIdle(id);
+    } finally {
+      fs.rmSync(`${file}.fault-enospc`, { force: true });
+      await closeWindows(w);
+    }
+  });
+
   it('Send now while two runs of the chat run (a Retry beside a reply in another window): the first end holds nothing, the last sends it', async () => {
     const file = path.join(trackedTempDir(), 'journal.sqlite');
     const a = await openWin(file, 'window-a');

@@ -161,20 +161,21 @@ export abstract class OutboxOps extends ChatListOps {
   }
 
   /**
-   * Moves the chat's queue after `run` ended with `status` (called by `finishRun`, in its
-   * transaction): claims `nextToSend` as a turn with ids `next` (`sent_from` 'send_now' for a
+   * Moves the chat's queue after `run` ended with `input.status` (called by `finishRun`, in its
+   * transaction): claims `nextToSend` as a turn with ids `input.next` (`sent_from` 'send_now' for a
    * message the user asked to Send now, else 'queue'), then holds the messages left waiting for the
    * reason `holdReasonOf` gives (a message keeps the first reason it was held for; a hold clears
    * Send now, so a decision taken before a restart is never acted on after it). Claims nothing
-   * without `next`. While another run of the chat is running its end moves the queue, so this one
+   * without `next`. While another run of the chat is running (`input.endedRunIds` aside) its end moves the queue, so this one
    * neither claims nor holds (a Stop or failure of an earlier run, its end written late after a full
    * disk, would hold what waits for that reply, Send now included); only recovery's end still holds
    * all (a restart never sends on its own).
    */
-  protected moveQueue(run: RunRecord, status: FinishRunInput['status'], next: NextTurnIds | undefined, at: number): QueueMove {
+  protected moveQueue(run: RunRecord, input: FinishRunInput): QueueMove {
+    const { status, next, at } = input;
     const queued = this.listQueuedPrompts(run.sessionId);
     if (queued.length === 0) return { held: 0 };
-    const othersRunning = this.hasRunningRun(run.sessionId);
+    const othersRunning = this.hasRunningRun(run.sessionId, input.endedRunIds);
     if (othersRunning && status !== 'interrupted') return { held: 0 };
     const chosen = next && !othersRunning ? nextToSend(queued, status) : undefined;
     const claimed = chosen && this.claim(chosen, chosen.sendNow ? 'send_now' : 'queue', next!, at);
