@@ -271,6 +271,39 @@ describe('a window shutting down between the end that claimed a message and driv
   });
 });
 
+describe('a Stop that lands before the agent has the prompt', () => {
+  it('ends the run stopped without handing the prompt to the agent (an agent listening for abort only would never end it)', async () => {
+    const file = path.join(trackedTempDir(), 'journal.sqlite');
+    let a: Window | undefined;
+    let sessionId = '';
+    // The Stop (or a Send now) lands while the runtime reads what the agent needs: the run is registered, its agent not started.
+    const stopEarly = (j: Journal) => new Proxy(j, {
+      get(target, prop) {
+        if (prop === 'read') {
+          return async (name: string, ...args: unknown[]) => {
+            if (name === 'getProviderState') await a!.runtime.stop(sessionId);
+            return (target.read as (n: string, ...x: unknown[]) => Promise<unknown>)(name, ...args);
+          };
+        }
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? (v as (...x: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    a = await openWin(file, 'window-a', stopEarly);
+    try {
+      const s = await a.runtime.createSession('local');
+      assert.ok(s.ok);
+      sessionId = s.value.id;
+      assert.equal((await a.runtime.submit(sessionId, { clientId: 'id-first', text: 'first' })).ok, true);
+      await waitFor('the run to end', async () => !(await a!.runtime.liveState(sessionId)).running);
+      assert.deepEqual(a.ran, [], 'the agent never got the prompt');
+      assert.deepEqual((await a.journal.read('listTurns', sessionId)).map((t) => [t.status, t.delivery]), [['stopped', 'sending']]);
+    } finally {
+      await a.close();
+    }
+  });
+});
+
 describe('the queue\'s bound', () => {
   it(`holds ${MAX_QUEUED_PROMPTS} messages; one more is refused and journals nothing; a message posted again is still answered; after a Remove there is room`, async () => {
     const file = path.join(trackedTempDir(), 'journal.sqlite');
