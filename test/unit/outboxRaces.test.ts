@@ -103,9 +103,8 @@ describe('outbox races between two windows', () => {
   it('Send now marked just after the reply ended naturally and sent the first queued message stops that new reply, and the message goes next', async () => {
     const file = path.join(trackedTempDir(), 'journal.sqlite');
     const a = await openWin(file, 'window-a');
-    let b: Window | undefined;
-    // B's Send now reads the chat's runs, then A's reply ends and sends "second", then B marks "urgent".
-    b = await openWin(file, 'window-b', beforeWrite('sendQueuedPrompt', async () => {
+    // B's Send now is asked; before it is marked, A's reply ends and sends "second".
+    const b = await openWin(file, 'window-b', beforeWrite('sendQueuedPrompt', async () => {
       a.end('first');
       await waitFor('"second" to run in A', () => a.ran.includes('second'));
     }));
@@ -120,7 +119,7 @@ describe('outbox races between two windows', () => {
         const q = await a.runtime.submit(id, { clientId: `id-${text}`, text });
         assert.equal(q.ok && q.value.kind, 'queued');
       }
-      await waitFor('B to see the queue', async () => (await b!.runtime.queue(id)).length === 2);
+      await waitFor('B to see the queue', async () => (await b.runtime.queue(id)).length === 2);
       assert.deepEqual(await b.runtime.sendQueued(id, 'id-urgent'), { ok: true, value: { kind: 'stopping' } });
       await waitFor('"urgent" to run in A', () => a.ran.includes('urgent'));
       assert.deepEqual(a.stopped, ['second'], 'the reply running when Send now was marked is the one stopped');
@@ -233,14 +232,13 @@ describe('outbox races between two windows', () => {
 describe('a window shutting down between the end that claimed a message and driving it', () => {
   it('leaves the claimed turn sending: the next window\'s recovery says prompt_delivery_unknown, holds the rest, and sends nothing', async () => {
     const file = path.join(trackedTempDir(), 'journal.sqlite');
-    let a: Window | undefined;
     // A's host shuts down the moment the transaction that ended "first" and claimed "second" is answered.
-    a = await openWin(file, 'window-a', (j) => new Proxy(j, {
+    const a: Window = await openWin(file, 'window-a', (j) => new Proxy(j, {
       get(target, prop) {
         if (prop === 'write') {
           return async (name: string, ...args: unknown[]) => {
             const r = await (target.write as (n: string, ...x: unknown[]) => Promise<unknown>)(name, ...args);
-            if (name === 'finishRun') a!.runtime.dispose();
+            if (name === 'finishRun') a.runtime.dispose();
             return r;
           };
         }
@@ -254,10 +252,10 @@ describe('a window shutting down between the end that claimed a message and driv
       assert.ok(s.ok);
       const id = s.value.id;
       assert.equal((await a.runtime.submit(id, { clientId: 'id-first', text: 'first' })).ok, true);
-      await waitFor('"first" to run', () => a!.ran.includes('first'));
+      await waitFor('"first" to run', () => a.ran.includes('first'));
       for (const text of ['second', 'third']) assert.equal((await a.runtime.submit(id, { clientId: `id-${text}`, text })).ok, true);
       a.end('first');
-      await waitFor('the end of "first" to be written', async () => (await a!.journal.read('getQueuedPrompt', 'id-second'))?.state === 'sent');
+      await waitFor('the end of "first" to be written', async () => (await a.journal.read('getQueuedPrompt', 'id-second'))?.state === 'sent');
       assert.deepEqual(a.ran, ['first'], 'the claimed message was never handed to the agent');
       b = await openWin(file, 'window-b', undefined, ['window-a']);
       const turns = (await b.journal.read('listTurns', id)).map((t) => [t.prompt, t.status, t.errorClass, t.delivery]);
