@@ -45,6 +45,7 @@ const scroll = new ScrollPin(sk.transcript, sk.content);
 const renderer = new ChatRenderer(sk, reportError, {
   atBottom: () => scroll.atBottom, onNearTop: askOlder, onMounted: () => keepTicking(), onQueueAction: (m) => host.post(m),
   onQueueFocusLost: () => sk.composer.focus(),
+  onQueueEditLost: (text) => giveBack(text),
 });
 const memory = new PanelMemory(host);
 const outbox = new ViewOutbox(memory, (m) => host.post(m));
@@ -202,9 +203,13 @@ function acknowledge(message: Extract<HostMessage, { type: 'succeeded' | 'error'
   const edited = message.type === 'error' && message.action === 'editQueued' ? renderer.queue.takeRefusedEdit(clientId) : undefined;
   renderer.queue.answered(clientId);
   const back = message.type === 'error' ? posted ?? edited : undefined;
-  if (back === undefined) return;
+  if (back !== undefined) giveBack(back);
+}
+
+/** Gives text the user typed back in the composer, after what is there (the draft is saved). */
+function giveBack(text: string): void {
   const now = sk.composer.value ?? '';
-  sk.composer.value = now.trim() ? `${now}\n\n${back}` : back;
+  sk.composer.value = now.trim() ? `${now}\n\n${text}` : text;
   memory.saveDraft(sk.composer.value);
 }
 

@@ -33,6 +33,8 @@ export interface RendererOptions extends VirtualOptions {
   readonly onQueueAction?: (message: QueueMessage) => void;
   /** The focused queued message left an empty queue: where the focus goes (the composer). */
   readonly onQueueFocusLost?: () => void;
+  /** A queued message left the queue with a changed text still in its editor: where that text goes (the composer). */
+  readonly onQueueEditLost?: (text: string) => void;
 }
 
 /** Renders view states into one skeleton, remembering what it rendered last. */
@@ -55,8 +57,8 @@ export class ChatRenderer {
    * and where the queue's actions go.
    */
   constructor(private readonly sk: Skeleton, private readonly onError?: RenderErrorSink, options: RendererOptions = {}) {
-    const { onQueueAction, onQueueFocusLost, ...virtual } = options;
-    this.queue = new QueueView(sk.queue, (message) => onQueueAction?.(message), () => onQueueFocusLost?.());
+    const { onQueueAction, onQueueFocusLost, onQueueEditLost, ...virtual } = options;
+    this.queue = new QueueView(sk.queue, (message) => onQueueAction?.(message), () => onQueueFocusLost?.(), (text) => onQueueEditLost?.(text));
     this.virtual = new VirtualTranscript(sk.transcript, sk.content, {
       ...virtual,
       // Output boxes keep their scroll positions (or follow a running command's end) across every change.

@@ -119,14 +119,15 @@ export async function discardQueued(scope: RuntimeScope, sessionId: string, clie
 
 /**
  * The user's Send or Send now (see `ChatRuntime.sendQueued`): the journal starts the message's turn
- * now, or marks it to go next; then the runs that were running when it was marked are stopped —
- * only those, so a run that has meanwhile ended and sent this very message is never the one stopped.
+ * now, or marks it to go next; then the runs that were running when it was marked (read in the
+ * marking transaction) are stopped — only those: a run that ended later and sent this very message
+ * is never the one stopped, and a reply that another message's send started just before the mark
+ * is (a list read before the mark would miss it, and Send now would stop nothing).
  */
 export async function sendQueued(deps: OutboxDeps, sessionId: string, clientId: string): Promise<Result<SendQueuedOutcome, RuntimeRefusal>> {
   const { scope } = deps;
   const ready = await agentReady(deps, sessionId);
   if (!ready.ok) return ready;
-  const running = (await scope.journal.read('listRunsInFlight')).filter((r) => r.sessionId === sessionId).map((r) => r.id);
   const r = await scope.journal.write('sendQueuedPrompt', sessionId, clientId, nextIds(scope), scope.now());
   if (!r.ok) return r;
   const v = r.value;
@@ -137,7 +138,7 @@ export async function sendQueued(deps: OutboxDeps, sessionId: string, clientId: 
     return ok({ kind: 'started', turnId: v.turn.id });
   }
   scope.log(`[runtime] chat ${sessionId}: Send now for message ${clientId}`);
-  for (const runId of running) {
+  for (const runId of v.running) {
     const here = scope.active.get(sessionId);
     if (here?.runId === runId) {
       await stopLocal(scope, here);

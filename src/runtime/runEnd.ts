@@ -104,7 +104,8 @@ export class RunEnds {
       if (r.ok) notifier.publish(run.sessionId, r.value.events);
     }
     const next = { turnId: randomUUID(), runId: randomUUID(), instanceId: this.scope.instance.id };
-    const finished = await journal.write('finishRun', { runId: run.runId, ...run.end, at: this.scope.now(), next });
+    const endedRunIds = this.endedHere(run.sessionId).filter((id) => id !== run.runId);
+    const finished = await journal.write('finishRun', { runId: run.runId, ...run.end, at: this.scope.now(), next, endedRunIds });
     const claimed = finished.ok ? finished.value.queue.claimed : undefined;
     // The claimed run replaces the ended one as the chat's run here before `onDurable` lets it go.
     const startClaimed = claimed && !this.scope.disposed() ? this.driveClaimed(claimed) : undefined;

@@ -145,13 +145,13 @@ async function nameSession(scope: RuntimeScope, session: SessionRecord, prompt: 
   if (named.ok && named.value.renamed) scope.notifier.emit({ type: 'session', session: named.value.session });
 }
 
-/** Runs the agent (unless `start` is an outcome already), then ends the run; a throwing agent is `agent_error`. */
+/** Runs the agent (unless `start` is an outcome already, or the run was stopped first), then ends the run; a throwing agent is `agent_error`. */
 async function drive(scope: RuntimeScope, ends: RunEnds, run: RunContext, start: AgentStart): Promise<void> {
   let outcome: AgentTurnOutcome;
   if ('outcome' in start) outcome = start.outcome;
-  // Stopped before the agent was handed the prompt: it never gets it (an agent listening for the
-  // abort would not hear one that already happened). The run ends as stopped.
-  else if (run.abort.signal.aborted) outcome = { status: 'completed' };
+  // Stopped before its agent started (a Stop or Send now while the agent's needs were read): the
+  // prompt is never handed over — an agent that only listens for `abort` would never end the run.
+  else if (run.aborted) outcome = { status: 'completed' };
   else {
     try {
       outcome = await start.agent.runTurn(start.request, start.ctx);

@@ -57,7 +57,9 @@ describe('the queue under the transcript', () => {
     assert.equal(item('a').querySelector('.queued-text')!.textContent, 'first question');
     assert.deepEqual(buttons('a'), ['edit:Edit', 'discard:Remove', 'send:Send now']);
     assert.equal(item('b').querySelector('.queued-state')!.textContent, 'Not sent: the reply was stopped');
-    assert.deepEqual(buttons('b'), ['edit:Edit', 'discard:Discard', 'send:Send'], 'a held message is sent or discarded');
+    // (The host's Send of any queued message while a reply runs stops that reply: the button says so.)
+    assert.deepEqual(buttons('b'), ['edit:Edit', 'discard:Discard', 'send:Send now'], 'a held message is sent or discarded; while a reply runs, sending it stops the reply');
+    assert.equal(item('b').querySelector('[data-queue-action="send"]')!.getAttribute('aria-label'), 'Stop the reply and send now: second');
     assert.equal(item('c').querySelector('.queued-state')!.textContent, 'Goes next');
     assert.deepEqual(buttons('c'), ['edit:Edit', 'discard:Remove'], 'already going next: no Send now');
 
@@ -103,6 +105,21 @@ describe('the queue under the transcript', () => {
     assert.deepEqual(buttons('a'), ['edit:Edit (disabled)', 'discard:Remove (disabled)', 'send:Send now (disabled)'], 'until the host answers');
     view.answered('a');
     assert.deepEqual(buttons('a'), ['edit:Edit', 'discard:Remove', 'send:Send now']);
+  });
+
+  test('an editor open when the chat becomes read-only (or the host is lost) keeps its text; Enter saves nothing until it is writable again', async () => {
+    const { view, posted, item, key, type, click } = await queueView();
+    view.render([queued('a', 'one')], { running: true, locked: false });
+    click('a', 'edit');
+    type('a', 'one, changed');
+    view.render([queued('a', 'one')], { running: true, locked: true });
+    assert.equal(item('a').querySelector('[data-queue-action="save"]')!.hasAttribute('disabled'), true);
+    key('a', 'Enter');
+    assert.deepEqual(posted, [], 'Enter does not do what the disabled Save does not');
+    assert.equal((item('a').querySelector('.queued-editor') as unknown as { value: string }).value, 'one, changed', 'the editor stays open with the text');
+    view.render([queued('a', 'one')], { running: true, locked: false });
+    key('a', 'Enter');
+    assert.deepEqual(posted, [{ type: 'editQueued', clientId: 'a', text: 'one, changed' }]);
   });
 
   test('Escape and Cancel leave the editor without posting; Save posts only a change', async () => {
@@ -187,6 +204,24 @@ describe('the queue under the transcript', () => {
     box.querySelector<HTMLElement>('[data-queue-action="send"]')!.focus();
     view.render([], { running: false, locked: false });
     assert.equal(lost, 1);
+  });
+
+  test('an edit still open when its message leaves the queue (sent as it was, or discarded elsewhere) gives its typed text back', async () => {
+    const { QueueView } = await import('../../webview/render/queue');
+    const box = window.document.body.appendChild(window.document.createElement('section')) as unknown as HTMLElement;
+    const back: string[] = [];
+    const view = new QueueView(box, () => undefined, () => undefined, (text) => back.push(text));
+    const item = (id: string) => box.querySelector<HTMLElement>(`[data-client-id="${id}"]`)!;
+    view.render([queued('a', 'one'), queued('b', 'two')], { running: true, locked: false });
+    item('a').querySelector<HTMLElement>('[data-queue-action="edit"]')!.click();
+    const area = item('a').querySelector('.queued-editor') as unknown as { value: string; dispatchEvent(e: unknown): boolean };
+    area.value = 'one, half rewritten';
+    area.dispatchEvent(new window.Event('input', { bubbles: true }));
+    item('b').querySelector<HTMLElement>('[data-queue-action="edit"]')!.click(); // opened, nothing typed
+    view.render([], { running: true, locked: false }); // the reply ended: both went out as they were
+    assert.deepEqual(back, ['one, half rewritten'], 'only a changed text is given back, once');
+    view.render([], { running: false, locked: false });
+    assert.deepEqual(back, ['one, half rewritten']);
   });
 });
 

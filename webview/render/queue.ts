@@ -48,10 +48,14 @@ export function queuedStateWords(p: Pick<QueuedPromptView, 'hold' | 'sendNow'>):
   return p.hold ? heldWords(p.hold) : 'Queued';
 }
 
-/** The label of a queued message's send button, or null when it has none (it already goes next). */
+/**
+ * The label of a queued message's send button, or null when it has none (it already goes next).
+ * While a reply runs it is Send now for a held message too: the host's Send stops the running reply
+ * for any queued message (a held one waits for no reply to end), and the button says so.
+ */
 export function sendButtonLabel(p: Pick<QueuedPromptView, 'hold' | 'sendNow'>, running: boolean): string | null {
   if (p.sendNow) return null;
-  return running && !p.hold ? 'Send now' : 'Send';
+  return running ? 'Send now' : 'Send';
 }
 
 /** The queue's element and its state between renders (see module docstring). */
@@ -69,9 +73,16 @@ export class QueueView {
 
   /**
    * `el`: the skeleton's queue box; `post`: sends a message to the host; `focusLost`: the message
-   * holding the focus left an empty queue (the caller gives the focus to the composer).
+   * holding the focus left an empty queue (the caller gives the focus to the composer); `editLost`:
+   * a message left the queue (sent as it was, discarded) while its editor held a changed text, which
+   * is not sent anywhere (the caller gives it back in the composer, so nothing typed is lost).
    */
-  constructor(readonly el: HTMLElement, private readonly post: (message: QueueMessage) => void, private readonly focusLost: () => void = () => undefined) {
+  constructor(
+    readonly el: HTMLElement,
+    private readonly post: (message: QueueMessage) => void,
+    private readonly focusLost: () => void = () => undefined,
+    private readonly editLost: (text: string) => void = () => undefined,
+  ) {
     this.list = h('ol', { class: 'queue-list' });
     el.replaceChildren(h('div', { class: 'queue-title', id: 'queue-title' }, 'Queued messages'), this.list);
     el.setAttribute('aria-labelledby', 'queue-title');
@@ -84,9 +95,11 @@ export class QueueView {
   render(prompts: readonly QueuedPromptView[], facts: QueueFacts): void {
     // (Before the new queue replaces the old one: where the focused message was.)
     const focused = this.focusedAction();
+    const ids = new Set(prompts.map((p) => p.clientId));
+    // (Read against the queue shown until now: the text the message had when the editor was open.)
+    for (const [id, text] of this.editing) if (!ids.has(id) && text !== this.prompts.find((p) => p.clientId === id)?.text) this.editLost(text);
     this.prompts = prompts;
     this.facts = facts;
-    const ids = new Set(prompts.map((p) => p.clientId));
     // (A saved edit is kept until its answer: a refusal may come after the message left the queue.)
     for (const set of [this.editing, this.expanded, this.busy]) for (const id of set.keys()) if (!ids.has(id)) set.delete(id);
     setFlag(this.el, 'hidden', prompts.length === 0);
@@ -241,6 +254,8 @@ export class QueueView {
   }
 
   private save(clientId: string): void {
+    // Enter as the disabled Save: a read-only chat or a lost host keeps the editor and its text.
+    if (this.facts.locked) return;
     const item = this.items.get(clientId)?.el;
     const area = item?.querySelector<ValueElement>('.queued-editor');
     const p = this.prompts.find((q) => q.clientId === clientId);

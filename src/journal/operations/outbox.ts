@@ -58,11 +58,12 @@ export type QueueEditResult =
 
 /**
  * What `sendQueuedPrompt` did: started the message's turn now (no run was running), marked it Send
- * now (a run is running: its end sends it; the caller stops the run), or found it no longer queued.
+ * now (runs are running: the end of one sends it; the caller stops `running`, the ids of the chat's
+ * runs running when it was marked, read in the marking transaction), or found it no longer queued.
  */
 export type SendQueuedResult =
   | { readonly kind: 'started'; readonly turn: TurnRecord; readonly run: RunRecord }
-  | { readonly kind: 'marked'; readonly prompt: QueuedPromptRecord }
+  | { readonly kind: 'marked'; readonly prompt: QueuedPromptRecord; readonly running: readonly string[] }
   | { readonly kind: 'not_queued'; readonly state: QueuedPromptState };
 
 /** The operations of this concern, on top of ChatListOps (see module docstring). */
@@ -128,9 +129,10 @@ export abstract class OutboxOps extends ChatListOps {
   sendQueuedPrompt(sessionId: string, clientId: string, next: NextTurnIds, at: number): SendQueuedResult {
     const prompt = this.queuedPromptOf(sessionId, clientId);
     if (prompt.state !== 'queued') return { kind: 'not_queued', state: prompt.state };
-    if (!this.hasRunningRun(sessionId)) return { kind: 'started', ...this.claim(prompt, 'send_now', next, at) };
+    const running = this.runningRunIds(sessionId);
+    if (running.length === 0) return { kind: 'started', ...this.claim(prompt, 'send_now', next, at) };
     this.run("UPDATE queued_prompts SET send_now = 1, updated_at = ? WHERE client_id = ? AND state = 'queued'", [at, clientId]);
-    return { kind: 'marked', prompt: this.getQueuedPrompt(clientId)! };
+    return { kind: 'marked', prompt: this.getQueuedPrompt(clientId)!, running };
   }
 
   /**
@@ -159,17 +161,23 @@ export abstract class OutboxOps extends ChatListOps {
   }
 
   /**
-   * Moves the chat's queue after `run` ended with `status` (called by `finishRun`, in its
-   * transaction): claims `nextToSend` as a turn with ids `next` (`sent_from` 'send_now' for a
+   * Moves the chat's queue after `run` ended with `input.status` (called by `finishRun`, in its
+   * transaction): claims `nextToSend` as a turn with ids `input.next` (`sent_from` 'send_now' for a
    * message the user asked to Send now, else 'queue'), then holds the messages left waiting for the
    * reason `holdReasonOf` gives (a message keeps the first reason it was held for; a hold clears
    * Send now, so a decision taken before a restart is never acted on after it). Claims nothing
-   * without `next`, or while another run of the chat is running.
+   * without `next`. While another run of the chat is running (`input.endedRunIds` aside) its end moves the queue, so this one
+   * neither claims nor holds (a Stop or failure of an earlier run, its end written late after a full
+   * disk, would hold what waits for that reply, Send now included); only recovery's end still holds
+   * all (a restart never sends on its own).
    */
-  protected moveQueue(run: RunRecord, status: FinishRunInput['status'], next: NextTurnIds | undefined, at: number): QueueMove {
+  protected moveQueue(run: RunRecord, input: FinishRunInput): QueueMove {
+    const { status, next, at } = input;
     const queued = this.listQueuedPrompts(run.sessionId);
     if (queued.length === 0) return { held: 0 };
-    const chosen = next && !this.hasRunningRun(run.sessionId) ? nextToSend(queued, status) : undefined;
+    const othersRunning = this.hasRunningRun(run.sessionId, input.endedRunIds);
+    if (othersRunning && status !== 'interrupted') return { held: 0 };
+    const chosen = next && !othersRunning ? nextToSend(queued, status) : undefined;
     const claimed = chosen && this.claim(chosen, chosen.sendNow ? 'send_now' : 'queue', next!, at);
     const reason = holdReasonOf(status, claimed !== undefined && chosen!.sendNow);
     const held = reason === null ? 0 : this.run(
@@ -199,7 +207,12 @@ export abstract class OutboxOps extends ChatListOps {
 
   /** Whether a run of the chat other than `except` is still running (in some window, or orphaned). */
   private hasRunningRun(sessionId: string, except: readonly string[] = []): boolean {
-    return this.all("SELECT id FROM runs WHERE session_id = ? AND status = 'running'", [sessionId]).some((r) => !except.includes(r.id as string));
+    return this.runningRunIds(sessionId).some((id) => !except.includes(id));
+  }
+
+  /** The ids of the chat's runs still running (in some window, or orphaned). */
+  private runningRunIds(sessionId: string): string[] {
+    return this.all("SELECT id FROM runs WHERE session_id = ? AND status = 'running'", [sessionId]).map((r) => r.id as string);
   }
 
   /** Where a client id went: its turn, or its row in a queue (the turn it became, if sent). */

@@ -38,6 +38,11 @@ export interface FinishRunInput {
   readonly message?: string;
   readonly at: number;
   readonly next?: NextTurnIds;
+  /**
+   * Other runs of the chat the writing window knows have ended though the journal could not record
+   * their end yet (a full disk; written again later): not counted as running when the queue moves.
+   */
+  readonly endedRunIds?: readonly string[];
 }
 
 /** What the end of a run did to its chat's queue: the turn and run it claimed (to be driven by `next.instanceId`), how many it held. */
@@ -52,7 +57,7 @@ export abstract class TurnRunOps extends SessionOps {
   abstract appendEvents(runId: string, events: readonly NewLedgerEvent[], at: number): LedgerEvent[];
 
   /** Moves the chat's queue after `run` ended with `status` (outbox.ts), in the caller's transaction. */
-  protected abstract moveQueue(run: RunRecord, status: FinishRunInput['status'], next: NextTurnIds | undefined, at: number): QueueMove;
+  protected abstract moveQueue(run: RunRecord, input: FinishRunInput): QueueMove;
 
   /**
    * Creates a turn (status running, delivery `sending`: its prompt is not handed to the agent yet)
@@ -127,6 +132,6 @@ export abstract class TurnRunOps extends SessionOps {
         },
       },
     ], input.at);
-    return { finished: true, events, queue: this.moveQueue(run, input.status, input.next, input.at) };
+    return { finished: true, events, queue: this.moveQueue(run, input) };
   }
 }
