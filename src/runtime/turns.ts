@@ -43,12 +43,20 @@ export async function transcriptOf(scope: RuntimeScope, sessionId: string): Prom
   return buildTranscript(turns, events);
 }
 
+/** What the history says after a request the user stopped (Stop, or Send now of another message). */
+export const STOPPED_NOTE = '[The user stopped this request here.]';
+
 /**
  * Earlier exchanges for agents without their own history, from the journal's `listHistory`: each
- * turn's prompt, then its agent's text when it wrote any.
+ * turn's prompt, then its agent's text when it wrote any. A turn the user stopped says so
+ * (`STOPPED_NOTE`, after the reply so far, or after the prompt when there was none), so the model
+ * does not take a request the user cut off, or replaced by Send now, as still to be done.
  */
-export function historyFrom(exchanges: readonly { prompt: string; reply: string }[]): HistoryEntry[] {
-  return exchanges.flatMap(({ prompt, reply }): HistoryEntry[] => (reply ? [{ role: 'user', text: prompt }, { role: 'assistant', text: reply }] : [{ role: 'user', text: prompt }]));
+export function historyFrom(exchanges: readonly { prompt: string; reply: string; stopped?: boolean }[]): HistoryEntry[] {
+  return exchanges.flatMap(({ prompt, reply, stopped }): HistoryEntry[] => {
+    if (reply) return [{ role: 'user', text: prompt }, { role: 'assistant', text: stopped ? `${reply}\n\n${STOPPED_NOTE}` : reply }];
+    return [{ role: 'user', text: stopped ? `${prompt}\n\n${STOPPED_NOTE}` : prompt }];
+  });
 }
 
 /**

@@ -103,7 +103,7 @@ describe('a migration that fails: read-only at the version found', () => {
       const page = await j.read('readTurnPage', 'good', null, 30);
       assert.deepEqual(page.events.map((e) => (e.payload as { text: string }).text), ['good 1', 'good 2']);
       assert.deepEqual(await j.read('readChangesSince', 'good', page.mark, 100), { tooMany: true }, 'no event ids: every change reads a page');
-      assert.deepEqual(await j.read('listHistory', 'good'), [{ prompt: 'p', reply: 'good 1good 2' }]);
+      assert.deepEqual(await j.read('listHistory', 'good'), [{ prompt: 'p', reply: 'good 1good 2', stopped: false }]);
       const search = await j.read('searchChats', 'good');
       assert.equal(search.ok, false);
       assert.equal(!search.ok && search.reason, 'not_indexed');

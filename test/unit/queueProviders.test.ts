@@ -21,6 +21,7 @@ import type { Agent } from '../../src/runtime/agent';
 import { ClaudeAgent } from '../../src/runtime/agents/claude/claudeAgent';
 import { CodexAgent } from '../../src/runtime/agents/codex/codexAgent';
 import { createOpenAICompatibleAgent } from '../../src/runtime/agents/openaiCompatible/openaiCompatibleAgent';
+import { STOPPED_NOTE } from '../../src/runtime/turns';
 import { startAnthropicMock, userTexts as anthropicUserTexts, type AnthropicMock, type MockReply } from '../mocks/anthropicMock';
 import { OpenAICompatibleMock } from '../mocks/openaiCompatibleMock';
 import { ResponsesMock, userTexts as responsesUserTexts } from '../mocks/responsesMock';
@@ -195,8 +196,9 @@ async function sendNowDuringApproval(p: ProviderUnderTest): Promise<void> {
   const request = await h.journal.read('getBoundaryRequest', requestId);
   assert.deepEqual([request?.status, request?.closureReason], ['denied', 'run_stopped']);
   assert.equal(fs.existsSync(path.join(h.workspace, 'waited.txt')), false, 'the command never ran');
-  // The stopped turn has no reply text, so an agent that merges such turns sends both prompts as one message.
-  assert.deepEqual(p.prompts(), ['first', p.mergesAfterReplylessTurn ? 'first\n\nsecond' : 'second']);
+  // The stopped turn has no reply text, so an agent that merges such turns sends both prompts as one
+  // message; the history says the first was stopped, so the model does not take it as still to do.
+  assert.deepEqual(p.prompts(), ['first', p.mergesAfterReplylessTurn ? `first\n\n${STOPPED_NOTE}\n\nsecond` : 'second']);
   assert.deepEqual(await h.runtime.queue(id), []);
 }
 

@@ -119,7 +119,7 @@ export abstract class PageOps extends InstanceOps {
    * Reads prompts and text only, never tool output, so a long chat's history costs its words.
    * `exceptTurnId`: a turn left out (the one the history is for, journaled before it is read).
    */
-  listHistory(sessionId: string, exceptTurnId?: string): { prompt: string; reply: string }[] {
+  listHistory(sessionId: string, exceptTurnId?: string): { prompt: string; reply: string; stopped: boolean }[] {
     const turns = this.decodeAll(this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]), toTurn).filter((t) => t.id !== exceptTurnId);
     const replies = new Map<string, string>();
     const rows = this.all(
@@ -130,7 +130,7 @@ export abstract class PageOps extends InstanceOps {
     for (const row of rows) {
       if (typeof row.text === 'string') replies.set(row.turn_id as string, (replies.get(row.turn_id as string) ?? '') + row.text);
     }
-    return turns.map((t) => ({ prompt: t.prompt, reply: replies.get(t.id) ?? '' }));
+    return turns.map((t) => ({ prompt: t.prompt, reply: replies.get(t.id) ?? '', stopped: t.status === 'stopped' }));
   }
 
   /** True when a later turn retries or continues `turnId`. */
