@@ -32,6 +32,8 @@ export interface Skeleton {
   readonly composerBox: HTMLElement;
   readonly composer: ValueElement;
   readonly send: HTMLElement;
+  /** Beside Stop while the agent works: queues the composer's message (what Enter does then). */
+  readonly queueSend: HTMLElement;
   readonly stop: HTMLElement;
   /** The polite live region the view's announcements go to (see `announcer.ts`). */
   readonly announcer: HTMLElement;
@@ -70,13 +72,16 @@ export function buildSkeleton(app: HTMLElement): Skeleton {
   }) as ValueElement;
   const stop = h('vscode-button', { id: 'stop', appearance: 'secondary', hidden: true, disabled: true }, 'Stop');
   const send = h('vscode-button', { id: 'send', appearance: 'primary', disabled: true }, 'Send');
-  const composerBox = h('footer', { class: 'composer' }, composer, h('div', { class: 'composer-actions' }, stop, send));
+  const queueSend = h('vscode-button', {
+    id: 'queue-send', appearance: 'primary', hidden: true, disabled: true, 'aria-label': 'Queue the message: it is sent when the agent is done',
+  }, 'Queue');
+  const composerBox = h('footer', { class: 'composer' }, composer, h('div', { class: 'composer-actions' }, stop, queueSend, send));
   app.replaceChildren(header, transcript, queue, orphan, errorBar, readonlyBar, composerBox, announcer);
   // The toolkit's text area names itself "Text area" when it is connected (it has no text content),
   // replacing the label given above: a screen reader announced the composer as "Text area".
   composer.setAttribute('aria-label', COMPOSER_LABEL);
   app.classList.add('chat');
-  return { app, header, transcript, content, orphan, queue, errorBar, errorMessage, readonlyBar, readonlyMessage, composerBox, composer, send, stop, announcer };
+  return { app, header, transcript, content, orphan, queue, errorBar, errorMessage, readonlyBar, readonlyMessage, composerBox, composer, send, queueSend, stop, announcer };
 }
 
 /** Sets or removes a boolean attribute (e.g. `disabled`, `hidden`) only when it changes. */

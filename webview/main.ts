@@ -256,6 +256,11 @@ sk.composer.addEventListener('keydown', (event: KeyboardEvent) => {
 sk.send.addEventListener('click', () => {
   if (!sk.send.hasAttribute('disabled')) send();
 });
+sk.queueSend.addEventListener('click', () => {
+  if (sk.queueSend.hasAttribute('disabled')) return;
+  send();
+  sk.composer.focus();
+});
 sk.stop.addEventListener('click', () => {
   if (sk.stop.hasAttribute('disabled')) return;
   host.post({ type: 'stop' });

@@ -205,9 +205,13 @@ export class ChatRenderer {
     const running = state.mode === 'chat' && state.live.running;
     setFlag(this.sk.stop, 'hidden', !running);
     setFlag(this.sk.stop, 'disabled', !running);
-    // While the agent works, Stop takes Send's place (as in Copilot Chat); Enter queues the message.
+    // While the agent works, Stop takes Send's place (as in Copilot Chat) and Queue stands beside it:
+    // Enter or Queue queues the message.
+    const locked = state.mode !== 'chat' || !!state.live.readOnlyReason;
     setFlag(this.sk.send, 'hidden', running);
-    setFlag(this.sk.send, 'disabled', state.mode !== 'chat' || !!state.live.readOnlyReason);
+    setFlag(this.sk.send, 'disabled', locked);
+    setFlag(this.sk.queueSend, 'hidden', !running);
+    setFlag(this.sk.queueSend, 'disabled', !running || locked);
   }
 }
 

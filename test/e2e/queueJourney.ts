@@ -96,7 +96,10 @@ export async function queueJourney(ctx: JourneyContext): Promise<void> {
     await allow(frame(), 'sleep 30');
     await visible(frame().locator('.invocation .status-badge.status-running').last(), 'sleep 30 running', TIMEOUTS.ui);
     await enter(frame(), 'run echo third-queued');
-    await enter(frame(), 'run echo fourth-queued');
+    // The fourth with the mouse: the Queue button beside Stop.
+    const input = frame().locator('#composer textarea');
+    await input.fill('run echo fourth-queued');
+    await (await visible(frame().locator('#queue-send'), 'the Queue button beside Stop', TIMEOUTS.ui)).click();
     await queueShows(frame(), ['Queued: run echo third-queued', 'Queued: run echo fourth-queued'], TIMEOUTS.ui);
   });
 

@@ -292,6 +292,22 @@ describe('the composer while the agent works', () => {
     assert.deepEqual(decideSend('and then the docs', 'Written by a newer version'), { kind: 'refuse', reason: 'Written by a newer version' });
   });
 
+  test('a Queue button stands beside Stop while the agent works (for those who queue with the mouse), only then, and not in a read-only chat', async () => {
+    const { buildSkeleton } = await import('../../webview/layout');
+    const { ChatRenderer } = await import('../../webview/render');
+    const { INITIAL_VIEW_STATE } = await import('../../webview/state');
+    const sk = buildSkeleton(window.document.createElement('div') as unknown as HTMLElement);
+    const renderer = new ChatRenderer(sk);
+    const shown = () => [sk.send, sk.queueSend, sk.stop].map((b) => `${b.id}:${b.hasAttribute('hidden') ? 'hidden' : b.hasAttribute('disabled') ? 'disabled' : 'on'}`);
+    renderer.render({ ...INITIAL_VIEW_STATE, mode: 'chat', session, live: running });
+    assert.deepEqual(shown(), ['send:hidden', 'queue-send:on', 'stop:on']);
+    assert.equal(sk.queueSend.getAttribute('aria-label'), 'Queue the message: it is sent when the agent is done');
+    renderer.render({ ...INITIAL_VIEW_STATE, mode: 'chat', session, live: idle });
+    assert.deepEqual(shown(), ['send:on', 'queue-send:hidden', 'stop:hidden']);
+    renderer.render({ ...INITIAL_VIEW_STATE, mode: 'chat', session, live: { ...running, readOnlyReason: 'Written by a newer version' } });
+    assert.deepEqual(shown(), ['send:hidden', 'queue-send:disabled', 'stop:on']);
+  });
+
   test('the renderer draws the state\'s queue between the transcript and the composer; its buttons reach the host', async () => {
     const { buildSkeleton } = await import('../../webview/layout');
     const { ChatRenderer } = await import('../../webview/render');
