@@ -17,24 +17,10 @@ import { codexConfigToml } from '../../src/runtime/agents/codex/codexConfig';
 import { CodexAgent, displayCommand, programOf, unifiedDiff, type CodexAgentConfig } from '../../src/runtime/agents/codex/codexAgent';
 import { functionOutput, ResponsesMock, userTexts } from '../mocks/responsesMock';
 import { openRuntime, pendingRequest, type RuntimeHarness, type RuntimeHarnessOptions } from './harness';
+import { CODEX } from './codexBinary';
 import { tempDir, waitFor } from './helpers';
 import { items, textOf } from './turnItems';
 
-/** The native codex binary of the installed @openai/codex platform package, if any. */
-function codexBinary(): string | undefined {
-  try {
-    const vendor = path.join(path.dirname(require.resolve('@openai/codex-linux-x64/package.json')), 'vendor');
-    for (const triple of fs.readdirSync(vendor)) {
-      const bin = path.join(vendor, triple, 'bin', 'codex');
-      if (fs.existsSync(bin)) return bin;
-    }
-  } catch {
-    // not installed for this platform
-  }
-  return undefined;
-}
-
-const CODEX = codexBinary();
 const MODEL = 'mock-model';
 
 /** Process ids whose environment has CODEX_HOME=`home` (app-server and anything it started). */

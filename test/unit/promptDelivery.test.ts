@@ -20,6 +20,7 @@ import { OpenAICompatibleMock, text, toolCalls } from '../mocks/openaiCompatible
 import { ResponsesMock, userTexts as responsesUserTexts } from '../mocks/responsesMock';
 import { ContextSpy, turnRequest } from './agentContextSpy';
 import { tempDir } from './helpers';
+import { CODEX } from './codexBinary';
 
 const scratch: string[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -154,20 +155,6 @@ describe('prompt delivery: Claude agent (real Claude Code CLI)', () => {
   });
 });
 
-/** The native codex binary of the installed @openai/codex platform package, if any. */
-function codexBinary(): string | undefined {
-  try {
-    const vendor = path.join(path.dirname(require.resolve('@openai/codex-linux-x64/package.json')), 'vendor');
-    for (const triple of fs.readdirSync(vendor)) {
-      const bin = path.join(vendor, triple, 'bin', 'codex');
-      if (fs.existsSync(bin)) return bin;
-    }
-  } catch {
-    // not installed for this platform
-  }
-  return undefined;
-}
-const CODEX = codexBinary();
 
 describe('prompt delivery: Codex agent (real codex app-server)', { skip: CODEX ? false : 'the @openai/codex linux-x64 binary is not installed' }, () => {
   async function responsesMock(): Promise<ResponsesMock> {

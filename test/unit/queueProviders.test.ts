@@ -27,6 +27,7 @@ import { OpenAICompatibleMock } from '../mocks/openaiCompatibleMock';
 import { ResponsesMock, userTexts as responsesUserTexts } from '../mocks/responsesMock';
 import { toolCalls } from '../mocks/openaiCompatibleMock';
 import { openRuntime, pendingRequest, type RuntimeHarness } from './harness';
+import { CODEX } from './codexBinary';
 import { tempDir, waitFor } from './helpers';
 
 const scratch: string[] = [];
@@ -294,20 +295,6 @@ describe('the queue with the Claude agent (real Claude Code CLI)', () => {
 
 // ---- Codex (codex app-server) ----
 
-/** The native codex binary of the installed @openai/codex platform package, if any. */
-function codexBinary(): string | undefined {
-  try {
-    const vendor = path.join(path.dirname(require.resolve('@openai/codex-linux-x64/package.json')), 'vendor');
-    for (const triple of fs.readdirSync(vendor)) {
-      const bin = path.join(vendor, triple, 'bin', 'codex');
-      if (fs.existsSync(bin)) return bin;
-    }
-  } catch {
-    // not installed for this platform
-  }
-  return undefined;
-}
-const CODEX = codexBinary();
 
 async function codex(executablePath = CODEX!): Promise<ProviderUnderTest> {
   const mock = await ResponsesMock.start();
