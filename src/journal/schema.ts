@@ -3,9 +3,9 @@
  *
  * The schema version is a fact of the database (`PRAGMA user_version`), never a flag kept elsewhere.
  * Migration N takes a database at version N-1 to N inside one transaction that also sets
- * `user_version = N`, so a crash leaves either the old version or the new one (the rule of
- * stablyai/orca's journal). A database at a version above `SCHEMA_VERSION` was written by a newer
- * build: it is opened read-only and never migrated down.
+ * `user_version = N`, so a crash leaves either the old version or the new one. A database at a
+ * version above `SCHEMA_VERSION` was written by a newer build: it is opened read-only and never
+ * migrated down.
  *
  * All SQL here is deterministic (no `random()`, no `now()`): ids and times come in as parameters,
  * so a logged transaction replays to the same state (see docs/ARCHITECTURE.md).
@@ -293,6 +293,23 @@ export const MIGRATIONS: readonly Migration[] = [
         updated_at INTEGER NOT NULL
       );
       CREATE INDEX queued_prompts_by_session ON queued_prompts(session_id, state, position);
+    `,
+  },
+  {
+    version: 6,
+    description: 'the content store: byte strings kept once by their SHA-256',
+    // contents: whole content the journal keeps (attachments sent with a prompt, files before and
+    // after an agent changed them), addressed by the SHA-256 of the bytes so identical content is
+    // stored once. encoding 'utf8': body is the bytes as text; 'base64': body is their base64 (the
+    // redo log carries text and numbers, not blobs). See operations/contents.ts.
+    sql: `
+      CREATE TABLE contents (
+        hash TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        encoding TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
     `,
   },
 ];

@@ -106,6 +106,12 @@ export async function editJournalFile(file: string, edit: (db: Database) => void
   db.close();
 }
 
+/** SQL that takes a schema-6 database back to schema 5 (drops the content store); before UNDO_SCHEMA_5. */
+export const UNDO_SCHEMA_6 = `
+  DROP TABLE contents;
+  PRAGMA user_version = 5;
+`;
+
 /**
  * SQL that takes a schema-5 database back to schema 4 (drops the outbox migration 5 added); before
  * UNDO_SCHEMA_4 for an older journal still.

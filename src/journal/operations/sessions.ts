@@ -1,11 +1,11 @@
 /** Operations on sessions (chats): create, rename, delete with everything under them, provider state. */
 import type { SessionRecord } from '../../core/events';
 import { JournalRefusedError } from '../errors';
-import { OperationsBase } from './base';
+import { ContentOps } from './contents';
 import { toSession } from './rows';
 
-/** The operations of this concern, on top of OperationsBase (see module docstring). */
-export abstract class SessionOps extends OperationsBase {
+/** The operations of this concern, on top of ContentOps (see module docstring). */
+export abstract class SessionOps extends ContentOps {
   /**
    * Creates a session in the workspace folder `session.workspace` (unset or null: unknown). Throws
    * a constraint error if the id exists.
@@ -66,6 +66,7 @@ export abstract class SessionOps extends OperationsBase {
       this.run(`DELETE FROM ${table} WHERE session_id = ?`, [id]);
     }
     this.run('DELETE FROM sessions WHERE id = ?', [id]);
+    this.dropUnreferencedContents();
     return { deleted: true };
   }
 
