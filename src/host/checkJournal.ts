@@ -2,7 +2,7 @@
  * Agent Chats: Check Journal (`nativeAgentChats.checkJournal`): runs the journal check
  * (src/runtime/journalCheck.ts) under a cancellable progress notification — its reads run in the
  * journal's threads, chunk by chunk, so the window never stalls — and opens the report
- * (src/core/journalCheckMarkdown.ts) as an untitled Markdown document. Also the warnings that offer
+ * (src/core/journalCheckMarkdown.ts) as a read-only Markdown document (./reportDocuments.ts). Also the warnings that offer
  * a **Check Journal** button (a journal moved aside, a read-only journal).
  */
 import * as vscode from 'vscode';
@@ -10,6 +10,7 @@ import { journalVerdict } from '../core/journalCheck';
 import { journalCheckMarkdown } from '../core/journalCheckMarkdown';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 import { checkJournal } from '../runtime/journalCheck';
+import { showReport } from './reportDocuments';
 
 /** The command's id (contributed in package.json). */
 export const CHECK_JOURNAL_COMMAND = 'nativeAgentChats.checkJournal';
@@ -39,8 +40,7 @@ export async function runCheckJournal(runtime: ChatRuntime): Promise<string | un
     },
   );
   if (!report) return undefined;
-  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: journalCheckMarkdown(report) });
-  await vscode.window.showTextDocument(document, { preview: false });
+  await showReport('Journal check', journalCheckMarkdown(report));
   return journalVerdict(report);
 }
 

@@ -22,6 +22,7 @@ import { ChatPanels } from './chatPanels';
 import type { ChatTree } from './chatTree';
 import { createChatTree, registerChatTree } from './chatTreeCommands';
 import { registerCommands } from './commands';
+import { registerReportDocuments } from './reportDocuments';
 import { migrationProgress } from './migrationProgress';
 import { logText, noticeText } from './notices';
 import { setting } from './providers';
@@ -72,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
   panels = new ChatPanels(ready, context.extensionUri, log, chatTree);
   context.subscriptions.push(output, panels, vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, panels));
   registerCommands({ context, ready, panels, output, log });
+  registerReportDocuments(context);
   registerChatTree(context, chatTree, ready, panels, log);
   // VS Code's activation is this function returning; the journal keeps opening in the background.
   log(`[activation] activate() returned in ${Math.round(performance.now() - activateStarted)} ms (commands, serializer and view registered; the journal opens in the background)`);

@@ -1,6 +1,7 @@
 // Agent Chats: Check Journal in the real extension host: the command is contributed (palette and
-// the Agent Chats view's `...` menu) and opens an untitled Markdown document whose verdict is the one
-// the command returns; on this suite's journal (chats written by the local agent) it is Healthy.
+// the Agent Chats view's `...` menu) and opens a read-only Markdown document (no save prompt on
+// close) whose verdict is the one the command returns; on this suite's journal (chats written by the
+// local agent) it is Healthy.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { api } from './helpers';
@@ -29,9 +30,12 @@ suite('Check Journal', () => {
     const document = vscode.window.activeTextEditor?.document;
     assert.ok(document, 'a document is open');
     assert.equal(document.languageId, 'markdown');
-    assert.equal(document.isUntitled, true);
+    assert.equal(document.uri.scheme, 'agent-chats-report', 'a read-only report, not an untitled document that asks to be saved');
+    assert.equal(document.isUntitled, false);
+    assert.equal(document.isDirty, false);
     assert.equal(document.getText().split('\n').slice(0, 3).join('\n'), '# Agent Chats journal check\n\n**Verdict: Healthy.**');
     assert.match(document.getText(), /^## Chats that cannot be changed\n\nNone: every record of every chat could be read\.$/m);
-    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    assert.notEqual(vscode.window.activeTextEditor?.document.uri.toString(), document.uri.toString(), 'closed without a save prompt');
   });
 });
