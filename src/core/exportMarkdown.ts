@@ -1,5 +1,5 @@
 /**
- * A chat as a Markdown document (Agent Chats: Export Chat as Markdown…, Open Chat as Markdown,
+ * A chat as a Markdown document (Agent Chats: Export Chat as Markdown…, Copy Chat into an Untitled Markdown Editor,
  * Export All Chats…). The format is described in README.md ("Export format"); in short: a title, a
  * list of facts (agent, times, turns), then per turn a `## Turn N` heading, when it was sent and how
  * it ended, the prompt as a quote, and the turn's items in the chat's order: the agent's reply as

@@ -1,6 +1,6 @@
 /**
  * The export commands: **Export Chat as Markdown…** (a save dialog, then a notification with Open),
- * **Open Chat as Markdown** (an untitled Markdown editor) and **Export All Chats…** (a folder picker,
+ * **Copy Chat into an Untitled Markdown Editor** (an untitled Markdown editor) and **Export All Chats…** (a folder picker,
  * then one file per chat and an index in a new folder inside it, under a cancellable progress
  * notification). The chat is the one given (a session id, or an object with `sessionId`: a view
  * item), else the active chat tab's, else a picked one. The Markdown itself is `chatMarkdown`
@@ -83,9 +83,9 @@ async function exportChat(runtime: ChatRuntime, panels: ChatPanels, args: unknow
   return target.toString();
 }
 
-/** Open Chat as Markdown: resolves the untitled document's URI (as a string), or undefined when dismissed. */
+/** Copy Chat into an Untitled Markdown Editor: resolves the untitled document's URI (as a string), or undefined when dismissed. */
 async function openChatAsMarkdown(runtime: ChatRuntime, panels: ChatPanels, args: unknown): Promise<string | undefined> {
-  const session = await chatToExport(runtime, panels, args, 'Open which chat as Markdown?');
+  const session = await chatToExport(runtime, panels, args, 'Copy which chat into an untitled Markdown editor?');
   if (!session) return undefined;
   const chat = await chatMarkdown(runtime, session, localUtcOffset);
   const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: chat.markdown });

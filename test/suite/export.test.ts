@@ -1,4 +1,4 @@
-// The export commands in the real extension host: Open Chat as Markdown opens an untitled Markdown
+// The export commands in the real extension host: Copy Chat into an Untitled Markdown Editor opens an untitled Markdown
 // editor with the chat; Export Chat as Markdown… writes the file (its `target` argument stands in for
 // the save dialog, which a test cannot answer); Export All Chats… writes every chat and an index into
 // a new folder inside the one given (`folder` stands in for the folder picker).
@@ -22,7 +22,7 @@ async function chatWith(prompt: string, title: string): Promise<string> {
 }
 
 suite('export as Markdown', () => {
-  test('Open Chat as Markdown opens an untitled Markdown editor with the chat, from a session id or a view item', async () => {
+  test('Copy Chat into an Untitled Markdown Editor opens an untitled Markdown editor with the chat, from a session id or a view item', async () => {
     const sessionId = await chatWith('run ls', 'Listing for the export');
     for (const arg of [sessionId, { sessionId }]) {
       const uri = await vscode.commands.executeCommand<string>('nativeAgentChats.openChatAsMarkdown', arg);
@@ -39,7 +39,7 @@ suite('export as Markdown', () => {
     }
   });
 
-  test('with no argument, Open Chat as Markdown takes the active chat tab\'s chat', async () => {
+  test('with no argument, Copy Chat into an Untitled Markdown Editor takes the active chat tab\'s chat', async () => {
     const sessionId = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'local' });
     await vscode.commands.executeCommand('nativeAgentChats.renameChat', { sessionId, title: 'The active one' });
     await waitFor('its tab to be the active one', () => (vscode.window.tabGroups.activeTabGroup.activeTab?.label === 'The active one' ? true : undefined));
