@@ -2,7 +2,6 @@
  * A discriminated result for operations whose failure is an expected outcome the UI shows
  * (a refused journal write, a rejected message), not an exception.
  * `reason` is a stable machine code; `message` is a sentence for people.
- * Pattern from apache/maka's validators (`{ ok: true, value } | { ok: false, reason, message }`).
  */
 export type Result<T, R extends string = string> =
   | { readonly ok: true; readonly value: T }

@@ -2,7 +2,7 @@
  * The product's fixed vocabulary: statuses, closure reasons, error classes and decisions.
  *
  * Every enumeration is an `as const` tuple with its union type derived from it, so the list and the
- * type never drift (the pattern of apache/maka `packages/core/src/sandbox-boundary.ts`). Other layers
+ * type never drift. Other layers
  * (journal, runtime, webview) use these types: a literal elsewhere is checked against them, so a
  * misspelt one fails to compile. SQL text is the exception (docs/ARCHITECTURE.md, Layers). The
  * view and the export word error classes and closure reasons in `src/core/errorClassWords.ts` only.

@@ -17,7 +17,7 @@
  *      end says so (`processGroupStopped`). Signals are not transactions: a pass that dies between the
  *      stop and the write leaves the next pass a group already gone, and that end says nothing of it.
  * A second pass finds the run terminal and does nothing, so there is never a second terminal state.
- * Semantics from apache/maka PR #1619 (provenance on the request row, attribution by run id).
+ * The request row carries its provenance (turn, run, invocation), so a closure is attributed by run id.
  */
 import type { LedgerEvent, ProcessGroupRecord } from '../core/events';
 import { HOST_RESTART_CLOSURE_REASON, RESTART_CLOSURE_ERROR_CLASS, type DeliveryState, type ErrorClass } from '../core/vocabulary';

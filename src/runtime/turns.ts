@@ -92,6 +92,7 @@ export async function startTurn(
   const started = await journal.write('startTurn', {
     turn: { id: run.turnId, sessionId, prompt, origin: from.origin, parentTurnId: from.parentTurnId, createdAt: scope.now() },
     run: { id: run.runId, instanceId: scope.instance.id, provider: session.provider },
+    endedRunIds: ends.endedHere(sessionId),
   });
   if (!started.ok) {
     if (scope.active.get(sessionId) === run) scope.active.delete(sessionId);

@@ -166,6 +166,9 @@ describe('the queue through the panel and the runtime', () => {
       assert.equal(urgent!.sentFrom, 'send_now');
       assert.deepEqual(panel.view().queue.map((p) => [p.clientId, p.hold]), [['c2', null]], 'the rest stays queued behind it: Send now is no Stop of the queue');
 
+      // The run is live before its agent has the prompt (the runtime reads the history first): a
+      // Stop in between ends it without the agent, and the replies counted below would be one short.
+      await waitFor('the agent to have the urgent message', () => held.prompts.includes('urgent'));
       panel.receive({ type: 'stop' });
       await waitFor('the stop', () => !panel.view().live.running);
       await settled();

@@ -15,15 +15,17 @@ const SELF = fakeInstance('self');
 const clock = steppingClock();
 
 /** A turn and its run, as a host journals them; its prompt acknowledged by the agent unless `delivered` is false. */
-async function seedRun(j: Journal, ids: { session: string; turn: string; run: string; owner?: string; delivered?: boolean }): Promise<void> {
+/** `endedRunIds`: runs of the chat to start beside (two runs of one chat in flight, as a build before the journal's busy check could leave). */
+async function seedRun(j: Journal, ids: { session: string; turn: string; run: string; owner?: string; delivered?: boolean; endedRunIds?: string[] }): Promise<void> {
   if (!(await j.read('getSession', ids.session))) {
     assert.ok((await j.write('createSession', { id: ids.session, title: ids.session, provider: 'local', createdAt: clock(), updatedAt: clock() })).ok);
   }
   const r = await j.write('startTurn', {
     turn: { id: ids.turn, sessionId: ids.session, prompt: `prompt of ${ids.turn}`, origin: 'prompt', parentTurnId: null, createdAt: clock() },
     run: { id: ids.run, instanceId: ids.owner ?? DEAD.id, provider: 'local' },
+    endedRunIds: ids.endedRunIds,
   });
-  assert.ok(r.ok);
+  assert.ok(r.ok, JSON.stringify(r));
   if (ids.delivered !== false) assert.deepEqual(await j.write('markDelivered', ids.turn), { ok: true, value: { marked: true } });
 }
 
@@ -144,7 +146,7 @@ describe('recovery after a host restart', () => {
     await lifetime(file, async (j) => {
       await seedInstances(j);
       await seedRun(j, { session: 's', turn: 't', run: 'r' });
-      await seedRun(j, { session: 's', turn: 'u', run: 'ru' });
+      await seedRun(j, { session: 's', turn: 'u', run: 'ru', endedRunIds: ['r'] });
       await seedInvocationWithRequest(j, 'r', 'inv', 'req');
       await j.write('settleBoundaryRequest', { id: 'req', status: 'denied', decision: 'deny', closureReason: 'host_restarted', at: clock() });
     });

@@ -199,7 +199,7 @@ export abstract class OutboxOps extends ChatListOps {
   /** Starts a prompt turn for a message (its client id on the turn) with the chat's provider. */
   private startQueuedTurn(sessionId: string, clientId: string, text: string, sentFrom: SentFrom, next: NextTurnIds, at: number): { turn: TurnRecord; run: RunRecord } {
     const provider = this.getSession(sessionId)!.provider;
-    return this.startTurn({
+    return this.insertTurnAndRun({
       turn: { id: next.turnId, sessionId, prompt: text, origin: 'prompt', parentTurnId: null, createdAt: at, clientId, sentFrom },
       run: { id: next.runId, instanceId: next.instanceId, provider },
     });

@@ -13,6 +13,11 @@ import { toRun, toTurn } from './rows';
 export interface StartTurnInput {
   readonly turn: Omit<TurnRecord, 'status' | 'errorClass'>;
   readonly run: { readonly id: string; readonly instanceId: string; readonly provider: string };
+  /**
+   * Runs of the chat the writing window knows have ended though the journal could not record their
+   * end yet (a full disk): not counted as running.
+   */
+  readonly endedRunIds?: readonly string[];
 }
 
 /**
@@ -63,11 +68,25 @@ export abstract class TurnRunOps extends SessionOps {
    * Creates a turn (status running, delivery `sending`: its prompt is not handed to the agent yet)
    * and its run (status running) in the caller's transaction. `turn.clientId` and `turn.sentFrom`
    * are recorded when given (a message of the composer or the queue), else NULL (Retry, Continue).
+   * @throws JournalRefusedError('busy') while another run of the chat is running (in any window, or
+   * orphaned and not yet recovered; `input.endedRunIds` aside), 'not_found' for an unknown chat.
    */
   startTurn(input: StartTurnInput): { turn: TurnRecord; run: RunRecord } {
     const t = input.turn;
     if (!this.getSession(t.sessionId)) throw new JournalRefusedError('not_found', `No chat with id ${t.sessionId}.`);
     this.touch(t.sessionId);
+    const ended = input.endedRunIds ?? [];
+    // Checked inside the transaction: another window may have started a run of this chat since this
+    // window last looked, and two runs of one chat at once would interleave their replies.
+    if (this.all("SELECT id FROM runs WHERE session_id = ? AND status = 'running'", [t.sessionId]).some((r) => !ended.includes(r.id as string))) {
+      throw new JournalRefusedError('busy', 'The agent is already working on this chat (in this or another window). Wait for it or press Stop.');
+    }
+    return this.insertTurnAndRun(input);
+  }
+
+  /** Inserts a turn and its first run (`status` running) for a caller that checked no other run of the chat runs. */
+  protected insertTurnAndRun(input: StartTurnInput): { turn: TurnRecord; run: RunRecord } {
+    const t = input.turn;
     this.run(
       'INSERT INTO turns (id, session_id, prompt, origin, parent_turn_id, status, created_at, client_id, delivery, sent_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       [t.id, t.sessionId, t.prompt, t.origin, t.parentTurnId, 'running', t.createdAt, t.clientId ?? null, 'sending', t.sentFrom ?? null],
