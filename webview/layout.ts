@@ -21,6 +21,8 @@ export interface Skeleton {
   readonly transcript: HTMLElement;
   /** The box inside it holding the welcome text or the turns (`.transcript-content`). */
   readonly content: HTMLElement;
+  /** Scrolls back to the newest message; shown only while the user reads above the bottom. */
+  readonly jumpToLatest: HTMLElement;
   readonly orphan: HTMLElement;
   /** The chat's queued messages, under the transcript (`render/queue.ts`; hidden when none). */
   readonly queue: HTMLElement;
@@ -44,7 +46,10 @@ export function buildSkeleton(app: HTMLElement): Skeleton {
   const header = h('header', { class: 'chat-header' });
   const content = h('div', { class: 'transcript-content' });
   // Not a live region: turns are drawn as the user scrolls (render/virtual.ts); `announcer` says what happens.
-  const transcript = h('main', { id: 'transcript', class: 'transcript', 'aria-label': 'Conversation' }, content);
+  // Shown while the user reads above the bottom; a zero-height sticky dock keeps it in the scroller's
+  // lower corner without adding to the transcript's height (which the scroll pin measures).
+  const jumpToLatest = h('vscode-button', { class: 'jump-latest', appearance: 'secondary', hidden: true, title: 'Jump to the latest message' }, 'Latest ↓');
+  const transcript = h('main', { id: 'transcript', class: 'transcript', 'aria-label': 'Conversation' }, content, h('div', { class: 'jump-latest-dock' }, jumpToLatest));
   const announcer = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
   const orphan = h('div', { class: 'orphan-box', hidden: true });
   const queue = h('section', { class: 'queue', hidden: true });
@@ -81,7 +86,7 @@ export function buildSkeleton(app: HTMLElement): Skeleton {
   // replacing the label given above: a screen reader announced the composer as "Text area".
   composer.setAttribute('aria-label', COMPOSER_LABEL);
   app.classList.add('chat');
-  return { app, header, transcript, content, orphan, queue, errorBar, errorMessage, readonlyBar, readonlyMessage, composerBox, composer, send, queueSend, stop, announcer };
+  return { app, header, transcript, content, jumpToLatest, orphan, queue, errorBar, errorMessage, readonlyBar, readonlyMessage, composerBox, composer, send, queueSend, stop, announcer };
 }
 
 /** Sets or removes a boolean attribute (e.g. `disabled`, `hidden`) only when it changes. */

@@ -11,7 +11,7 @@ import type { BoundaryDecision } from '../src/core/vocabulary';
 import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
 import { decideSend, isSelectAllKey, isSendKey } from './input';
 import { announcementsFor } from './announcer';
-import { buildSkeleton } from './layout';
+import { buildSkeleton, setFlag } from './layout';
 import { ViewOutbox } from './outbox';
 import { PanelMemory, type ScrollAnchor } from './panelMemory';
 import { ChatRenderer } from './render';
@@ -41,7 +41,7 @@ window.addEventListener('error', (event) => reportError(event.error ?? event.mes
 window.addEventListener('unhandledrejection', (event) => reportError(event.reason, 'unhandled rejection'));
 const app = document.getElementById('app') ?? document.body.appendChild(document.createElement('div'));
 const sk = buildSkeleton(app);
-const scroll = new ScrollPin(sk.transcript, sk.content);
+const scroll = new ScrollPin(sk.transcript, sk.content, (pinned) => setFlag(sk.jumpToLatest, 'hidden', pinned));
 const renderer = new ChatRenderer(sk, reportError, {
   atBottom: () => scroll.atBottom, onNearTop: askOlder, onMounted: () => keepTicking(), onQueueAction: (m) => host.post(m),
   onQueueFocusLost: () => sk.composer.focus(),
@@ -252,6 +252,11 @@ sk.composer.addEventListener('keydown', (event: KeyboardEvent) => {
   if (!isSendKey(event)) return;
   event.preventDefault();
   if (!sk.send.hasAttribute('disabled')) send();
+});
+sk.jumpToLatest.addEventListener('click', () => {
+  scroll.pin();
+  // The button hides once at the bottom: focus goes where the user most likely continues.
+  sk.composer.focus();
 });
 sk.send.addEventListener('click', () => {
   if (!sk.send.hasAttribute('disabled')) send();

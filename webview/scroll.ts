@@ -6,10 +6,13 @@ import { isNearBottom } from './input';
 
 /** Tracks whether the user is at the bottom of `box` and re-pins when content or size changes. */
 export class ScrollPin {
-  private pinned = true;
+  private pinnedNow = true;
 
-  /** Watches `box` (the scroller) and `content` (what grows inside it). */
-  constructor(private readonly box: HTMLElement, content: HTMLElement) {
+  /**
+   * Watches `box` (the scroller) and `content` (what grows inside it); `onPinnedChange(pinned)` is
+   * called each time following the bottom starts or stops (to show or hide a jump-to-latest button).
+   */
+  constructor(private readonly box: HTMLElement, content: HTMLElement, private readonly onPinnedChange: (pinned: boolean) => void = () => undefined) {
     box.addEventListener('scroll', () => {
       this.pinned = isNearBottom(box.scrollTop, box.scrollHeight, box.clientHeight);
     }, { passive: true });
@@ -22,7 +25,17 @@ export class ScrollPin {
 
   /** True while the view follows the bottom of the transcript. */
   get atBottom(): boolean {
-    return this.pinned;
+    return this.pinnedNow;
+  }
+
+  private get pinned(): boolean {
+    return this.pinnedNow;
+  }
+
+  private set pinned(on: boolean) {
+    if (on === this.pinnedNow) return;
+    this.pinnedNow = on;
+    this.onPinnedChange(on);
   }
 
   /** Scrolls to the bottom if the user was there (call after each render). */

@@ -2,7 +2,8 @@
  * The long-chat journey, as a user in a real workbench (code-server + Chromium), with a chat of
  * LONG_TURNS turns seeded into the journal before the server starts (bench/longChatSeed.ts): Open
  * Chat… shows its last turn at the bottom of the view, with a bounded number of turns in the page;
- * the mouse wheel scrolls it up to its first prompt; a second window (another browser profile)
+ * the mouse wheel scrolls it up to its first prompt, where **Latest ↓** is offered (screenshots in
+ * four themes) and takes the view back to the last turn; a second window (another browser profile)
  * shows the chat too, and a card decided in the first window clears in the second.
  */
 import type { Page } from 'playwright-core';
@@ -12,6 +13,7 @@ import { chatFrame, runCommand, waitForWorkbench } from '../harness/codeServer';
 import type { HostCrashContext } from './hostCrashJourney';
 import { TIMEOUTS } from './restartJourney';
 import { stepper, visible } from './steps';
+import { THEMES, pickTheme } from './themeSteps';
 
 /** Turns of the seeded long chat, and of the short chat beside it. */
 export const LONG_TURNS = 5000;
@@ -60,6 +62,23 @@ export async function longChatJourney(ctx: HostCrashContext): Promise<void> {
     await visible(chatFrame(a).locator(`${turnSelector(first)} .message.user`, { hasText: FIRST_PROMPT }), 'the first prompt', TIMEOUTS.ui);
     await inView(a, first, 'the first turn');
     ctx.log(`  the wheel reached the first turn in ${scroll.wheelSteps} steps, ${(scroll.wallMs / 1000).toFixed(1)} s`);
+  });
+
+  await step('jump-to-latest-offered', async () => {
+    await visible(chatFrame(a).locator('.jump-latest'), 'the jump-to-latest button while the user reads the first prompt', TIMEOUTS.ui);
+    // What the button looks like in each kind of theme (screenshots jump-latest-<tag>).
+    for (const theme of THEMES) {
+      await pickTheme(a, theme, TIMEOUTS.ui);
+      await a.waitForTimeout(300);
+      await ctx.shot(`jump-latest-${theme.tag}`);
+    }
+    await pickTheme(a, THEMES[0], TIMEOUTS.ui);
+  });
+
+  await step('jumped-to-latest', async () => {
+    await chatFrame(a).locator('.jump-latest').click();
+    await chatFrame(a).locator('.jump-latest').waitFor({ state: 'hidden', timeout: TIMEOUTS.ui });
+    await inView(a, last, 'the last turn after Latest ↓');
   });
 
   const b = await ctx.newBrowserPage();
