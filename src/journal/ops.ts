@@ -14,7 +14,7 @@ import type { JournalCore } from './core';
 
 /** Operations that only read. */
 export const READ_OPS = [
-  'getFence', 'getProviderState', 'getSession', 'listSessions', 'getTurn', 'listTurns', 'getRun', 'listRunsInFlight',
+  'getFence', 'getProviderState', 'getSession', 'listSessions', 'titlesLike', 'getTurn', 'listTurns', 'getRun', 'listRunsInFlight',
   'stopRequested', 'listEvents', 'getInvocation', 'listOpenInvocations', 'getBoundaryRequest', 'listPendingBoundaryRequests',
   'listSessionPendingBoundaryRequests', 'listRestartClosures', 'hasSessionGrant', 'listTabs', 'getInstance', 'listInstances', 'listProcessGroups',
   'readTurnPage', 'readChangesSince', 'listHistory', 'isFollowedUp', 'searchChats', 'listChats', 'getChatListItem',

@@ -149,8 +149,9 @@ async function agentStart(scope: RuntimeScope, settings: TurnSettings, run: RunC
 
 /** Names a new chat after its first prompt, only while it still has the default title (the user may have renamed it meanwhile). */
 async function nameSession(scope: RuntimeScope, session: SessionRecord, prompt: string): Promise<void> {
-  const others = (await scope.journal.read('listSessions')).filter((s) => s.id !== session.id).map((s) => s.title);
-  const named = await scope.journal.write('renameSession', session.id, distinctTitle(titleFromPrompt(prompt), others), NEW_CHAT_TITLE);
+  const title = titleFromPrompt(prompt);
+  const taken = await scope.journal.read('titlesLike', title, session.id);
+  const named = await scope.journal.write('renameSession', session.id, distinctTitle(title, taken), NEW_CHAT_TITLE);
   if (named.ok && named.value.renamed) scope.notifier.emit({ type: 'session', session: named.value.session });
 }
 

@@ -92,4 +92,14 @@ export abstract class SessionOps extends ContentOps {
   listSessions(): SessionRecord[] {
     return this.all('SELECT * FROM sessions ORDER BY updated_at DESC, id').map(toSession);
   }
+
+  /**
+   * The titles of chats other than `exceptId` that are `title` or `title (…)`: what a new chat's
+   * name must not repeat (`distinctTitle`). Reads titles only, so naming a chat among 10,000 does
+   * not decode and copy every session.
+   */
+  titlesLike(title: string, exceptId: string): string[] {
+    const pattern = `${title.replace(/[\\%_]/g, (c) => `\\${c}`)} (%)`;
+    return this.all("SELECT title FROM sessions WHERE id != ? AND (title = ? OR title LIKE ? ESCAPE '\\')", [exceptId, title, pattern]).map((r) => String(r.title));
+  }
 }
