@@ -7,57 +7,20 @@
  * folding every message the panel posted.
  */
 import { strict as assert } from 'node:assert';
-import Module from 'node:module';
 import { describe, it } from 'node:test';
-import type { HostMessage } from '../../src/protocol/messages';
 import { STOP_ELSEWHERE_NOTICE } from '../../src/runtime/chatRuntime';
 import { INITIAL_VIEW_STATE, reduceHostMessage } from '../../webview/state';
 import type { Journal } from '../../src/journal/journal';
 import type { Agent, AgentTurnContext } from '../../src/runtime/agent';
 import { openLocal, openRuntime, pendingRequest } from './harness';
+import { ChatPanels, nextPanel } from './fakePanels';
 import { trackedTempDir, waitFor } from './helpers';
 
-type Posted = HostMessage & { seq?: number };
-
-/** A stand-in WebviewPanel recording what the host posts; `receive` plays the view's messages. */
-function fakePanel() {
-  const posted: Posted[] = [];
-  const view = { receive: (_raw: unknown): void => undefined };
-  const webview = {
-    html: '', options: {}, cspSource: 'vscode-resource:',
-    asWebviewUri: () => 'vscode-resource:/x',
-    onDidReceiveMessage: (listener: (raw: unknown) => void) => ((view.receive = listener), { dispose: () => undefined }),
-    postMessage: async (m: Posted) => posted.push(m),
-  };
-  const panel = {
-    webview, title: '', iconPath: undefined, active: true, reveal: () => undefined,
-    onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined,
-  };
-  return { panel, posted, receive: (raw: unknown) => view.receive(raw) };
-}
-let current = fakePanel();
-const vscodeStub = {
-  Uri: { joinPath: () => ({}) },
-  ViewColumn: { Active: -1 },
-  StatusBarAlignment: { Left: 1 },
-  window: {
-    createWebviewPanel: () => current.panel,
-    createStatusBarItem: () => ({ show: () => undefined, hide: () => undefined, dispose: () => undefined }),
-  },
-  commands: { executeCommand: async () => undefined },
-};
-type Loader = (request: string, parent: unknown, isMain: boolean) => unknown;
-const moduleWithLoad = Module as unknown as { _load: Loader };
-const realLoad = moduleWithLoad._load;
-moduleWithLoad._load = (request, parent, isMain) => (request === 'vscode' ? vscodeStub : realLoad(request, parent, isMain));
-// Loaded after the stand-in is in place (a static import would load the real `vscode` first).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ChatPanels } = require('../../src/host/chatPanels') as typeof import('../../src/host/chatPanels');
 
 describe('changes from another window in the view of the window driving the run', () => {
   it('Stop pressed in window B while window A\'s run waits on an approval: A\'s view shows B\'s notice', async () => {
     const workspace = trackedTempDir('nac-ws-');
-    const { posted, receive } = (current = fakePanel());
+    const { posted, receive } = nextPanel();
     const a = await openLocal({ workspace, instance: 'window-a' });
     const b = await openLocal({ file: a.file, workspace, instance: 'window-b' });
     const panels = new ChatPanels(Promise.resolve(a.runtime), {} as never, () => undefined, {} as never);
@@ -96,7 +59,7 @@ describe('changes from another window in the view of the window driving the run'
   });
   it('Stop pressed in window B while window A streams: A\'s next write applies it first, and A\'s view shows B\'s notice', async () => {
     const workspace = trackedTempDir('nac-ws-');
-    const { posted, receive } = (current = fakePanel());
+    const { posted, receive } = nextPanel();
     let streaming: AgentTurnContext | undefined;
     const agent: Agent = {
       provider: 'local', label: 'streaming agent',

@@ -7,51 +7,13 @@
  * another window reaches this window's view. `vscode` is replaced by the little the panels touch.
  */
 import { strict as assert } from 'node:assert';
-import Module from 'node:module';
 import { describe, it } from 'node:test';
 import { hostMessageProblem } from '../../src/protocol/checkHostMessage';
-import type { HostMessage } from '../../src/protocol/messages';
 import type { Agent, AgentTurnContext } from '../../src/runtime/agent';
-import { INITIAL_VIEW_STATE, reduceHostMessage } from '../../webview/state';
 import { openLocal, openRuntime, type RuntimeHarness } from './harness';
+import { ChatPanels, nextPanel, type Posted } from './fakePanels';
 import { trackedTempDir, waitFor } from './helpers';
 
-type Posted = HostMessage & { seq?: number };
-
-/** A stand-in WebviewPanel recording what the host posts; `receive` plays the view's messages. */
-function fakePanel() {
-  const posted: Posted[] = [];
-  const view = { receive: (_raw: unknown): void => undefined };
-  const webview = {
-    html: '', options: {}, cspSource: 'vscode-resource:',
-    asWebviewUri: () => 'vscode-resource:/x',
-    onDidReceiveMessage: (listener: (raw: unknown) => void) => ((view.receive = listener), { dispose: () => undefined }),
-    postMessage: async (m: Posted) => posted.push(m),
-  };
-  const panel = {
-    webview, title: '', iconPath: undefined, active: true, visible: true, reveal: () => undefined,
-    onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined,
-  };
-  return { panel, posted, receive: (raw: unknown) => view.receive(raw), view: () => posted.reduce(reduceHostMessage, INITIAL_VIEW_STATE) };
-}
-let current = fakePanel();
-const vscodeStub = {
-  Uri: { joinPath: () => ({}) },
-  ViewColumn: { Active: -1 },
-  StatusBarAlignment: { Left: 1 },
-  window: {
-    createWebviewPanel: () => current.panel,
-    createStatusBarItem: () => ({ show: () => undefined, hide: () => undefined, dispose: () => undefined }),
-  },
-  commands: { executeCommand: async () => undefined },
-};
-type Loader = (request: string, parent: unknown, isMain: boolean) => unknown;
-const moduleWithLoad = Module as unknown as { _load: Loader };
-const realLoad = moduleWithLoad._load;
-moduleWithLoad._load = (request, parent, isMain) => (request === 'vscode' ? vscodeStub : realLoad(request, parent, isMain));
-// Loaded after the stand-in is in place (a static import would load the real `vscode` first).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ChatPanels } = require('../../src/host/chatPanels') as typeof import('../../src/host/chatPanels');
 
 /**
  * An agent whose replies run until `finish()` or a Stop. `finish` waits until `count` replies have
@@ -91,7 +53,7 @@ function answers(posted: readonly Posted[]) {
     .map((m) => (m.type === 'error' ? { type: m.type, code: m.code, action: m.action, clientId: m.clientId } : { ...m, seq: undefined }));
 }
 
-async function openChat(h: RuntimeHarness, panel = (current = fakePanel())) {
+async function openChat(h: RuntimeHarness, panel = nextPanel()) {
   const panels = new ChatPanels(Promise.resolve(h.runtime), {} as never, () => undefined, {} as never);
   const binding = panels.bind(h.runtime);
   const s = await h.runtime.createSession('local');

@@ -1,0 +1,67 @@
+/**
+ * The real `ChatPanels` (src/host/chatPanels.ts) in plain Node, with `vscode` replaced by the little
+ * the panels touch: a stand-in WebviewPanel that records what the host posts and plays the view's
+ * messages, and the view's own reducer folding what was posted. Import this module before anything
+ * that loads `vscode` (it installs the stand-in when loaded).
+ */
+import Module from 'node:module';
+import type { HostMessage } from '../../src/protocol/messages';
+import { INITIAL_VIEW_STATE, reduceHostMessage, type ViewState } from '../../webview/state';
+
+/** A message the host posted, with the sequence number the panel stamps on updates. */
+export type Posted = HostMessage & { seq?: number };
+
+/** A stand-in WebviewPanel: what the host posted, `receive` to play a view message, `view()` the view's state. */
+export interface FakePanel {
+  readonly panel: object;
+  readonly posted: Posted[];
+  receive(raw: unknown): void;
+  view(): ViewState;
+}
+
+/** A new stand-in panel (see `FakePanel`). */
+export function fakePanel(): FakePanel {
+  const posted: Posted[] = [];
+  const view = { receive: (_raw: unknown): void => undefined };
+  const webview = {
+    html: '', options: {}, cspSource: 'vscode-resource:',
+    asWebviewUri: () => 'vscode-resource:/x',
+    onDidReceiveMessage: (listener: (raw: unknown) => void) => ((view.receive = listener), { dispose: () => undefined }),
+    postMessage: async (m: Posted) => posted.push(m),
+  };
+  const panel = {
+    webview, title: '', iconPath: undefined, active: true, visible: true, reveal: () => undefined,
+    onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined,
+  };
+  return { panel, posted, receive: (raw: unknown) => view.receive(raw), view: () => posted.reduce(reduceHostMessage, INITIAL_VIEW_STATE) };
+}
+
+let current = fakePanel();
+
+/** Makes `panel` the one the next `createWebviewPanel` returns; returns it. */
+export function nextPanel(panel: FakePanel = fakePanel()): FakePanel {
+  current = panel;
+  return panel;
+}
+
+const vscodeStub = {
+  Uri: { joinPath: () => ({}) },
+  ViewColumn: { Active: -1 },
+  StatusBarAlignment: { Left: 1 },
+  window: {
+    createWebviewPanel: () => current.panel,
+    createStatusBarItem: () => ({ show: () => undefined, hide: () => undefined, dispose: () => undefined }),
+  },
+  commands: { executeCommand: async () => undefined },
+};
+type Loader = (request: string, parent: unknown, isMain: boolean) => unknown;
+const moduleWithLoad = Module as unknown as { _load: Loader };
+const realLoad = moduleWithLoad._load;
+moduleWithLoad._load = (request, parent, isMain) => (request === 'vscode' ? vscodeStub : realLoad(request, parent, isMain));
+
+// Loaded after the stand-in is in place (a static import would load the real `vscode` first).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const chatPanels = require('../../src/host/chatPanels') as typeof import('../../src/host/chatPanels');
+
+/** The real ChatPanels class, loaded against the stand-in `vscode`. */
+export const ChatPanels = chatPanels.ChatPanels;
