@@ -128,9 +128,25 @@ export function movedAsideAmong(file: string, names: readonly string[]): MovedAs
       .filter((n) => n.startsWith(`${name}.log.`) && /^\d+$/.test(n.slice(name.length + 5)))
       .sort((a, b) => Number(a.slice(name.length + 5)) - Number(b.slice(name.length + 5)))
       .map((n) => ({ name: n, bytes: sizeOf(path.join(dir, n)) }));
-    found.push({ name, path: path.join(dir, name), bytes: sizeOf(path.join(dir, name)), movedAt: Number(match[1]), logs, reason: null });
+    const where = path.join(dir, name);
+    found.push({ name, path: where, bytes: sizeOf(where), movedAt: Number(match[1]), logs, reason: recordedReason(where) });
   }
   return found.sort((a, b) => a.movedAt - b.movedAt);
+}
+
+/** The file beside a moved-aside journal `aside` that says why it was moved (JSON `{reason, movedAt, schemaVersion}`). */
+export function movedAsideReasonFile(aside: string): string {
+  return `${aside}.reason.json`;
+}
+
+/** The reason written beside the moved-aside journal `aside`, or null (none written, or unreadable). */
+function recordedReason(aside: string): string | null {
+  try {
+    const recorded = JSON.parse(fs.readFileSync(movedAsideReasonFile(aside), 'utf8')) as { reason?: unknown };
+    return typeof recorded.reason === 'string' ? recorded.reason : null;
+  } catch {
+    return null;
+  }
 }
 
 function sizeOf(file: string): number {

@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import type { Database, SqlJsStatic } from 'sql.js';
+import { movedAsideReasonFile } from './fileCheck';
 import { listGenerations, logPath } from './logFile';
 import { LogStore, UnreadableSnapshotError, type LogOpenReport, type LogStoreOptions } from './logStore';
 import { SCHEMA_VERSION } from './schema';
@@ -71,7 +72,7 @@ export async function openStore(options: WorkerOpenOptions, hooks: StoreHooks): 
     opened = LogStore.open(bytes === undefined ? storeOptions : { ...storeOptions, snapshot: bytes });
   } catch (error) {
     if (!(error instanceof UnreadableSnapshotError)) throw error;
-    const aside = quarantine(options.file, Date.now());
+    const aside = quarantine(options.file, Date.now(), error.message);
     quarantined = { path: aside, reason: error.message };
     opened = LogStore.open(storeOptions);
   }
@@ -95,11 +96,21 @@ function storeOptionsOf(options: WorkerOpenOptions, sql: SqlJsStatic, hooks: Sto
   };
 }
 
-/** Moves an unreadable snapshot and its logs aside (never deletes them); returns where the snapshot went. */
-function quarantine(file: string, stamp: number): string {
+/**
+ * Moves an unreadable snapshot and its logs aside (never deletes them) and writes why next to them
+ * (`movedAsideReasonFile`), so a later Check Journal, in any window, can still say why; returns
+ * where the snapshot went.
+ */
+function quarantine(file: string, stamp: number, reason: string): string {
   const aside = `${file}.unreadable-${stamp}`;
   fs.renameSync(file, aside);
   for (const g of listGenerations(file)) fs.renameSync(logPath(file, g), `${aside}.log.${g}`);
+  try {
+    fs.writeFileSync(movedAsideReasonFile(aside), `${JSON.stringify({ reason, movedAt: stamp, schemaVersion: SCHEMA_VERSION })}\n`);
+  } catch {
+    // The reason is a courtesy (a full disk must not stop the fresh journal from opening); the
+    // report then says it was not recorded.
+  }
   return aside;
 }
 

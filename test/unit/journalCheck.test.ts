@@ -186,6 +186,14 @@ describe('Check Journal', () => {
     ]);
     assert.equal(journalVerdict(report), '2 older journals were set aside; the chats in them are not shown.');
     assert.ok(journalCheckMarkdown(report).includes('1.2 KB, set aside 2023-11-14 22:13 UTC with `journal.sqlite.unreadable-1700000000000.log.3` (100 bytes). Why: reason not recorded.'));
+    // A later check (another window, another day) still says why: the reason was written beside the file.
+    const later = await openJournal(file, { integrityCheckDelayMs: 60_000 });
+    try {
+      const again = await checkJournal(later);
+      assert.deepEqual(again?.files.movedAside.map((a) => a.reason), [null, j.report.quarantined.reason]);
+    } finally {
+      await later.close();
+    }
   });
 
   it('a torn log tail is reported at its offset as torn; damage with records after it as damage in the middle', async () => {
