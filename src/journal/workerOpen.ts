@@ -95,8 +95,12 @@ function storeOptionsOf(options: WorkerOpenOptions, sql: SqlJsStatic, hooks: Sto
   };
 }
 
-/** Moves an unreadable snapshot and its logs aside (never deletes them); returns where the snapshot went. */
-function quarantine(file: string, stamp: number): string {
+/**
+ * Moves an unreadable snapshot and its logs aside as `<file>.unreadable-<stamp>` and
+ * `<file>.unreadable-<stamp>.log.<g>` (never deletes them); returns where the snapshot went.
+ * @throws the rename's error.
+ */
+export function quarantine(file: string, stamp: number): string {
   const aside = `${file}.unreadable-${stamp}`;
   fs.renameSync(file, aside);
   for (const g of listGenerations(file)) fs.renameSync(logPath(file, g), `${aside}.log.${g}`);
