@@ -17,7 +17,11 @@ import { openStore, type OpenStore } from './helpers';
 /** Ids and shape of corpus chat `i` (deterministic). */
 export const chatId = (i: number): string => `chat-${String(i).padStart(3, '0')}`;
 
-/** Writes chat `i` (1-4 turns; tool calls, approvals, long outputs on some; the last turn of every 25th left running with a pending approval). */
+/**
+ * Writes chat `i` (1-4 turns; tool calls, approvals, long outputs on some). Left running as a window
+ * that died would leave them: the last turn of chats 3, 28, 53… waiting on an approval, and of
+ * chats 8, 33, 58… in the middle of its reply.
+ */
 function writeChat(s: OpenStore, i: number, t0: number): void {
   const id = chatId(i);
   const at = t0 + i * 1000;
@@ -43,6 +47,7 @@ function writeChat(s: OpenStore, i: number, t0: number): void {
       }
       s.write((c) => c.finishInvocation({ id: inv, status: 'completed', exitCode: 0, at: when + 6 }));
     }
+    if (i % 25 === 8 && k === turns - 1) return; // a reply cut off mid-way
     s.write((c) => c.finishRun({ runId, status: 'completed', turnStatus: 'completed', at: when + 7 }));
   }
 }

@@ -18,6 +18,19 @@ import { replayLogs, scratchDatabase } from './replayLogs';
 const MOVED_ASIDE = /\.unreadable-(\d+)$/;
 
 /**
+ * The path of the moved-aside journal `name` of the journal `file`: only a name of the form
+ * `<file's name>.unreadable-<ms>` in `file`'s folder (nothing else is ever read through a salvage).
+ * @throws when `name` is not one.
+ */
+export function movedAsidePath(file: string, name: string): string {
+  const prefix = `${path.basename(file)}.unreadable-`;
+  if (typeof name !== 'string' || !name.startsWith(prefix) || !/^\d+$/.test(name.slice(prefix.length))) {
+    throw new Error(`${String(name)} is not a journal moved aside next to ${path.basename(file)}`);
+  }
+  return path.join(path.dirname(file), name);
+}
+
+/**
  * Reads the moved-aside journal at `aside` (see module docstring).
  * @throws when `aside` is not named as a moved-aside journal, or cannot be read at all (missing, no permission).
  */
