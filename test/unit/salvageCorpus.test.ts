@@ -5,7 +5,6 @@
  * intact must come back whole; the figures are printed.
  */
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { SqlJsStatic } from 'sql.js';
@@ -13,7 +12,7 @@ import { readMovedAside } from '../../src/journal/salvage/readMovedAside';
 import { loadSqlJs } from '../../src/journal/sqljs';
 import { WASM_PATH, trackedTempDir } from './helpers';
 import { buildCorpus, recoveredWhole, type Corpus } from './salvageCorpus';
-import { pageMap, pageTrial, sweepTotals, type PageMap, type PageTrial } from './salvageSweep';
+import { logRecords, logTrial, pageMap, pageTrial, sweepTotals, type LogTrial, type PageMap, type PageTrial } from './salvageSweep';
 
 describe('salvage corpus: 200 chats, damaged pages', () => {
   let sql: SqlJsStatic;
@@ -44,6 +43,24 @@ describe('salvage corpus: 200 chats, damaged pages', () => {
   });
 });
 
+describe('salvage corpus: 160 chats in the snapshot and 40 in the log, damaged log records', () => {
+  it('brings back whole every chat no damaged or later record names, and every chat made after the damage; the others as they were before it, marked partial', async () => {
+    const sql = await loadSqlJs(WASM_PATH);
+    const corpus = await buildCorpus(sql, trackedTempDir('nac-salvage-log-'), { chats: 160, logChats: 40 });
+    const log = logRecords(corpus);
+    assert.ok(log.records.length > 100, `${log.records.length} records`);
+    const picks = [0.1, 0.3, 0.5, 0.7, 0.9].map((f) => Math.floor(f * log.records.length));
+    const trials = picks.map((i) => logTrial(sql, corpus, log, i, path.join(corpus.dir, 'trial')));
+    for (const t of trials) {
+      assert.deepEqual(t.untouchedLost, [], `record ${t.record}: untouched chats, or chats made after the damage, not recovered whole`);
+      assert.equal(t.falseWhole, 0, `record ${t.record}: a chat called whole is not`);
+      assert.equal(t.touchedPartial + t.touchedLost, t.touched, `record ${t.record}: every chat a lost record names is partial or missing`);
+    }
+    const sum = (k: keyof LogTrial) => trials.reduce((n, t) => n + (t[k] as number), 0);
+    console.log(`salvage corpus, log (${log.records.length} records; ${trials.length} damaged in turn): ${JSON.stringify({ untouched: sum('untouched'), untouchedWhole: sum('untouchedWhole'), madeAfter: sum('madeAfter'), madeAfterWhole: sum('madeAfterWhole'), touched: sum('touched'), touchedPartial: sum('touchedPartial'), touchedLost: sum('touchedLost') })}`);
+  });
+});
+
 /** Page 1, every table's first and last page and `n` more spread over the file (deterministic). */
 function samplePages(map: PageMap, n: number): number[] {
   const chosen = new Set<number>([1]);
@@ -58,4 +75,3 @@ function samplePages(map: PageMap, n: number): number[] {
   return [...chosen].filter((p) => p <= map.pageCount).sort((a, b) => a - b);
 }
 
-void fs;

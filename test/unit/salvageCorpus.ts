@@ -67,6 +67,8 @@ export interface Corpus {
   readonly file: string;
   /** The moved-aside snapshot. */
   readonly aside: string;
+  /** The chats written before the compaction (in the snapshot). */
+  readonly snapshotChats: ReadonlySet<string>;
   /** Every chat's rows as the intact journal holds them, by session id. */
   readonly reference: Map<string, Record<SalvagedTable, SalvageRow[]>>;
 }
@@ -87,7 +89,8 @@ export async function buildCorpus(sql: SqlJsStatic, dir: string, options: Corpus
   const reference = referenceRows(more.store.db);
   more.done();
   const aside = quarantine(file, 1_765_000_000_000);
-  return { dir, file, aside, reference };
+  const snapshotChats = new Set(Array.from({ length: chats }, (_, i) => chatId(i)));
+  return { dir, file, aside, snapshotChats, reference };
 }
 
 /** Every chat's rows in `db`, by session id, in the columns salvage compares (`comparable`). */

@@ -1,13 +1,15 @@
 /**
- * The salvage corpus's sweep: damage one page of a moved-aside snapshot (a copy per trial), salvage
+ * The salvage corpus's sweeps: damage one page of a moved-aside snapshot (a copy per trial), salvage
  * it, and count chats recovered whole against the chats whose pages were intact (salvagePages.ts),
- * and what became of the chats whose pages were hit. Shared by salvageCorpus.test.ts (a sample of
+ * and what became of the chats whose pages were hit; likewise one record in the middle of its log,
+ * against the chats no record from there on names. Shared by salvageCorpus.test.ts (a sample of
  * pages) and the bench (`npm run bench -- --salvage`: every page).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { SALVAGED_TABLES } from '../../src/core/salvage';
+import { FRAME_BYTES, LOG_HEADER_BYTES, decodeFrame } from '../../src/journal/logFormat';
 import { readMovedAside } from '../../src/journal/salvage/readMovedAside';
 import { damagePage, recoveredWhole, type Corpus } from './salvageCorpus';
 import { tablePages } from './salvagePages';
@@ -102,4 +104,72 @@ export function pageTrial(sql: SqlJsStatic, corpus: Corpus, map: PageMap, page: 
 export function sweepTotals(trials: readonly PageTrial[]): Record<'pages' | 'intact' | 'intactWhole' | 'hit' | 'hitWhole' | 'hitPartial' | 'falseWhole', number> {
   const sum = (k: keyof PageTrial) => trials.reduce((n, t) => n + (t[k] as number), 0);
   return { pages: trials.length, intact: sum('intact'), intactWhole: sum('intactWhole'), hit: sum('hit'), hitWhole: sum('hitWhole'), hitPartial: sum('hitPartial'), falseWhole: sum('falseWhole') };
+}
+
+/** One damaged log record's outcome, in chats. */
+export interface LogTrial {
+  /** Index of the damaged record in the log (0-based) and how many records the log holds. */
+  readonly record: number;
+  readonly records: number;
+  /** Chats no record from the damaged one on names, and of them recovered whole. */
+  readonly untouched: number;
+  readonly untouchedWhole: number;
+  /** Chats made after the damaged record that it does not name, and of them recovered whole (their changes depend on nothing lost). */
+  readonly madeAfter: number;
+  readonly madeAfterWhole: number;
+  /** Chats made before, named by the damaged record or a later one: recovered partly (as before the damage), or not at all. */
+  readonly touched: number;
+  readonly touchedPartial: number;
+  readonly touchedLost: number;
+  /** Untouched chats and chats made after not recovered whole (must be empty), and chats called whole that are not (must be 0). */
+  readonly untouchedLost: readonly string[];
+  readonly falseWhole: number;
+}
+
+/** The records of the corpus's log generation (offset, length, sessions named), in order. */
+export function logRecords(corpus: Corpus): { file: string; records: { offset: number; length: number; x: readonly string[] }[] } {
+  const name = fs.readdirSync(corpus.dir).filter((n) => n.startsWith(`${path.basename(corpus.aside)}.log.`)).sort().pop()!;
+  const bytes = fs.readFileSync(path.join(corpus.dir, name));
+  const records: { offset: number; length: number; x: readonly string[] }[] = [];
+  for (let offset = LOG_HEADER_BYTES; ; ) {
+    const length = bytes.readUInt32LE(offset);
+    const outcome = decodeFrame(bytes.subarray(offset, offset + FRAME_BYTES), bytes.subarray(offset + FRAME_BYTES, offset + FRAME_BYTES + length), offset);
+    if (outcome.type !== 'record') break;
+    records.push({ offset, length, x: outcome.record.x });
+    offset = outcome.next;
+  }
+  return { file: name, records };
+}
+
+/** Damages record `index` of the corpus's log (16 bytes in the middle of its payload) in a copy in `trialDir`, salvages it, judges it. */
+export function logTrial(sql: SqlJsStatic, corpus: Corpus, log: ReturnType<typeof logRecords>, index: number, trialDir: string): LogTrial {
+  fs.rmSync(trialDir, { recursive: true, force: true });
+  fs.mkdirSync(trialDir, { recursive: true });
+  for (const name of fs.readdirSync(corpus.dir)) if (name.startsWith(path.basename(corpus.aside))) fs.copyFileSync(path.join(corpus.dir, name), path.join(trialDir, name));
+  const target = log.records[index]!;
+  const fd = fs.openSync(path.join(trialDir, log.file), 'r+');
+  fs.writeSync(fd, Buffer.alloc(16, 0xab), 0, 16, target.offset + FRAME_BYTES + Math.floor(target.length / 2));
+  fs.closeSync(fd);
+  const read = readMovedAside(sql, path.join(trialDir, path.basename(corpus.aside)));
+  const chats = new Map(read.chats.map((c) => [c.sessionId, c]));
+  const touchedIds = new Set(log.records.slice(index).flatMap((r) => r.x));
+  const before = new Set([...corpus.snapshotChats, ...log.records.slice(0, index + 1).flatMap((r) => r.x)]);
+  let untouched = 0, untouchedWhole = 0, madeAfter = 0, madeAfterWhole = 0, touched = 0, touchedPartial = 0, touchedLost = 0, falseWhole = 0;
+  const untouchedLost: string[] = [];
+  for (const id of corpus.reference.keys()) {
+    const chat = chats.get(id);
+    const whole = recoveredWhole(chat, corpus.reference.get(id));
+    if (chat?.whole && !whole) falseWhole++;
+    if (!touchedIds.has(id) || !before.has(id)) {
+      if (touchedIds.has(id)) madeAfter++;
+      else untouched++;
+      if (whole) touchedIds.has(id) ? madeAfterWhole++ : untouchedWhole++;
+      else untouchedLost.push(id);
+    } else {
+      touched++;
+      if (!chat) touchedLost++;
+      else if (!chat.whole) touchedPartial++;
+    }
+  }
+  return { record: index, records: log.records.length, untouched, untouchedWhole, madeAfter, madeAfterWhole, touched, touchedPartial, touchedLost, untouchedLost, falseWhole };
 }

@@ -5,9 +5,12 @@
  * there). Records go in sequence order from the snapshot's checkpoint, each under its own savepoint:
  * one that fails to apply (it changes a row the snapshot lost) is rolled back and counted against
  * the chats it names. Like replay at open (replay.ts), the first frame that is not a valid record, a
- * sequence gap or a missing generation ends the replay: the valid records found after it are not
- * applied — they may depend on the one lost — and count against the chats they name, so those chats
- * are imported as they were before the damage and marked partial.
+ * sequence gap or a missing generation ends the replay of what came before: the valid records found
+ * after it are not applied to the chats that existed then or that the damaged record names (its list
+ * of chats, written last, is usually still legible) — their changes may depend on the one lost — and
+ * count against those chats, which are imported as they were before the damage and marked partial.
+ * A chat made after the damage depends on nothing lost: its records are applied (unless the damaged
+ * record's chats cannot be told, or records are missing: then nothing after is applied).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -69,10 +72,25 @@ export function replayLogs(db: Database, aside: string, checkpoint: { generation
   let lastSeq = checkpoint?.seq ?? -1;
   let known = checkpoint !== null; // whether lastSeq is a real position (else the first record sets it)
   let stopped: string | null = null;
+  /** A damaged record whose chats could not be told. */
+  let unknownDamage = false;
+  /**
+   * Past the damage, the chats that existed before it or that a change not applied names: their
+   * later changes may depend on what was lost. A change naming only chats made after the damage
+   * (and not named by the damaged change) depends on nothing lost and is applied.
+   */
+  let tainted = new Set<string>();
+  const independentOfDamage = (record: LogRecord): boolean => {
+    if (unknownDamage || !record.x || record.x.length === 0 || !record.x.every((s) => !tainted.has(s))) return false;
+    return true;
+  };
   let expected = generations[0];
   for (const g of generations) {
     const name = `${path.basename(aside)}.log.${g}`;
-    if (!stopped && g !== expected) stopped = `log generation ${expected} is missing`;
+    if (!stopped && g !== expected) {
+      stopped = `log generation ${expected} is missing`;
+      unknownDamage = true;
+    }
     expected = g + 1;
     const read = readGeneration(path.join(path.dirname(aside), name), g);
     const log = { generation: g, name, records: read.records.length, applied: 0, skipped: 0, failed: 0, damage: read.damage, notApplied: 0 };
@@ -81,10 +99,14 @@ export function replayLogs(db: Database, aside: string, checkpoint: { generation
         log.skipped++;
         return;
       }
-      if (!stopped && known && record.s !== lastSeq + 1) stopped = `sequence gap in ${name}: ${lastSeq} then ${record.s}`;
-      if (stopped) {
+      if (!stopped && known && record.s !== lastSeq + 1) {
+        stopped = `sequence gap in ${name}: ${lastSeq} then ${record.s}`;
+        unknownDamage = true; // what the missing records changed cannot be told
+      }
+      if (stopped && !independentOfDamage(record)) {
         log.notApplied++;
         count(out.notApplied, record.x);
+        for (const s of record.x ?? []) tainted.add(s);
         return;
       }
       if (applyRecord(db, record)) log.applied++;
@@ -96,12 +118,25 @@ export function replayLogs(db: Database, aside: string, checkpoint: { generation
       known = true;
     };
     for (const record of read.records) take(record);
-    if (!stopped && read.damage) stopped = `${name} is damaged at byte ${read.damage.offset} (${read.damage.why})`;
+    if (!stopped && read.damage) {
+      stopped = `${name} is damaged at byte ${read.damage.offset} (${read.damage.why})`;
+      if (read.damagedSessions) count(out.notApplied, read.damagedSessions);
+      else unknownDamage = true;
+      tainted = new Set([...chatsIn(db), ...(read.damagedSessions ?? [])]);
+    }
     for (const record of read.after) take(record);
     out.logs.push(log);
   }
-  if (stopped) out.notes.push(`The log could not be read past one point: ${stopped}. Changes after it are not applied${out.logs.some((l) => l.notApplied > 0) ? '' : ' (none were found)'}; the damaged record itself may have changed any chat.`);
+  if (stopped) {
+    const which = unknownDamage ? 'the damaged change itself cannot be told apart, so any chat may miss it' : 'the chats the damaged change named are marked partial';
+    out.notes.push(`The log could not be read past one point: ${stopped}. Changes after it are not applied${out.logs.some((l) => l.notApplied > 0) ? '' : ' (none were found)'}; ${which}.`);
+  }
   return out;
+}
+
+/** The chats the scratch database holds now (their rows' session ids). */
+function chatsIn(db: Database): string[] {
+  return (db.exec('SELECT id FROM sessions UNION SELECT session_id FROM turns')[0]?.values ?? []).map((r) => String(r[0]));
 }
 
 /** Applies one record under a savepoint; false (rolled back) when a statement fails. */
@@ -127,34 +162,54 @@ function count(map: Map<string, number>, sessions: readonly string[] | undefined
  * (`damage`), and the valid records found after it by looking at every byte (`after`: a damaged
  * frame's own length may be what is wrong). A damaged header: no records before, all after.
  */
-export function readGeneration(file: string, generation: number): { records: LogRecord[]; damage: { offset: number; why: string } | null; after: LogRecord[] } {
+export function readGeneration(file: string, generation: number): { records: LogRecord[]; damage: { offset: number; why: string } | null; after: LogRecord[]; damagedSessions: string[] | null } {
   const bytes = fs.readFileSync(file);
   const header = decodeHeader(bytes.subarray(0, LOG_HEADER_BYTES));
   if (!header || header.generation !== generation) {
     const why = header ? `its header names generation ${header.generation}` : 'its header is damaged';
-    return { records: [], damage: { offset: 0, why }, after: recordsFrom(bytes, LOG_HEADER_BYTES - 1) };
+    return { records: [], damage: { offset: 0, why }, after: recordsFrom(bytes, LOG_HEADER_BYTES - 1).records, damagedSessions: null };
   }
   const records: LogRecord[] = [];
   let offset = LOG_HEADER_BYTES;
   for (;;) {
-    if (offset + FRAME_BYTES > bytes.length) return { records, damage: null, after: [] };
+    if (offset + FRAME_BYTES > bytes.length) return { records, damage: null, after: [], damagedSessions: null };
     const length = bytes.readUInt32LE(offset);
     const outcome = decodeFrame(bytes.subarray(offset, offset + FRAME_BYTES), bytes.subarray(offset + FRAME_BYTES, Math.min(bytes.length, offset + FRAME_BYTES + length)), offset);
-    if (outcome.type === 'end') return { records, damage: null, after: [] };
+    if (outcome.type === 'end') return { records, damage: null, after: [], damagedSessions: null };
     if (outcome.type === 'bad') {
-      const after = recordsFrom(bytes, offset).filter((r) => r.s > (records[records.length - 1]?.s ?? -1));
+      const found = recordsFrom(bytes, offset);
+      const after = found.records.filter((r) => r.s > (records[records.length - 1]?.s ?? -1));
       // Nothing valid after it: a torn tail, which a crash leaves and opening cuts; not damage.
-      return { records, damage: after.length > 0 ? { offset, why: outcome.why } : null, after };
+      if (after.length === 0) return { records, damage: null, after, damagedSessions: null };
+      const damagedSessions = sessionsNamedIn(bytes.subarray(offset + FRAME_BYTES, found.firstAt ?? bytes.length));
+      return { records, damage: { offset, why: outcome.why }, after, damagedSessions };
     }
     records.push(outcome.record);
     offset = outcome.next;
   }
 }
 
-/** Every valid record starting after byte `badAt` (cheap sign first: a payload starts with `{"s":`), in file order. */
-function recordsFrom(bytes: Buffer, badAt: number): LogRecord[] {
+/**
+ * The chats a damaged record names, when its list (`"x":[…]`, written last) is still legible in its
+ * bytes, else null: those chats lost a change, whatever else in the record is damaged.
+ */
+function sessionsNamedIn(region: Buffer): string[] | null {
+  const text = region.subarray(0, 4 * 1024 * 1024).toString('latin1');
+  const matches = [...text.matchAll(/"x":(\[(?:"(?:[^"\\]|\\.)*"(?:,"(?:[^"\\]|\\.)*")*)?\])\}/g)];
+  const last = matches[matches.length - 1];
+  if (!last) return null;
+  try {
+    return (JSON.parse(last[1]!) as unknown[]).map(String);
+  } catch {
+    return null;
+  }
+}
+
+/** Every valid record starting after byte `badAt` (cheap sign first: a payload starts with `{"s":`), in file order, and where the first starts. */
+function recordsFrom(bytes: Buffer, badAt: number): { records: LogRecord[]; firstAt: number | null } {
   const sign = Buffer.from('{"s":');
   const found: LogRecord[] = [];
+  let firstAt: number | null = null;
   for (let i = badAt + 1; i + FRAME_BYTES + sign.length <= bytes.length; i++) {
     if (bytes[i + FRAME_BYTES] !== 0x7b) continue;
     const len = bytes.readUInt32LE(i);
@@ -163,7 +218,8 @@ function recordsFrom(bytes: Buffer, badAt: number): LogRecord[] {
     const outcome = decodeFrame(bytes.subarray(i, i + FRAME_BYTES), bytes.subarray(i + FRAME_BYTES, i + FRAME_BYTES + len), i);
     if (outcome.type !== 'record') continue;
     found.push(outcome.record);
+    firstAt ??= i;
     i = outcome.next - 1;
   }
-  return found;
+  return { records: found, firstAt };
 }
