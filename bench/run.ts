@@ -13,6 +13,8 @@
  *                                      with --sizes=… at those sizes instead
  *   npm run bench -- --chat-list-view  only activation and Open Chat… with 10 and 10,000 chats in
  *                                      code-server (chatListView.ts; printed, not written)
+ *   npm run bench -- --salvage         only the salvage corpus swept whole: every page, every log
+ *                                      record damaged in turn (salvage.ts; its own section)
  *
  * Prints a table per size, writes bench/results.json and rewrites docs/BENCHMARKS.md.
  * Built journals are cached in .bench-cache/ (or $NAC_BENCH_CACHE).
@@ -29,6 +31,7 @@ import { VIEW_DEFAULTS, benchLongChatView, type LongChatViewResult } from './lon
 import { viewText } from './longChatViewReport';
 import { cleanUp, runTask } from './procs';
 import { benchChatListView } from './chatListView';
+import { benchSalvage, keepSalvageSection, salvageMarkdown, withSalvageSection } from './salvage';
 import { benchSearch, keepSearchSection, searchMarkdown, searchText, withSearchSection, type SearchBenchResult } from './search';
 import { TARGETS, describeMachine, markdownTable, textTable, verdictSummary, verdicts, type Machine } from './report';
 
@@ -46,6 +49,8 @@ export interface BenchOptions {
   readonly search?: boolean;
   /** `--chat-list-view`: only activation and Open Chat… with 10 and 10,000 chats in code-server (chatListView.ts; printed, not written). */
   readonly chatListView?: boolean;
+  /** `--salvage`: only the salvage corpus's sweep (salvage.ts). */
+  readonly salvage?: boolean;
 }
 
 /**
@@ -69,7 +74,8 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   };
   const viewArgs: { cards?: number; opens?: number } = {};
   for (const arg of argv) {
-    if (arg === '--search') search = true;
+    if (arg === '--salvage') return { quick: false, sizes: [], writes: undefined, longChat: false, salvage: true };
+    else if (arg === '--search') search = true;
     else if (arg === '--chat-list-view') chatListView = true;
     else if (arg === '--quick') quick = true;
     else if (arg === '--long-chat') longChat = true;
@@ -78,7 +84,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     else if (arg.startsWith('--opens=')) viewArgs.opens = count(arg);
     else if (arg.startsWith('--sizes=')) sizes = arg.slice(8).split(',').map(Number);
     else if (arg.startsWith('--writes=')) writes = Number(arg.slice(9));
-    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat, --long-chat-view, --cards=N, --opens=N, --search, --chat-list-view)`);
+    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat, --long-chat-view, --cards=N, --opens=N, --search, --chat-list-view, --salvage)`);
   }
   if (!view && (viewArgs.cards !== undefined || viewArgs.opens !== undefined)) throw new Error('--cards and --opens go with --long-chat-view');
   if (view) {
@@ -141,6 +147,7 @@ npm run bench -- --sizes=1,50 --writes=500
 npm run bench -- --long-chat  # only the long-chat section (10 vs 5,000 turns), a few minutes
 npm run bench -- --long-chat-view  # the long chat in code-server and Chromium, a few minutes
 npm run bench -- --search     # only the search section (10 and 200 MB, 10,000 chats)
+npm run bench -- --salvage    # only the salvage corpus: every page and log record of a moved-aside journal damaged in turn, ~10 minutes
 \`\`\`
 
 Built journals are cached in \`.bench-cache/\` (override with \`NAC_BENCH_CACHE\`; the folder ignores itself
@@ -302,10 +309,21 @@ async function searchOnly(cache: string, sizes: readonly number[]): Promise<void
   process.stdout.write(`\nWrote the search section of docs/BENCHMARKS.md and bench/results.json (${(result.wallMs / 1000).toFixed(1)} s)\n`);
 }
 
+/** `--salvage`: the salvage sweep alone; writes its section of docs/BENCHMARKS.md. */
+async function salvageOnly(): Promise<void> {
+  const load = os.loadavg()[0]!.toFixed(1);
+  const result = await benchSalvage((line) => process.stdout.write(`${line}\n`));
+  const when = `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const section = salvageMarkdown(result, when, `${load} -> ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`);
+  process.stdout.write(`\n${section}\n`);
+  fs.writeFileSync(DOC, withSalvageSection(fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '', section));
+}
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const cache = cacheDir(ROOT);
   if (options.search) return searchOnly(cache, options.sizes);
+  if (options.salvage) return salvageOnly();
   if (options.chatListView) {
     const r = await benchChatListView((line) => process.stdout.write(`${line}\n`));
     process.stdout.write(`${JSON.stringify(r)}\n`);
@@ -357,7 +375,9 @@ async function main(): Promise<void> {
   const section = longChat?.markdown ?? keepSection(oldDoc);
   const searchSection = keepSearchSection(oldDoc);
   const withLongChat = section ? withSection(doc, section) : doc;
-  fs.writeFileSync(DOC, searchSection ? withSearchSection(withLongChat, searchSection) : withLongChat);
+  const withSearch = searchSection ? withSearchSection(withLongChat, searchSection) : withLongChat;
+  const salvageSection = keepSalvageSection(oldDoc);
+  fs.writeFileSync(DOC, salvageSection ? withSalvageSection(withSearch, salvageSection) : withSearch);
   process.stdout.write(`\nWrote bench/results.json and docs/BENCHMARKS.md (${(totalMs / 1000).toFixed(1)} s)\n`);
 }
 

@@ -101,7 +101,7 @@ function movedAsideSection(report: JournalCheckReport): string[] {
   const out = ['## Journals set aside', ''];
   const aside = report.files.movedAside;
   if (aside.length === 0) return [...out, 'None.'];
-  out.push('Agent Chats could not read these older journals when it started, so it set them aside (it never deletes them) and started a new one. Their chats are not shown. Keep these files.', '');
+  out.push('Agent Chats could not read these older journals when it started, so it set them aside (it never deletes them) and started a new one. Their chats are not shown until you recover them: **Agent Chats: Recover Chats from a Moved-Aside Journal…** shows what it can bring back before it changes anything. Keep these files.', '');
   for (const a of aside) {
     const logs = a.logs.length === 0 ? '' : ` with ${a.logs.map((l) => `${codeSpan(l.name)} (${sizeWords(l.bytes)})`).join(', ')}`;
     out.push(`- ${codeSpan(a.path)}: ${sizeWords(a.bytes)}, set aside ${timeWords(a.movedAt)}${logs}. Why: ${a.reason === null ? 'reason not recorded' : escapeText(oneLine(a.reason, 300))}.`);

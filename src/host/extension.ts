@@ -18,6 +18,7 @@ import { describeThisInstance } from '../runtime/instance';
 import { createAgentRegistry } from './agentRegistry';
 import { CHAT_VIEW_TYPE } from './chatPanel';
 import { warnWithCheck } from './checkJournal';
+import { warnMovedAside } from './salvageJournal';
 import { ChatPanels } from './chatPanels';
 import type { ChatTree } from './chatTree';
 import { createChatTree, registerChatTree } from './chatTreeCommands';
@@ -130,8 +131,8 @@ async function startRuntime(
 
 /**
  * Opens the journal under `globalStorageUri` and says what was found: its schema in the log, and a
- * warning, with a Check Journal button, when an unreadable journal was moved aside or the journal
- * opened read-only.
+ * warning when an unreadable journal was moved aside (with Recover Chats… and Check Journal
+ * buttons) or the journal opened read-only (Check Journal).
  */
 async function openJournal(context: vscode.ExtensionContext, journalFile: string, log: (line: string) => void): Promise<Journal> {
   const dist = vscode.Uri.joinPath(context.extensionUri, 'dist');
@@ -148,7 +149,7 @@ async function openJournal(context: vscode.ExtensionContext, journalFile: string
   log(`[journal] ${journalFile}: schema ${schema}${r.created ? ' (new)' : ''}${r.readOnlyReason ? ' READ-ONLY' : ''}`);
   if (r.quarantined) {
     log(`[journal] moved an unreadable journal aside to ${r.quarantined.path}: ${r.quarantined.reason}`);
-    warnWithCheck(`Agent Chats could not read its chat journal, so it moved it aside to ${r.quarantined.path} and started a new one. Nothing was deleted.`);
+    warnMovedAside(`Agent Chats could not read its chat journal, so it moved it aside to ${r.quarantined.path} and started a new one. Nothing was deleted: Recover Chats… brings back what can be read of it.`, r.quarantined.path);
   }
   if (r.readOnlyReason) warnWithCheck(r.readOnlyReason);
   return journal;

@@ -84,6 +84,11 @@ export class BackgroundJobs {
     this.thread().postMessage({ kind: 'checkFiles', file: this.host.file, id } satisfies HelperJob);
   }
 
+  /** Asks the helper for salvage's read of the moved-aside journal `name`; its answer goes to the door as the result of request `id`. */
+  salvageRead(id: number, name: string): void {
+    this.thread().postMessage({ kind: 'salvageRead', file: this.host.file, name, id } satisfies HelperJob);
+  }
+
   /** The journal closed: a running compaction stops soon; the helper exits after its job. */
   close(): void {
     if (this.compactorStop) Atomics.store(this.compactorStop, 0, 1);
@@ -99,6 +104,7 @@ export class BackgroundJobs {
       if (m.kind === 'compacted') return this.compactionEnded();
       if (m.kind === 'checked') return this.host.integrityChecked(m.problem);
       if (m.kind === 'filesChecked') return post(m.result ? { kind: 'result', id: m.id, value: m.result } : { kind: 'error', id: m.id, message: `the journal's files could not be checked: ${m.error}` });
+      if (m.kind === 'salvageRead') return post(m.result ? { kind: 'result', id: m.id, value: m.result } : { kind: 'error', id: m.id, message: `the moved-aside journal could not be read: ${m.error}` });
       post(m);
     });
     started.on('error', (e) => post({ kind: 'log', line: `[journal] the background thread failed: ${e.message}` }));

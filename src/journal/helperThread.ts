@@ -2,7 +2,7 @@
  * The helper thread: one per journal worker, started at its first job and kept until the journal
  * closes. It runs the background jobs one after another: rebuilding the snapshot from closed log
  * generations after a rotation (`compact`), so writes never wait for a compaction, and the
- * integrity check of the snapshot after opening, and Check Journal's look at the files. Each job instantiates sql.js afresh, so its WASM
+ * integrity check of the snapshot after opening, Check Journal's look at the files, and salvage's read of a moved-aside journal. Each job instantiates sql.js afresh, so its WASM
  * memory (up to the journal's size) is released after the job. It does not exit between jobs:
  * every worker-thread exit risks Node's teardown deadlock (docs/ARCHITECTURE.md), which, once met,
  * also holds every later worker exit of the process.
@@ -19,6 +19,8 @@ import type { SqlJsStatic } from 'sql.js';
 import type { FileCheck } from '../core/journalCheck';
 import { CompactionStoppedError, compact } from './compaction';
 import { checkFiles } from './fileCheck';
+import { movedAsidePath, readMovedAside } from './salvage/readMovedAside';
+import type { SalvageRead } from '../core/salvage';
 import { instantiateSqlJs } from './sqljs';
 import { post } from './workerPort';
 
@@ -45,6 +47,8 @@ export type HelperJob =
   | { readonly kind: 'check'; readonly file: string }
   /** Check Journal's look at the files (fileCheck.ts); `id`: the door's request it answers. */
   | { readonly kind: 'checkFiles'; readonly file: string; readonly id: number }
+  /** Salvage's read of the journal moved aside as `name` next to `file` (salvage/readMovedAside.ts). */
+  | { readonly kind: 'salvageRead'; readonly file: string; readonly name: string; readonly id: number }
   | { readonly kind: 'exit' };
 
 /** The helper's answer at the end of each job (besides `log` lines on the way). */
@@ -52,7 +56,8 @@ export type HelperAnswer =
   | { readonly kind: 'compacted' }
   | { readonly kind: 'checked'; readonly problem: string | null }
   /** `error`: why the file check could not run (then `result` is null). */
-  | { readonly kind: 'filesChecked'; readonly id: number; readonly result: FileCheck | null; readonly error: string | null };
+  | { readonly kind: 'filesChecked'; readonly id: number; readonly result: FileCheck | null; readonly error: string | null }
+  | { readonly kind: 'salvageRead'; readonly id: number; readonly result: SalvageRead | null; readonly error: string | null };
 
 /**
  * The helper thread: runs jobs one after another until `exit` (see module docstring). Every job
@@ -68,9 +73,11 @@ export function runHelper(data: { wasmPath: string; wasm: WebAssembly.Module | n
       const sql = await instantiateSqlJs(data.wasmPath, data.wasm ?? undefined);
       if (job.kind === 'check') return { kind: 'checked', problem: checkIntegrity(sql, job.file) };
       if (job.kind === 'checkFiles') return { kind: 'filesChecked', id: job.id, result: checkFiles(sql, job.file), error: null };
+      if (job.kind === 'salvageRead') return { kind: 'salvageRead', id: job.id, result: readMovedAside(sql, movedAsidePath(job.file, job.name)), error: null };
       compactInBackground(sql, job);
     } catch (error) {
       if (job.kind === 'checkFiles') return { kind: 'filesChecked', id: job.id, result: null, error: (error as Error).message };
+      if (job.kind === 'salvageRead') return { kind: 'salvageRead', id: job.id, result: null, error: (error as Error).message };
       post({ kind: 'log', line: `[journal] ${job.kind === 'check' ? 'integrity check could not run' : 'compaction failed'}: ${(error as Error).message}` });
     }
     return job.kind === 'check' ? { kind: 'checked', problem: null } : { kind: 'compacted' };

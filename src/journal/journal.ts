@@ -22,6 +22,7 @@
  * poll interval (default 50 ms).
  */
 import { Worker } from 'node:worker_threads';
+import type { SalvageRead } from '../core/salvage';
 import type { FileCheck } from '../core/journalCheck';
 import { fail, ok, type Result } from '../core/result';
 import { compileSqlJsWasm } from './wasmModule';
@@ -200,6 +201,18 @@ export class Journal {
   async checkFiles(): Promise<FileCheck> {
     const m = await this.request({ kind: 'checkFiles', id: 0 });
     if (m.kind === 'result') return m.value as FileCheck;
+    throw new Error(m.kind === 'error' || m.kind === 'refused' ? m.message : `unexpected reply ${m.kind}`);
+  }
+
+  /**
+   * Salvage's read of the journal moved aside next to this one as `name`
+   * (`journal.sqlite.unreadable-<ms>`; src/journal/salvage/readMovedAside.ts), run in the journal's
+   * helper thread, reading its files only. Rejects when `name` is not such a file of this journal,
+   * it cannot be read at all, or the journal is closed.
+   */
+  async readMovedAside(name: string): Promise<SalvageRead> {
+    const m = await this.request({ kind: 'salvageRead', id: 0, name });
+    if (m.kind === 'result') return m.value as SalvageRead;
     throw new Error(m.kind === 'error' || m.kind === 'refused' ? m.message : `unexpected reply ${m.kind}`);
   }
 

@@ -284,6 +284,7 @@ export class JournalWorker {
     }
     if (message.kind === 'wasm') return; // only ever the first message, taken by receiveWasm()
     if (message.kind === 'checkFiles') return this.jobs.checkFiles(message.id); // answered by the helper thread
+    if (message.kind === 'salvageRead') return this.jobs.salvageRead(message.id, message.name); // so is this
     // Only a read runs here: a write run as one would change this database without logging it.
     const refusal = refusalOf('read', message.op);
     if (refusal) {

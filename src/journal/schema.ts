@@ -312,6 +312,22 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    description: 'chats recovered from a moved-aside journal, with where they came from',
+    // One row per chat a salvage imported (src/journal/salvage/): the moved-aside file's name, when,
+    // whether every row of the chat could be read, and what could not. The row stays when the chat
+    // is deleted later, so a salvage run again never brings back a chat the user deleted.
+    sql: `
+      CREATE TABLE recovered_chats (
+        session_id TEXT PRIMARY KEY,
+        source TEXT NOT NULL,
+        recovered_at INTEGER NOT NULL,
+        whole INTEGER NOT NULL,
+        note TEXT
+      );
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -97,14 +97,17 @@ function storeOptionsOf(options: WorkerOpenOptions, sql: SqlJsStatic, hooks: Sto
 }
 
 /**
- * Moves an unreadable snapshot and its logs aside (never deletes them) and writes why next to them
- * (`movedAsideReasonFile`), so a later Check Journal, in any window, can still say why; returns
- * where the snapshot went.
+ * Moves an unreadable snapshot and its logs aside as `<file>.unreadable-<stamp>` and
+ * `<file>.unreadable-<stamp>.log.<g>` (never deletes them) and, given a `reason`, writes it next to
+ * them (`movedAsideReasonFile`), so a later Check Journal, in any window, can still say why.
+ * Returns where the snapshot went.
+ * @throws the rename's error.
  */
-function quarantine(file: string, stamp: number, reason: string): string {
+export function quarantine(file: string, stamp: number, reason?: string): string {
   const aside = `${file}.unreadable-${stamp}`;
   fs.renameSync(file, aside);
   for (const g of listGenerations(file)) fs.renameSync(logPath(file, g), `${aside}.log.${g}`);
+  if (reason === undefined) return aside;
   try {
     fs.writeFileSync(movedAsideReasonFile(aside), `${JSON.stringify({ reason, movedAt: stamp, schemaVersion: SCHEMA_VERSION })}\n`);
   } catch {

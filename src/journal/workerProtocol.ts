@@ -58,6 +58,8 @@ export type ToWorker =
   | { readonly kind: 'compact'; readonly id: number }
   /** Check Journal's look at the files, run in the helper thread; answered with a `FileCheck`. */
   | { readonly kind: 'checkFiles'; readonly id: number }
+  /** Salvage's read of the journal moved aside as `name`, run in the helper thread; answered with a `SalvageRead`. */
+  | { readonly kind: 'salvageRead'; readonly id: number; readonly name: string }
   /** First message when `precompiledWasm`: the compiled module, or null if compiling failed. */
   | { readonly kind: 'wasm'; readonly module: WebAssembly.Module | null };
 

@@ -230,7 +230,7 @@ describe('Check Journal', () => {
       assert.ok((await j.write('registerInstance', fakeInstance('i-dead', 999_999))).ok);
       assert.ok((await j.write('registerInstance', { ...fakeInstance('i-here', process.pid), processStart: null })).ok);
       const start = (turn: string, run: string, instanceId: string, at: number) =>
-        j.write('startTurn', { turn: { id: turn, sessionId: 's2', prompt: 'more', origin: 'prompt', parentTurnId: null, createdAt: at }, run: { id: run, instanceId, provider: 'local' } });
+        j.write('startTurn', { turn: { id: turn, sessionId: 's2', prompt: 'more', origin: 'prompt', parentTurnId: null, createdAt: at }, run: { id: run, instanceId, provider: 'local' }, endedRunIds: ['r-dead', 'r-unknown'] }); // three runs of one chat in flight, as a build before the busy check could leave
       assert.ok((await start('t-dead', 'r-dead', 'i-dead', T0 + 500)).ok);
       assert.ok((await start('t-unknown', 'r-unknown', 'i-never', T0 + 501)).ok);
       assert.ok((await start('t-here', 'r-here', 'i-here', T0 + 502)).ok);

@@ -21,6 +21,8 @@ async function turn(journal: Journal, n: number, prompt: string, reply: string |
   const started = await journal.write('startTurn', {
     turn: { id: `t${n}`, sessionId, prompt, origin: 'prompt', parentTurnId: null, createdAt: at },
     run: { id: `r${n}`, instanceId: 'i1', provider: 'local' },
+    // Seeded turns leave their runs running: none counts as busy for the next (`startTurn`'s check).
+    endedRunIds: Array.from({ length: n }, (_, i) => `r${i}`),
   });
   assert.equal(started.ok, true);
   if (reply !== null) assert.equal((await journal.write('appendEvents', `r${n}`, [{ kind: 'text', payload: { text: reply } }], at + 10)).ok, true);

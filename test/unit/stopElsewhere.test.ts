@@ -98,12 +98,15 @@ describe('Stop pressed in another window', () => {
       assert.ok(s.ok);
       assert.ok((await a.runtime.send(s.value.id, 'r1')).ok);
       await waitFor('C to see r1', async () => (await c.runtime.transcript(s.value.id)).turns.length === 1);
-      // A second run of the chat in C: the one-sender rule makes C's send wait (`busy`), so r2 is
-      // journaled as C's run directly, as a Retry or Continue pressed in C would start it.
+      // A second run of the chat in C: the one-sender rule makes C's send wait (`busy`), and so
+      // would a Retry; r2 is journaled as C's run directly, as a window whose end of r1 the journal
+      // had not recorded yet (a full disk) could start it, or a build before the busy check did.
       assert.equal((await c.runtime.send(s.value.id, 'r2')).ok, false);
+      const r1Id = (await c.journal.read('listRunsInFlight'))[0]!.id;
       assert.ok((await c.journal.write('startTurn', {
         turn: { id: 'turn-r2', sessionId: s.value.id, prompt: 'r2', origin: 'prompt', parentTurnId: null, createdAt: Date.now() },
         run: { id: 'run-r2', instanceId: 'window-c', provider: 'local' },
+        endedRunIds: [r1Id],
       })).ok);
       await waitFor('B to see both runs', async () => (await b.journal.read('listRunsInFlight')).length === 2);
       const runs = await b.journal.read('listRunsInFlight');

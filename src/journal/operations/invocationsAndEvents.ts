@@ -63,7 +63,7 @@ export abstract class InvocationEventOps extends TurnRunOps {
    * their own transaction) into it once SEARCH_BATCH wait, in this transaction: one FTS4 segment
    * per batch instead of one per write (schema.ts, migration 4). Recorded, so every window does the same.
    */
-  private indexPendingEvents(): void {
+  protected indexPendingEvents(): void {
     if (Number(this.one('SELECT COUNT(*) AS n FROM event_search_pending')?.n ?? 0) < SEARCH_BATCH) return;
     for (const sql of INDEX_PENDING_EVENTS) this.runRecorded(sql, []);
   }
