@@ -147,7 +147,7 @@ npm run bench -- --sizes=1,50 --writes=500
 npm run bench -- --long-chat  # only the long-chat section (10 vs 5,000 turns), a few minutes
 npm run bench -- --long-chat-view  # the long chat in code-server and Chromium, a few minutes
 npm run bench -- --search     # only the search section (10 and 200 MB, 10,000 chats)
-npm run bench -- --salvage    # only the salvage corpus: every page and log record of a moved-aside journal damaged in turn, ~10 minutes
+npm run bench -- --salvage    # only the salvage corpus: every page and log record of a moved-aside journal damaged in turn, ~25 minutes
 \`\`\`
 
 Built journals are cached in \`.bench-cache/\` (override with \`NAC_BENCH_CACHE\`; the folder ignores itself

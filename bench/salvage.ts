@@ -118,6 +118,9 @@ export function salvageMarkdown(r: SalvageBenchResult, when: string, load: strin
     '|---|---|---|---|---|---|',
     ...rows,
     '',
+    'Chats lost whole: a damaged schema page (SQLite reads the list of tables whole before any query, so every chat is lost; a reader of raw pages could do better), ' +
+      'and, in the log sweep, the chats the damaged record itself created. A damaged index or search-index page loses nothing.',
+    '',
   ].join('\n');
 }
 

@@ -1,7 +1,8 @@
 // Agent Chats: Recover Chats from a Moved-Aside Journal… in the real extension host: contributed in
 // the palette and the view's menu; on a copy of this host's own journal files named as a moved-aside
 // journal, after a chat was deleted, the dry run opens as a Markdown document and the confirmed apply
-// brings back that chat (and only it: the others are in the journal already). The copy is removed at
+// brings back that chat (and only it: the others are in the journal already), which opens in a tab.
+// The copy is removed at
 // the end, so other suites see no moved-aside journal.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -46,6 +47,9 @@ suite('Recover Chats from a Moved-Aside Journal', () => {
       assert.equal(document?.getText().split('\n')[0], `# Recover chats from \`${name}\``);
       assert.equal((await runtime.getSession(created.value.id))?.id, created.value.id);
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      // It opens in a chat tab like any chat.
+      assert.equal(await vscode.commands.executeCommand('nativeAgentChats.openChat', { sessionId: created.value.id }), created.value.id);
+      assert.equal((await runtime.transcript(created.value.id)).turns.length, 1);
     } finally {
       for (const c of copies) fs.rmSync(c, { force: true });
     }

@@ -127,6 +127,25 @@ describe('salvage of a moved-aside journal', () => {
     }
   });
 
+  it('refuses malformed input to the import with a clear error, writing nothing', async () => {
+    const h = await openLocal();
+    try {
+      const session = { id: 's1', title: 'T', provider: 'local', provider_state: null, created_at: 1, updated_at: 1, workspace: null };
+      const empty = { sessions: [session], turns: [], runs: [], invocations: [], boundary_requests: [], events: [], queued_prompts: [] };
+      const input = { source: 'journal.sqlite.unreadable-1', sessionId: 's1', whole: true, note: null, at: 1, rows: empty };
+      const foreign = { ...input, rows: { ...empty, turns: [{ id: 't', session_id: 'other', prompt: 'p' }] } };
+      await assert.rejects(h.journal.write('importRecoveredChat', foreign), /A recovered chat cannot be imported: a turns row belongs to another chat \(other\)\./);
+      const blob = { ...input, rows: { ...empty, sessions: [{ ...session, title: { not: 'text' } as unknown as string }] } };
+      await assert.rejects(h.journal.write('importRecoveredChat', blob), /a sessions value is neither text nor a number/);
+      assert.deepEqual(await h.journal.read('listSessions'), []);
+      const ok = await h.journal.write('importRecoveredChat', input);
+      assert.deepEqual(ok.ok && ok.value, { imported: true, runsInFlight: [] });
+      assert.deepEqual(await h.journal.read('recoveryStatus', ['s1', 'nope']), [{ sessionId: 's1', copy: { present: { updatedAt: 1 }, recovered: { source: 'journal.sqlite.unreadable-1', at: 1 } } }]);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('refuses a name that is not a journal moved aside next to this one', async () => {
     const h = await openLocal();
     try {

@@ -36,7 +36,7 @@ export interface LogReplay {
 export function scratchDatabase(Sql: new () => Database, version: number, rows: Record<SalvagedTable, SalvageRow[]>): Database {
   const db = new Sql();
   for (const m of MIGRATIONS) if (m.version <= version) db.exec(m.sql);
-  db.exec(`PRAGMA user_version = ${Math.min(version, MIGRATIONS.length)}`);
+  db.exec(`PRAGMA user_version = ${version}`);
   dropTriggers(db);
   db.exec('BEGIN');
   for (const table of SALVAGED_TABLES) {
