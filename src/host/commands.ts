@@ -9,6 +9,7 @@ import type { SessionRecord } from '../core/events';
 import { type ChatRuntime, titleProblem } from '../runtime/chatRuntime';
 import { ChatPanels } from './chatPanels';
 import { CHECK_JOURNAL_COMMAND, runCheckJournal } from './checkJournal';
+import { REPAIR_JOURNAL_COMMAND, runRepairJournal } from './repairJournal';
 import { confirmDelete } from './confirmDelete';
 import { registerExportCommands } from './exportCommands';
 import { logText, noticeText } from './notices';
@@ -71,6 +72,7 @@ export function registerCommands(deps: CommandDeps): void {
   command('nativeAgentChats.stop', (runtime) => stop(runtime, panels));
   command('nativeAgentChats.showLogs', async () => output.show());
   command(CHECK_JOURNAL_COMMAND, (runtime) => runCheckJournal(runtime));
+  command(REPAIR_JOURNAL_COMMAND, (runtime) => runRepairJournal(runtime, String((context.extension.packageJSON as { version?: unknown }).version ?? 'unknown')));
   registerExportCommands(command, panels);
 }
 
