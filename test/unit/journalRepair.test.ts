@@ -11,9 +11,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { Database } from 'sql.js';
+import { journalCheckMarkdown } from '../../src/core/journalCheckMarkdown';
+import { repairDryRunMarkdown } from '../../src/core/repairMarkdown';
 import { itemsToApply, setAsideNote, type ReleaseChatItem, type StaysFencedItem } from '../../src/core/repairPlan';
 import type { ReleaseClause } from '../../src/core/repairRelease';
 import type { Journal } from '../../src/journal/journal';
+import { checkJournal } from '../../src/runtime/journalCheck';
 import { applyRepair, planRepair } from '../../src/runtime/journalRepair';
 import { closeWindows, openWindow } from './harness';
 import { editJournalFile, openJournal, trackedTempDir as tempDir, waitFor } from './helpers';
@@ -106,6 +109,11 @@ describe('Repair Journal', () => {
       assert.equal(items[0]!.sessionId, 's1');
       assert.deepEqual(items[0]!.rows.map((r) => [r.table, r.rowKey, r.reason]), [['events', 's1-r1#1', 'its payload is not valid JSON']]);
       assert.deepEqual(items[0]!.notes, [{ runId: 's1-r1', count: 1 }]);
+      const md = repairDryRunMarkdown(dry.plan, 'COPY');
+      assert.ok(md.includes('**Nothing has been changed yet.** Repair would change 1 chat, listed below, and only after you confirm.'), md);
+      assert.ok(md.includes('### “Chat one” (id `s1`): will take changes again\n\n- part of a reply (table `events`, row '), md);
+      assert.ok(md.includes('`s1-r1#1`): its payload is not valid JSON. No version of Agent Chats writes this'), md);
+      assert.ok(md.includes('copies the journal\'s files, unchanged, to `COPY`'), md);
 
       const snapshotBefore = fs.readFileSync(file);
       const outcome = await applyRepair(j, dry.plan, ACTOR);
@@ -125,11 +133,18 @@ describe('Repair Journal', () => {
       assert.equal(note?.seq, Math.max(...events.map((e) => e.seq)), 'the note comes after every event the run had');
       assert.equal(await j.write('renameSession', 's1', 'Chat one again').then((r) => r.ok), true, 'the chat takes changes again');
 
+      // Check Journal lists what was set aside, as the note says.
+      const check = await checkJournal(j);
+      assert.deepEqual(check?.unreadableRows, []);
+      assert.deepEqual(check?.setAside?.map((r) => [r.table, r.rowKey, r.sessionId, r.reason]), [['events', 's1-r1#1', 's1', 'its payload is not valid JSON']]);
+      assert.ok(check && journalCheckMarkdown(check).includes('## Records set aside by Repair Journal'));
+
       // A second run finds nothing to do and changes nothing.
       const beforeSecond = await settledHashes(dir);
       const again = await planRepair(j, { now: () => T0 + 60_000 });
       assert.ok(again);
       assert.deepEqual(itemsToApply(again.plan), []);
+      assert.ok(repairDryRunMarkdown(again.plan, 'COPY').includes('**Nothing to repair.** Nothing has been changed.'));
       const second = await applyRepair(j, again.plan, ACTOR);
       assert.deepEqual(second, { copiedTo: null, applied: [], released: [] });
       assert.deepEqual(hashes(dir), beforeSecond, 'the second run changed a file');
@@ -177,6 +192,7 @@ describe('Repair Journal', () => {
       const item = dry?.plan.items[0] as StaysFencedItem;
       assert.equal(item.updateExtension, true);
       assert.match(item.failures[0]!.why, /update the extension/);
+      assert.ok(dry && repairDryRunMarkdown(dry.plan, 'COPY').includes('A newer version of Agent Chats wrote part of this chat. **Update the extension**'));
     });
   });
 
