@@ -31,6 +31,8 @@ export interface Skeleton {
   readonly readonlyBar: HTMLElement;
   /** The read-only reason's text inside `readonlyBar` (beside its Check Journal button). */
   readonly readonlyMessage: HTMLElement;
+  /** The Repair Journal… button inside `readonlyBar`, shown only for a chat fenced by a damaged record. */
+  readonly repairButton: HTMLElement;
   readonly composerBox: HTMLElement;
   readonly composer: ValueElement;
   readonly send: HTMLElement;
@@ -61,12 +63,15 @@ export function buildSkeleton(app: HTMLElement): Skeleton {
     h('vscode-button', { 'data-action': 'dismiss-error', appearance: 'secondary', 'aria-label': 'Dismiss error' }, 'Dismiss'),
   );
   const readonlyMessage = h('span', { class: 'readonly-message' });
-  // Why the chat takes no changes (a fenced chat, a read-only journal) always comes with the check that explains it.
+  // Why the chat takes no changes (a fenced chat, a read-only journal) always comes with the check that explains it,
+  // and for a chat held by a damaged record, the repair that may set it aside.
+  const repairButton = h('vscode-button', { 'data-action': 'repair-journal', appearance: 'secondary', hidden: true }, 'Repair Journal…');
   const readonlyBar = h(
     'div',
     { class: 'readonly-bar', role: 'status', hidden: true },
     readonlyMessage,
     h('vscode-button', { 'data-action': 'check-journal', appearance: 'secondary' }, 'Check Journal'),
+    repairButton,
   );
   const composer = h('vscode-text-area', {
     id: 'composer',
@@ -86,7 +91,7 @@ export function buildSkeleton(app: HTMLElement): Skeleton {
   // replacing the label given above: a screen reader announced the composer as "Text area".
   composer.setAttribute('aria-label', COMPOSER_LABEL);
   app.classList.add('chat');
-  return { app, header, transcript, content, jumpToLatest, orphan, queue, errorBar, errorMessage, readonlyBar, readonlyMessage, composerBox, composer, send, queueSend, stop, announcer };
+  return { app, header, transcript, content, jumpToLatest, orphan, queue, errorBar, errorMessage, readonlyBar, readonlyMessage, repairButton, composerBox, composer, send, queueSend, stop, announcer };
 }
 
 /** Sets or removes a boolean attribute (e.g. `disabled`, `hidden`) only when it changes. */

@@ -321,6 +321,8 @@ app.addEventListener('click', (event) => {
     host.post({ type: 'pickSession' });
   } else if (action === 'check-journal') {
     host.post({ type: 'checkJournal' });
+  } else if (action === 'repair-journal') {
+    host.post({ type: 'repairJournal' });
   } else if (action === 'dismiss-error') {
     setState(dismissError(state));
   }

@@ -198,7 +198,10 @@ export class ChatRenderer {
     this.sk.errorBar.title = state.error?.code ?? '';
     const reason = state.mode === 'chat' ? state.live.readOnlyReason : null;
     setFlag(this.sk.readonlyBar, 'hidden', !reason);
-    setText(this.sk.readonlyMessage, reason ? `Read-only: ${reason}` : '');
+    const fencedBy = state.mode === 'chat' ? state.live.fencedBy ?? null : null;
+    const record = fencedBy ? ` The record: table ${fencedBy.table}, row ${fencedBy.row}.` : '';
+    setText(this.sk.readonlyMessage, reason ? `Read-only: ${reason}${record}` : '');
+    setFlag(this.sk.repairButton, 'hidden', !(reason && fencedBy?.damaged));
   }
 
   private renderComposer(state: ViewState): void {

@@ -150,6 +150,23 @@ export interface JournalCheckReport {
   readonly unreadableRows: readonly UnreadableRowFinding[];
   readonly ruleFindings: readonly RuleFinding[];
   readonly runsInFlight: readonly RunInFlightFinding[];
+  /** Records Repair Journal set aside (table `quarantined_rows`), oldest first; absent in reports made before it existed. */
+  readonly setAside?: readonly SetAsideFinding[];
+}
+
+/** A record Repair Journal moved out of its table into `quarantined_rows`, with its original values. */
+export interface SetAsideFinding {
+  readonly table: string;
+  /** Its rowid in its table then. */
+  readonly rowid: number;
+  readonly rowKey: string;
+  readonly sessionId: string;
+  /** Why it could not be read. */
+  readonly reason: string;
+  /** When it was set aside (ms since the epoch). */
+  readonly at: number;
+  /** The version of Agent Chats that set it aside. */
+  readonly build: string;
 }
 
 /** Chats fenced by unreadable rows: chat id → its rows, in the order found. */

@@ -67,7 +67,7 @@ function fencedSection(report: JournalCheckReport): string[] {
     out.push('', `### ${chatName(first.chatTitle, first.sessionId)}`, '');
     out.push(newer
       ? 'This chat holds data written by a newer version of Agent Chats. This version cannot show that part and will not change the chat, so it does not spoil it. **Update the extension**; the chat then works again.'
-      : 'This chat holds data that is damaged: no version of Agent Chats can read it. The chat is shown without it and cannot be changed, so nothing more is lost. Your other chats are not affected. Keep this report.');
+      : 'This chat holds data that is damaged: no version of Agent Chats can read it. The chat is shown without it and cannot be changed, so nothing more is lost. Your other chats are not affected. Keep this report. **Agent Chats: Repair Journal…** shows whether it can set the damaged data aside so the chat takes changes again (it changes nothing before you confirm).');
     out.push('', '| what | table | row id | since | written by | why it cannot be read |', '| --- | --- | --- | --- | --- | --- |');
     for (const r of rows) {
       out.push(`| ${tableWords(r.table)} | ${codeSpan(r.table)} | ${r.rowid} (${codeSpan(r.rowKey)}) | ${timeWords(r.since)} | ${r.writtenBy === 'newer' ? 'a newer version' : 'unknown (damaged)'} | ${escapeText(oneLine(r.reason, 160)).replace(/\|/g, '\\|')} |`);
@@ -94,6 +94,19 @@ function runLine(r: RunInFlightFinding): string {
   if (r.owner === 'alive') return `${what}${r.ownedHere ? 'this window' : 'another open window'} is still working on it. Nothing to do.`;
   const gone = r.owner === 'dead' ? 'the window that started it has closed' : 'no record says which window started it';
   return `${what}${gone}, so it will never finish by itself. Reloading the window (or restarting VS Code) ends it as interrupted and offers Continue.`;
+}
+
+/** The section on records Repair Journal set aside (none: no section). */
+function setAsideSection(report: JournalCheckReport): string[] {
+  const rows = report.setAside ?? [];
+  if (rows.length === 0) return [];
+  return [
+    '## Records set aside by Repair Journal', '',
+    'These records could not be read, and a repair moved them out of their chats into the table `quarantined_rows`, with their values exactly as they were. Nothing was deleted. Nothing to do.', '',
+    '| what | chat | table | row id | set aside | by version | why it could not be read |', '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${tableWords(r.table)} | ${codeSpan(r.sessionId)} | ${codeSpan(r.table)} | ${r.rowid} (${codeSpan(r.rowKey)}) | ${timeWords(r.at)} | ${codeSpan(r.build)} | ${escapeText(oneLine(r.reason, 160)).replace(/\|/g, '\\|')} |`),
+    '',
+  ];
 }
 
 /** The section on moved-aside journals. */
@@ -126,7 +139,7 @@ export function journalCheckMarkdown(report: JournalCheckReport): string {
     '',
   ];
   if (report.readOnlyReason) lines.push(`**Agent Chats takes no changes now:** ${escapeText(report.readOnlyReason)}`, '');
-  lines.push(...filesSection(report), '', ...fencedSection(report), '', ...rulesSection(report), '');
+  lines.push(...filesSection(report), '', ...fencedSection(report), '', ...setAsideSection(report), ...rulesSection(report), '');
   lines.push('## Replies still running', '');
   if (report.runsInFlight.length === 0) lines.push('None.');
   for (const r of report.runsInFlight) lines.push(runLine(r));

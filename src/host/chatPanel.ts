@@ -15,6 +15,7 @@ import { cursorOf, type TurnCursor } from '../core/transcript';
 import type { ChangeMark, ChatRuntime } from '../runtime/chatRuntime';
 import { agentIcon } from './chatStatus';
 import { CHECK_JOURNAL_COMMAND } from './checkJournal';
+import { REPAIR_JOURNAL_COMMAND } from './repairJournal';
 import { openOwnSetting } from './openSetting';
 import { clientIdOf, isOutboxMessage, PanelOutbox } from './panelOutbox';
 
@@ -226,6 +227,7 @@ export class ChatPanel {
     if (message.type === 'loadOlder') return this.sendPage(message.before);
     if (message.type === 'pickSession') return this.host.pickSessionFor(this);
     if (message.type === 'checkJournal') return void vscode.commands.executeCommand(CHECK_JOURNAL_COMMAND);
+    if (message.type === 'repairJournal') return void vscode.commands.executeCommand(REPAIR_JOURNAL_COMMAND);
     if (message.type === 'viewError') {
       // The view went on without the part that failed; the log keeps what failed for a bug report.
       this.host.log(`[view] ${this.session ?? '(no chat)'}: ${message.message}`);

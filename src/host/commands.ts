@@ -10,6 +10,7 @@ import { type ChatRuntime, titleProblem } from '../runtime/chatRuntime';
 import { ChatPanels } from './chatPanels';
 import { CHECK_JOURNAL_COMMAND, runCheckJournal } from './checkJournal';
 import { RECOVER_CHATS_COMMAND, runRecoverChats } from './salvageJournal';
+import { REPAIR_JOURNAL_COMMAND, runRepairJournal } from './repairJournal';
 import { confirmDelete } from './confirmDelete';
 import { registerExportCommands } from './exportCommands';
 import { logText, noticeText } from './notices';
@@ -73,6 +74,7 @@ export function registerCommands(deps: CommandDeps): void {
   command('nativeAgentChats.showLogs', async () => output.show());
   command(CHECK_JOURNAL_COMMAND, (runtime) => runCheckJournal(runtime));
   command(RECOVER_CHATS_COMMAND, (runtime, args) => runRecoverChats(runtime, args as { name?: string; confirm?: boolean } | undefined));
+  command(REPAIR_JOURNAL_COMMAND, (runtime) => runRepairJournal(runtime, String((context.extension.packageJSON as { version?: unknown }).version ?? 'unknown')));
   registerExportCommands(command, panels);
 }
 

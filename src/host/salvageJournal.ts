@@ -2,13 +2,14 @@
  * Agent Chats: Recover Chats from a Moved-Aside Journal… (`nativeAgentChats.recoverChats`): picks a
  * journal moved aside next to the current one (`journal.sqlite.unreadable-<ms>`; the only one is
  * taken without asking), reads it in the journal's helper thread under a progress notification,
- * opens the dry run as an untitled Markdown document (src/core/salvageMarkdown.ts), and recovers its
+ * opens the dry run as a read-only Markdown document (src/core/salvageMarkdown.ts), and recovers its
  * chats only after a modal confirmation (src/runtime/salvage.ts). Also the warning shown when a
  * journal was just moved aside, with **Recover Chats…** and **Check Journal** buttons. The rules are
  * in the runtime and the journal; this file only asks and shows.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { showReport } from './reportDocuments';
 import { salvageCounts } from '../core/salvage';
 import { salvageMarkdown, salvageVerdict } from '../core/salvageMarkdown';
 import { timeWords, sizeWords } from '../core/journalCheck';
@@ -41,8 +42,7 @@ export async function runRecoverChats(runtime: ChatRuntime, args?: { name?: stri
     { location: vscode.ProgressLocation.Notification, title: `Agent Chats: Reading ${name}` },
     () => planSalvage(runtime.journal, name),
   );
-  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: salvageMarkdown(dryRun.plan) });
-  await vscode.window.showTextDocument(document, { preview: false });
+  await showReport(`Recover chats from ${name} (dry run)`, salvageMarkdown(dryRun.plan));
   const verdict = salvageVerdict(dryRun.plan);
   const counts = salvageCounts(dryRun.plan);
   const toImport = counts.whole + counts.partial;

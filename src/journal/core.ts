@@ -7,16 +7,16 @@
  * before: the database access (base.ts), the content store (contents.ts), sessions, turns and runs, invocations and events, boundary
  * requests, tabs, instances, pages of long chats, full-text search, the chat list, the outbox (queued
  * messages and delivery states), Check Journal's reads (check.ts), chats recovered from a moved-aside
- * journal (recovered.ts); row decoding is rows.ts. `ops.ts`
+ * journal (recovered.ts), Repair Journal's evidence and release (repair.ts); row decoding is rows.ts. `ops.ts`
  * lists which are reads and which writes.
  *
  * Each write method runs inside a transaction opened by the caller (`Journal.write`); write methods
  * are idempotent where recovery needs them to be: a settle of a request that is no longer pending,
  * or the finish of a run or invocation that is already terminal, changes nothing and says so.
  */
-import { RecoveredChatOps } from './operations/recovered';
+import { RepairOps } from './operations/repair';
 
-export type { StatementRecorder } from './operations/base';
+export type { FenceDetail, StatementRecorder } from './operations/base';
 export type { StoredContent } from './operations/contents';
 export type { CreateBoundaryRequestInput, SettleBoundaryRequestInput } from './operations/boundaryRequests';
 export type { FinishInvocationInput } from './operations/invocationsAndEvents';
@@ -28,9 +28,10 @@ export type { SearchHitKind, SearchOptions, SearchRefusal, SearchResult } from '
 export type { ListChatsOptions } from './operations/chatList';
 export type { CheckChunk, CheckedTable, CheckedTableSize } from './operations/check';
 export type { RecoveredChatImport, RecoveredChatInput } from './operations/recovered';
+export type { QuarantinedRowRecord, ReleaseChatInput, ReleaseChatResult } from './operations/repair';
 
 /**
  * Synchronous journal operations over one sql.js database (see module docstring).
  * `new JournalCore(db, record)`: `record` is called with every write statement (the redo log's source).
  */
-export class JournalCore extends RecoveredChatOps {}
+export class JournalCore extends RepairOps {}

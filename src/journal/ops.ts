@@ -14,11 +14,11 @@ import type { JournalCore } from './core';
 
 /** Operations that only read. */
 export const READ_OPS = [
-  'getFence', 'getProviderState', 'getSession', 'listSessions', 'titlesLike', 'getTurn', 'listTurns', 'getRun', 'listRunsInFlight',
+  'getFence', 'getFenceDetail', 'getProviderState', 'getSession', 'listSessions', 'titlesLike', 'getTurn', 'listTurns', 'getRun', 'listRunsInFlight',
   'stopRequested', 'listEvents', 'getInvocation', 'listOpenInvocations', 'getBoundaryRequest', 'listPendingBoundaryRequests',
   'listSessionPendingBoundaryRequests', 'listRestartClosures', 'hasSessionGrant', 'listTabs', 'getInstance', 'listInstances', 'listProcessGroups',
   'readTurnPage', 'readChangesSince', 'listHistory', 'isFollowedUp', 'searchChats', 'listChats', 'getChatListItem',
-  'checkTables', 'checkRows', 'checkStructure',
+  'checkTables', 'checkRows', 'checkStructure', 'repairContext', 'repairEvidence', 'listQuarantinedRows',
   'listQueuedPrompts', 'getQueuedPrompt', 'getContent', 'recoveryStatus',
 ] as const;
 
@@ -28,6 +28,7 @@ export const WRITE_OPS = [
   'startInvocation', 'setInvocationStatus', 'finishInvocation', 'createBoundaryRequest', 'settleBoundaryRequest', 'recordTab',
   'removeTab', 'registerInstance', 'removeInstance', 'assignWorkspace',
   'submitPrompt', 'editQueuedPrompt', 'discardQueuedPrompt', 'sendQueuedPrompt', 'markDelivered', 'importRecoveredChat',
+  'releaseFencedChat',
 ] as const;
 
 /** Methods only the worker calls (write-group bookkeeping, migrations): not operations of the door. */

@@ -328,6 +328,30 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    description: 'rows set aside by Repair Journal, with their original values',
+    // Repair Journal moves a row this build cannot read (and that evidence proves damaged, not a
+    // newer build's) out of its table into this one, so its chat's fence lifts and nothing is lost.
+    // table_name/row_key say where it was (row_key: the row's own key, as its DELETE named it);
+    // row_id: its rowid then (events: its id); row_values: a JSON object of every column's value as
+    // read; reason: why it could not be read; build/instance_id: which version and window moved it.
+    sql: `
+      CREATE TABLE quarantined_rows (
+        id INTEGER PRIMARY KEY,
+        table_name TEXT NOT NULL,
+        row_id INTEGER NOT NULL,
+        row_key TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        row_values TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        quarantined_at INTEGER NOT NULL,
+        build TEXT NOT NULL,
+        instance_id TEXT NOT NULL
+      );
+      CREATE INDEX quarantined_rows_by_session ON quarantined_rows(session_id);
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

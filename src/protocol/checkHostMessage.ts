@@ -45,7 +45,10 @@ function strict(fields: Record<string, Check>): Check {
 }
 
 const session = strict({ id, title: str, provider: str, createdAt: num, updatedAt: num, workspace: optional(nullable(str)) });
-const live = strict({ running: bool, actionableRequestIds: arrayOf(id), readOnlyReason: nullable(str) });
+const live = strict({
+  running: bool, actionableRequestIds: arrayOf(id), readOnlyReason: nullable(str),
+  fencedBy: optional(nullable(strict({ table: str, row: str, damaged: bool }))),
+});
 const turnFields = {
   id, sessionId: id, prompt: str, origin: oneOf(['prompt', 'retry', 'continue']), parentTurnId: nullable(id),
   status: oneOf(TURN_STATUSES), errorClass: nullable(oneOf(ERROR_CLASSES)), createdAt: num,

@@ -38,6 +38,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('loadOlder'), before: z.strictObject({ createdAt: z.number().finite(), id }) }),
   z.strictObject({ type: z.literal('resync') }),
   z.strictObject({ type: z.literal('checkJournal') }),
+  z.strictObject({ type: z.literal('repairJournal') }),
 ]);
 
 type Decoded = z.infer<typeof webviewMessageSchema>;

@@ -65,7 +65,9 @@ export type WebviewMessage =
   /** The view found a gap in the messages' `seq`: send a full snapshot. */
   | { readonly type: 'resync' }
   /** The user clicked Check Journal on the read-only notice: run Agent Chats: Check Journal. */
-  | { readonly type: 'checkJournal' };
+  | { readonly type: 'checkJournal' }
+  /** The user clicked Repair Journal… on a fenced chat's notice: run Agent Chats: Repair Journal… (its dry run first). */
+  | { readonly type: 'repairJournal' };
 
 /** The user's actions on a chat that can fail with a refusal (the webview messages that carry them). */
 export type ChatAction = Extract<WebviewMessage['type'], 'send' | 'stop' | 'decide' | 'retry' | 'continue' | 'editQueued' | 'discardQueued' | 'sendQueued'>;
@@ -97,6 +99,12 @@ export interface LiveState {
   readonly actionableRequestIds: readonly string[];
   /** The journal refuses writes (e.g. written by a newer version); the UI shows why. */
   readonly readOnlyReason: string | null;
+  /**
+   * The record that fences the chat, when that is why it is read-only: its table and its own key
+   * (what Check Journal lists), and whether it is damaged (Repair Journal may set it aside) rather
+   * than a newer version's. Absent or null otherwise.
+   */
+  readonly fencedBy?: { readonly table: string; readonly row: string; readonly damaged: boolean } | null;
 }
 
 /**

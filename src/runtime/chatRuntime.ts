@@ -108,6 +108,11 @@ export class ChatRuntime {
     }
   }
 
+  /** This window changed these chats outside the runtime (Repair Journal): views re-read them, as after another window's change. */
+  chatsChanged(sessionIds: readonly string[]): void {
+    for (const sessionId of sessionIds) this.scope.notifier.emit({ type: 'refresh', sessionId });
+  }
+
   /** This extension host's instance id. */
   get instanceId(): string {
     return this.options.instance.id;

@@ -2,7 +2,7 @@
  * Check Journal, run in order: the files on disk (in the journal's helper thread), then every row
  * of every checked table in chunks of `chunkRows` rows by rowid (each chunk one read in the
  * journal's worker, so this window's other reads and writes run between chunks), then the runs
- * still marked running and whether their owner window is alive. Progress is reported and
+ * still marked running and whether their owner window is alive, and the records Repair Journal set aside. Progress is reported and
  * cancellation honoured between steps and between chunks. Changes nothing on disk (a row that
  * cannot be read fences its chat in memory, as any read meeting it does).
  *
@@ -80,9 +80,10 @@ export async function checkJournal(journal: Journal, options: JournalCheckOption
   if (cancelled()) return undefined;
   progress('Checking replies still running');
   const runsInFlight = await runsStillRunning(journal, options);
+  const setAside = await journal.read('listQuarantinedRows');
   return {
     file: journal.file, checkedAt: (options.now ?? Date.now)(), schemaVersion: journal.report.version, readOnlyReason: journal.readOnlyReason,
-    files, structure, rowsChecked, unreadableRows, ruleFindings, runsInFlight,
+    files, structure, rowsChecked, unreadableRows, ruleFindings, runsInFlight, setAside,
   };
 }
 

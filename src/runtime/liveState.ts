@@ -17,11 +17,12 @@ export async function liveStateOf(scope: RuntimeScope, sessionId: string): Promi
   const elsewhere = new Set((await runsElsewhere(scope, sessionId)).map((r) => r.id));
   running ||= elsewhere.size > 0;
   for (const request of pending) if (request.runId && elsewhere.has(request.runId)) actionable.add(request.id);
-  const fence = await scope.journal.read('getFence', sessionId);
+  const fence = await scope.journal.read('getFenceDetail', sessionId);
   return {
     running,
     actionableRequestIds: [...actionable],
-    readOnlyReason: scope.journal.readOnlyReason ?? fence,
+    readOnlyReason: scope.journal.readOnlyReason ?? fence?.message ?? null,
+    fencedBy: fence && !scope.journal.readOnlyReason ? { table: fence.table, row: fence.rowKey, damaged: fence.damaged } : null,
   };
 }
 

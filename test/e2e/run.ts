@@ -1,6 +1,6 @@
 /**
  * End-to-end runner: the journeys (test/e2e/restartJourney.ts, twoWindowsJourney.ts, historyJourney.ts, brokenJournalJourney.ts,
- * hostCrashJourney.ts, queueJourney.ts, …) in Chromium against
+ * hostCrashJourney.ts, queueJourney.ts, repairJourney.ts, …) in Chromium against
  * code-server with the extension installed normally (copied into a fresh extensions dir) and a
  * temp copy of test/fixtures/workspace.
  *
@@ -27,6 +27,7 @@ import { HOST_CRASH_SETTINGS, hostCrashJourney, type HostCrashContext } from './
 import { agentRestartJourney, claudeRestartJourney, lmContinueJourney, prepareClaudeJourney } from './claudeRestartJourney';
 import { longChatJourney, seedLongChatJournal } from './longChatJourney';
 import { queueJourney } from './queueJourney';
+import { repairJourney, seedDamagedJournal } from './repairJourney';
 
 type Journey = (ctx: HostCrashContext) => Promise<void>;
 
@@ -49,6 +50,7 @@ const JOURNEYS: readonly [string, Journey, Prepare?][] = [
   ['host-crash', hostCrashJourney, async () => ({ settings: { ...HOST_CRASH_SETTINGS }, env: {}, dispose: async () => undefined })],
   ['tabs-after-restart', tabsAfterRestartJourney],
   ['queue', queueJourney],
+  ['repair', repairJourney, async () => ({ settings: {}, env: {}, seed: seedDamagedJournal, dispose: async () => undefined })],
   ['long-chat', longChatJourney, async () => ({ settings: {}, env: {}, seed: seedLongChatJournal, dispose: async () => undefined })],
   ['claude-restart', claudeRestartJourney, async () => {
     const setup = await prepareClaudeJourney();

@@ -106,6 +106,12 @@ export async function editJournalFile(file: string, edit: (db: Database) => void
   db.close();
 }
 
+/** SQL that takes a schema-8 database back to schema 7 (drops Repair Journal's quarantined_rows); before UNDO_SCHEMA_7. */
+export const UNDO_SCHEMA_8 = `
+  DROP INDEX quarantined_rows_by_session; DROP TABLE quarantined_rows;
+  PRAGMA user_version = 7;
+`;
+
 /** SQL that takes a schema-7 database back to schema 6 (drops the salvage's provenance table); before UNDO_SCHEMA_6. */
 export const UNDO_SCHEMA_7 = `
   DROP TABLE recovered_chats;

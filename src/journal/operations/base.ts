@@ -8,7 +8,25 @@ import { JournalRefusedError } from '../errors';
 import { fenceMessage } from '../plainErrors';
 import { BACKFILL_CHUNK, type Migration } from '../schema';
 import { StatementCache } from '../statementCache';
+import { FENCING_TABLES } from './fenceRows';
 import { UnreadableRowError, type Row } from './rows';
+
+/** A row that fences its chat: its table, its key as the decoder names it, whether a newer build could have written it. */
+interface FencingRow {
+  readonly table: string;
+  readonly key: string;
+  readonly newer: boolean;
+}
+
+/** A chat's fence and the row that holds it (the first, when several do). */
+export interface FenceDetail {
+  readonly message: string;
+  readonly table: string;
+  /** The row's own key (`events`: `run#seq`). */
+  readonly rowKey: string;
+  /** True when the row is damaged; false when a newer build could have written it. */
+  readonly damaged: boolean;
+}
 
 /** Receives every write statement (SQL and parameters) a transaction runs, for the redo log. */
 export type StatementRecorder = (sql: string, params: readonly (string | number | null)[]) => void;
@@ -16,7 +34,8 @@ export type StatementRecorder = (sql: string, params: readonly (string | number 
 /** What every operation builds on (see module docstring). */
 export abstract class OperationsBase {
   protected touchedSessions = new Set<string>();
-  private readonly fences = new Map<string, string>();
+  /** Fenced chats: session id → the rows that fence it, by `table\0key`. */
+  private readonly fences = new Map<string, Map<string, FencingRow>>();
 
   private readonly statements: StatementCache;
 
@@ -32,16 +51,59 @@ export abstract class OperationsBase {
     return list;
   }
 
-  /** Why writes to a chat are refused (it has a row this build cannot read), or null. */
+  /**
+   * Why writes to a chat are refused (it has a row this build cannot read), or null. The rows that
+   * fenced it are read again first (`fenceHolds`): a fence whose rows are gone or read now lifts.
+   */
   getFence(sessionId: string): string | null {
-    return this.fences.get(sessionId) ?? null;
+    return this.getFenceDetail(sessionId)?.message ?? null;
+  }
+
+  /** The chat's fence (see `getFence`) with the row that holds it: its table, its key, and whether it is damaged (not a newer build's). */
+  getFenceDetail(sessionId: string): FenceDetail | null {
+    const row = this.fenceHolds(sessionId);
+    return row ? { message: fenceMessage(row.table, row.newer), table: row.table, rowKey: row.key, damaged: !row.newer } : null;
   }
 
   /** Marks a session as changed by this write; refuses if the chat is fenced. */
   protected touch(sessionId: string): void {
-    const fence = this.fences.get(sessionId);
+    const fence = this.getFence(sessionId);
     if (fence) throw new JournalRefusedError('row_unreadable', fence);
     this.touchedSessions.add(sessionId);
+  }
+
+  /** Marks a session as changed by this write without asking its fence (Repair Journal, which lifts it). */
+  protected touchReleased(sessionId: string): void {
+    this.fences.delete(sessionId);
+    this.touchedSessions.add(sessionId);
+  }
+
+  /**
+   * The first row still fencing `sessionId`, or undefined: each row that fenced it is read again by
+   * its key and kept only while it exists and its decoder still refuses it. Lifts the fence when none
+   * is left. Costs one keyed read per fencing row, only for fenced chats.
+   */
+  private fenceHolds(sessionId: string): FencingRow | undefined {
+    const rows = this.fences.get(sessionId);
+    if (!rows) return undefined;
+    for (const [id, row] of rows) if (!this.stillUnreadable(row)) rows.delete(id);
+    if (rows.size === 0) this.fences.delete(sessionId);
+    return rows.values().next().value;
+  }
+
+  /** True while the row exists and its decoder refuses it. */
+  private stillUnreadable(row: FencingRow): boolean {
+    const table = FENCING_TABLES[row.table];
+    if (!table) return true; // not a table whose rows can be found again: the fence stays
+    const found = this.one(table.byKey, table.keyParams(row.key));
+    if (!found) return false;
+    try {
+      table.decode(found);
+      return false;
+    } catch (error) {
+      if (error instanceof UnreadableRowError) return true;
+      throw error;
+    }
   }
 
   /** Decodes rows, skipping (and fencing the chat of) rows this build cannot read. */
@@ -52,7 +114,9 @@ export abstract class OperationsBase {
         out.push(decode(row));
       } catch (error) {
         if (!(error instanceof UnreadableRowError)) throw error;
-        this.fences.set(error.sessionId, fenceMessage(error.table, error.newer));
+        const rows = this.fences.get(error.sessionId) ?? new Map<string, FencingRow>();
+        rows.set(`${error.table}\0${error.rowId}`, { table: error.table, key: error.rowId, newer: error.newer });
+        this.fences.set(error.sessionId, rows);
       }
     }
     return out;
