@@ -189,22 +189,41 @@ function orphanedRuns(report: JournalCheckReport): RunInFlightFinding[] {
 export function journalVerdict(report: JournalCheckReport): string {
   const { files } = report;
   const todo: string[] = [];
+  // Keeping what is left comes first; then the quickest step (a reload); then the rest, each with
+  // the command that does it and the chats it concerns.
   const damagedFiles = files.snapshot.problems.length > 0 || files.logs.some((l) => l.damage && l.damage.kind !== 'torn');
   const missingParts = report.structure?.missing.length ?? 0;
   if (damagedFiles) todo.push('part of the journal file is damaged: keep a copy of the folder shown below and do not delete anything');
   else if (missingParts > 0) todo.push(`the journal lacks ${plural(missingParts, 'part', 'parts')} of its structure, so chats may fail to save: keep a copy of the folder shown below and do not delete anything`);
   // Read-only for another reason (a newer version's format, a full disk at open): its own sentence says what to do.
   else if (report.readOnlyReason) todo.push(report.readOnlyReason.replace(/\.$/, ''));
-  const newer = report.unreadableRows.filter((r) => r.writtenBy === 'newer');
-  const damaged = report.unreadableRows.filter((r) => r.writtenBy === 'damaged');
-  if (newer.length > 0) todo.push(`update the extension: ${plural(new Set(newer.map((r) => r.sessionId)).size, 'chat holds', 'chats hold')} data from a newer version of Agent Chats`);
-  if (damaged.length > 0) todo.push(`${plural(new Set(damaged.map((r) => r.sessionId)).size, 'chat has', 'chats have')} damaged data and cannot be changed; the other chats are fine`);
-  if (report.ruleFindings.length > 0) todo.push(`${plural(report.ruleFindings.length, 'record does', 'records do')} not fit together; nothing to do now, keep this report`);
-  if (files.movedAside.length > 0) todo.push(`${plural(files.movedAside.length, 'older journal was', 'older journals were')} set aside; the chats in ${files.movedAside.length === 1 ? 'it' : 'them'} are not shown`);
   const orphaned = orphanedRuns(report);
-  if (orphaned.length > 0) todo.push(`${plural(orphaned.length, 'reply was', 'replies were')} left unfinished by a window that closed; reload the window to end ${orphaned.length === 1 ? 'it' : 'them'}`);
+  if (orphaned.length > 0) {
+    todo.push(`reload the window: ${plural(orphaned.length, 'reply was', 'replies were')} left running by a window that closed (${chatTitles(orphaned)}); a reload ends ${orphaned.length === 1 ? 'it' : 'them'} and offers Continue`);
+  }
+  const damaged = report.unreadableRows.filter((r) => r.writtenBy === 'damaged');
+  if (damaged.length > 0) {
+    const n = new Set(damaged.map((r) => r.sessionId)).size;
+    todo.push(`${plural(n, 'chat holds', 'chats hold')} damaged data and ${n === 1 ? 'takes' : 'take'} no new messages (${chatTitles(damaged)}): Agent Chats: Repair Journal… can set it aside; the other chats are fine`);
+  }
+  const newer = report.unreadableRows.filter((r) => r.writtenBy === 'newer');
+  if (newer.length > 0) todo.push(`update the extension: ${plural(new Set(newer.map((r) => r.sessionId)).size, 'chat holds', 'chats hold')} data from a newer version of Agent Chats (${chatTitles(newer)})`);
+  if (files.movedAside.length > 0) {
+    const n = files.movedAside.length;
+    todo.push(`${plural(n, 'journal that could not be read was', 'journals that could not be read were')} moved aside: Agent Chats: Recover Chats from a Moved-Aside Journal… brings ${n === 1 ? 'its' : 'their'} chats back`);
+  }
+  if (report.ruleFindings.length > 0) todo.push(`${plural(report.ruleFindings.length, 'record does', 'records do')} not fit together; nothing to do now, keep this report`);
   if (todo.length === 0) return 'Healthy.';
   return todo.map((t) => `${t[0]!.toUpperCase()}${t.slice(1)}.`).join(' ');
+}
+
+/** The chats of `items` by title, at most 3 (“A”, “B”, “C” and 2 more), in order of first mention. */
+function chatTitles(items: readonly { readonly sessionId: string | null; readonly chatTitle: string | null }[]): string {
+  const titles = new Map<string, string>();
+  for (const i of items) if (i.sessionId !== null && !titles.has(i.sessionId)) titles.set(i.sessionId, i.chatTitle === null ? `chat ${i.sessionId}` : `“${i.chatTitle}”`);
+  const names = [...titles.values()];
+  const shown = names.slice(0, 3).join(', ');
+  return names.length > 3 ? `${shown} and ${names.length - 3} more` : shown;
 }
 
 /** `n` with the singular or plural words. */

@@ -67,8 +67,8 @@ function fencedSection(report: JournalCheckReport): string[] {
     out.push('', `### ${chatName(first.chatTitle, first.sessionId)}`, '');
     out.push(newer
       ? 'This chat holds data written by a newer version of Agent Chats. This version cannot show that part and will not change the chat, so it does not spoil it. **Update the extension**; the chat then works again.'
-      : 'This chat holds data that is damaged: no version of Agent Chats can read it. The chat is shown without it and cannot be changed, so nothing more is lost. Your other chats are not affected. Keep this report. **Agent Chats: Repair Journal…** shows whether it can set the damaged data aside so the chat takes changes again (it changes nothing before you confirm).');
-    out.push('', '| what | table | row id | since | written by | why it cannot be read |', '| --- | --- | --- | --- | --- | --- |');
+      : 'This chat holds data that is damaged: no version of Agent Chats can read it. The chat is shown without it and takes no new messages, so nothing more is lost; you can still read and export it. Your other chats are not affected. **Agent Chats: Repair Journal…** shows whether it can set the damaged data aside so the chat takes messages again (it changes nothing before you confirm).');
+    out.push('', '| what | table | row id | written | written by | why it cannot be read |', '| --- | --- | --- | --- | --- | --- |');
     for (const r of rows) {
       out.push(`| ${tableWords(r.table)} | ${codeSpan(r.table)} | ${r.rowid} (${codeSpan(r.rowKey)}) | ${timeWords(r.since)} | ${r.writtenBy === 'newer' ? 'a newer version' : 'unknown (damaged)'} | ${escapeText(oneLine(r.reason, 160)).replace(/\|/g, '\\|')} |`);
     }
@@ -81,7 +81,7 @@ function rulesSection(report: JournalCheckReport): string[] {
   const out = ['## Records that do not fit together', ''];
   if (report.ruleFindings.length === 0) return [...out, 'None: every record fits the rules listed at the end.'];
   out.push('These records contradict each other (for example an approval request for a reply that does not exist). Agent Chats shows what it can; nothing to do now, keep this report.', '');
-  out.push('| chat | table | row id | since | rule | what is wrong |', '| --- | --- | --- | --- | --- | --- |');
+  out.push('| chat | table | row id | written | rule | what is wrong |', '| --- | --- | --- | --- | --- | --- |');
   for (const f of report.ruleFindings) {
     out.push(`| ${chatName(f.chatTitle, f.sessionId)} | ${codeSpan(f.table)} | ${f.rowid} (${codeSpan(f.rowKey)}) | ${timeWords(f.since)} | ${codeSpan(f.rule)} | ${escapeText(oneLine(f.detail, 200)).replace(/\|/g, '\\|')} |`);
   }
@@ -92,8 +92,8 @@ function rulesSection(report: JournalCheckReport): string[] {
 function runLine(r: RunInFlightFinding): string {
   const what = `- A reply in ${chatName(r.chatTitle, r.sessionId)}, started ${timeWords(r.startedAt)} (run ${codeSpan(r.runId)}, window ${codeSpan(r.instanceId)}): `;
   if (r.owner === 'alive') return `${what}${r.ownedHere ? 'this window' : 'another open window'} is still working on it. Nothing to do.`;
-  const gone = r.owner === 'dead' ? 'the window that started it has closed' : 'no record says which window started it';
-  return `${what}${gone}, so it will never finish by itself. Reloading the window (or restarting VS Code) ends it as interrupted and offers Continue.`;
+  const gone = r.owner === 'dead' ? 'the window that started it has closed' : 'the window that started it is gone (it is not among the windows Agent Chats knows)';
+  return `${what}${gone}, so it will never finish by itself. Reload any window (**Developer: Reload Window**) or restart VS Code: the reply then ends as interrupted and the chat offers **Continue**.`;
 }
 
 /** The section on records Repair Journal set aside (none: no section). */
@@ -111,13 +111,13 @@ function setAsideSection(report: JournalCheckReport): string[] {
 
 /** The section on moved-aside journals. */
 function movedAsideSection(report: JournalCheckReport): string[] {
-  const out = ['## Journals set aside', ''];
+  const out = ['## Journals moved aside', ''];
   const aside = report.files.movedAside;
   if (aside.length === 0) return [...out, 'None.'];
-  out.push('Agent Chats could not read these older journals when it started, so it set them aside (it never deletes them) and started a new one. Their chats are not shown until you recover them: **Agent Chats: Recover Chats from a Moved-Aside Journal…** shows what it can bring back before it changes anything. Keep these files.', '');
+  out.push('Agent Chats could not read these journals when it started, so it moved them aside (it never deletes them) and started a new, empty one. Their chats are not shown until you recover them: **Agent Chats: Recover Chats from a Moved-Aside Journal…** shows what it can bring back before it changes anything. Do not delete these files.', '');
   for (const a of aside) {
     const logs = a.logs.length === 0 ? '' : ` with ${a.logs.map((l) => `${codeSpan(l.name)} (${sizeWords(l.bytes)})`).join(', ')}`;
-    out.push(`- ${codeSpan(a.path)}: ${sizeWords(a.bytes)}, set aside ${timeWords(a.movedAt)}${logs}. Why: ${a.reason === null ? 'reason not recorded' : escapeText(oneLine(a.reason, 300))}.`);
+    out.push(`- ${codeSpan(a.path)}: ${sizeWords(a.bytes)}, moved aside ${timeWords(a.movedAt)}${logs}.${a.reason === null ? '' : ` Why: ${escapeText(oneLine(a.reason, 300))}.`}`);
   }
   return out;
 }
@@ -132,10 +132,10 @@ export function journalCheckMarkdown(report: JournalCheckReport): string {
   const lines = [
     '# Agent Chats journal check',
     '',
-    `**Verdict: ${journalVerdict(report)}**`,
+    `**Verdict: ${escapeText(journalVerdict(report))}**`,
     '',
     `Agent Chats keeps every chat in a journal: the file ${codeSpan(report.file)} and its log files next to it. ` +
-      `This check read them on ${timeWords(report.checkedAt)} without changing anything: the files themselves, ${total} ${total === 1 ? 'record' : 'records'} of ${rows.length} kinds, replies still running, and journals set aside.`,
+      `This check read them on ${timeWords(report.checkedAt)} without changing anything: the files themselves, every record of every chat (${total} in all), replies still running, and journals moved aside.`,
     '',
   ];
   if (report.readOnlyReason) lines.push(`**Agent Chats takes no changes now:** ${escapeText(report.readOnlyReason)}`, '');
@@ -143,7 +143,7 @@ export function journalCheckMarkdown(report: JournalCheckReport): string {
   lines.push('## Replies still running', '');
   if (report.runsInFlight.length === 0) lines.push('None.');
   for (const r of report.runsInFlight) lines.push(runLine(r));
-  lines.push('', ...movedAsideSection(report), '', '---', '', `Journal format: schema ${report.schemaVersion}. Records read: ${rows.map(([t, c]) => `${codeSpan(t)} ${c}`).join(', ')}.`, '', 'Rules each record was checked against:', '');
+  lines.push('', ...movedAsideSection(report), '', '---', '', '## Details for bug reports', '', 'To report a problem, save this document (File > Save As) and attach it; keep the journal\'s folder as it is.', '', `Journal format: schema ${report.schemaVersion}. Records read: ${rows.map(([t, c]) => `${codeSpan(t)} ${c}`).join(', ')}.`, '', 'Rules each record was checked against:', '');
   for (const [rule, words] of Object.entries(JOURNAL_RULES)) lines.push(`- ${codeSpan(rule)}: ${words}`);
   return `${lines.join('\n')}\n`;
 }

@@ -138,7 +138,7 @@ describe('Check Journal', () => {
     assert.deepEqual(report.unreadableRows, [
       { table: 'events', rowid, rowKey: 's1-r1#1', sessionId: 's1', chatTitle: 'Chat one', reason: 'its payload is not valid JSON', writtenBy: 'damaged', since: T0 + 1 },
     ]);
-    assert.equal(journalVerdict(report), '1 chat has damaged data and cannot be changed; the other chats are fine.');
+    assert.equal(journalVerdict(report), '1 chat holds damaged data and takes no new messages (“Chat one”): Agent Chats: Repair Journal… can set it aside; the other chats are fine.');
     assert.equal(fence, 'This chat holds part of a reply that could not be read (it is damaged), so it is left out and the chat cannot be changed. Other chats are not affected.');
     const md = journalCheckMarkdown(report);
     assert.ok(md.includes(`| part of a reply | \`events\` | ${rowid} (\`s1-r1#1\`) | 2023-11-14 22:13 UTC | unknown (damaged) | its payload is not valid JSON |`), md);
@@ -151,7 +151,7 @@ describe('Check Journal', () => {
     assert.deepEqual(report.unreadableRows.map((r) => [r.table, r.rowKey, r.sessionId, r.reason, r.writtenBy, r.since]), [
       ['turns', 's2-t1', 's2', 'unknown status "hibernating"', 'newer', T0 + 100],
     ]);
-    assert.equal(journalVerdict(report), 'Update the extension: 1 chat holds data from a newer version of Agent Chats.');
+    assert.equal(journalVerdict(report), 'Update the extension: 1 chat holds data from a newer version of Agent Chats (“Chat two”).');
   });
 
   it('a journal of a newer schema (an extra column, read-only here) is checked all the same, and the verdict says why it is read-only', async () => {
@@ -184,8 +184,8 @@ describe('Check Journal', () => {
       { name: 'journal.sqlite.unreadable-1700000000000', path: `${file}.unreadable-1700000000000`, bytes: 1234, movedAt: 1_700_000_000_000, logs: [{ name: 'journal.sqlite.unreadable-1700000000000.log.3', bytes: 100 }], reason: null },
       { name: `journal.sqlite.unreadable-${stamp}`, path: j.report.quarantined.path, bytes: notADatabase.length, movedAt: stamp, logs: [], reason: j.report.quarantined.reason },
     ]);
-    assert.equal(journalVerdict(report), '2 older journals were set aside; the chats in them are not shown.');
-    assert.ok(journalCheckMarkdown(report).includes('1.2 KB, set aside 2023-11-14 22:13 UTC with `journal.sqlite.unreadable-1700000000000.log.3` (100 bytes). Why: reason not recorded.'));
+    assert.equal(journalVerdict(report), '2 journals that could not be read were moved aside: Agent Chats: Recover Chats from a Moved-Aside Journal… brings their chats back.');
+    assert.ok(journalCheckMarkdown(report).includes('1.2 KB, moved aside 2023-11-14 22:13 UTC with `journal.sqlite.unreadable-1700000000000.log.3` (100 bytes).\n'));
     // A later check (another window, another day) still says why: the reason was written beside the file.
     const later = await openJournal(file, { integrityCheckDelayMs: 60_000 });
     try {
@@ -243,7 +243,7 @@ describe('Check Journal', () => {
         run('r-unknown', 't-unknown', 'i-never', 'unknown', false, T0 + 501),
         run('r-here', 't-here', 'i-here', 'alive', true, T0 + 502),
       ]);
-      assert.equal(journalVerdict(report), '2 replies were left unfinished by a window that closed; reload the window to end them.');
+      assert.equal(journalVerdict(report), 'Reload the window: 2 replies were left running by a window that closed (“Chat two”); a reload ends them and offers Continue.');
       assert.deepEqual(report.ruleFindings, []);
     } finally {
       await j.close();
@@ -263,7 +263,7 @@ describe('Check Journal', () => {
       expect: { rule: 'run_turn_missing', table: 'runs', rowKey: 'r-x', sessionId: 's1', chatTitle: 'Chat one', detail: 'the run names turn ghost-turn, which does not exist', since: 5 } },
     { sql: "UPDATE runs SET status = 'running' WHERE id = 's2-r1'",
       expect: { rule: 'run_running_turn_ended', table: 'runs', rowKey: 's2-r1', sessionId: 's2', chatTitle: 'Chat two', detail: 'the run is running but its turn s2-t1 is completed', since: T0 + 100 },
-      verdict: '1 record does not fit together; nothing to do now, keep this report. 1 reply was left unfinished by a window that closed; reload the window to end it.' },
+      verdict: 'Reload the window: 1 reply was left running by a window that closed (“Chat two”); a reload ends it and offers Continue. 1 record does not fit together; nothing to do now, keep this report.' },
     { sql: "INSERT INTO invocations (id, run_id, turn_id, session_id, tool, input, status, started_at) VALUES ('inv-x', 's1-r1', 'ghost-turn', 's1', 'run', '{}', 'completed', 5)",
       expect: { rule: 'invocation_turn_missing', table: 'invocations', rowKey: 'inv-x', sessionId: 's1', chatTitle: 'Chat one', detail: 'the tool call names turn ghost-turn, which does not exist', since: 5 } },
     { sql: "INSERT INTO invocations (id, run_id, turn_id, session_id, tool, input, status, started_at) VALUES ('inv-x', 'ghost-run', 's1-t1', 's1', 'run', '{}', 'completed', 5)",
