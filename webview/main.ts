@@ -46,6 +46,7 @@ const renderer = new ChatRenderer(sk, reportError, {
   atBottom: () => scroll.atBottom, onNearTop: askOlder, onMounted: () => keepTicking(), onQueueAction: (m) => host.post(m),
   onQueueFocusLost: () => sk.composer.focus(),
   onQueueEditLost: (text) => giveBack(text),
+  onModelPick: (model) => host.post({ type: 'setModel', model }),
 });
 const memory = new PanelMemory(host);
 const outbox = new ViewOutbox(memory, (m) => host.post(m));
@@ -170,6 +171,8 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   if (message.type === 'snapshot') {
     if (memory.showSession(message.session.id)) sk.composer.value = '';
     if (previous.session?.id !== message.session.id) {
+      // The header's model picker: what the chat's provider offers (the local agent offers nothing).
+      if (message.session.provider !== 'local') host.post({ type: 'listModels' });
       // A view rebuilt before the host answered what it posted posts it again, with the same ids.
       outbox.resend();
       // A view rebuilt after its tab was hidden (or the window reloaded) goes back to where the user

@@ -10,6 +10,8 @@ import { renderHeader, renderLoading, renderOrphan, renderWelcome } from './rend
 import { safely, type RenderErrorSink } from './render/failed';
 import { followOutputs, outputScrolls } from './render/follow';
 import { QueueView, type QueueMessage } from './render/queue';
+import { ModelPicker } from './render/modelPicker';
+import { h } from './dom';
 import { renderTurn, turnKey, type TurnContext } from './render/turn';
 import { VirtualTranscript, type VirtualOptions } from './render/virtual';
 import { composerPlaceholder } from './input';
@@ -35,6 +37,8 @@ export interface RendererOptions extends VirtualOptions {
   readonly onQueueFocusLost?: () => void;
   /** A queued message left the queue with a changed text still in its editor: where that text goes (the composer). */
   readonly onQueueEditLost?: (text: string) => void;
+  /** The user picked a model in the header (null: the provider's default): post it to the host. */
+  readonly onModelPick?: (model: string | null) => void;
 }
 
 /** Renders view states into one skeleton, remembering what it rendered last. */
@@ -49,6 +53,10 @@ export class ChatRenderer {
   readonly virtual: VirtualTranscript;
   /** The queue under the transcript (`render/queue.ts`). */
   readonly queue: QueueView;
+  /** The model picker in the header (`render/modelPicker.ts`), kept apart from the header's other parts. */
+  readonly picker: ModelPicker;
+  /** The header's parts other than the picker, replaced when they change. */
+  private readonly headerMain: HTMLElement;
 
   /**
    * Creates a renderer for a skeleton built by `buildSkeleton`. `onError` is told about every part
@@ -57,7 +65,10 @@ export class ChatRenderer {
    * and where the queue's actions go.
    */
   constructor(private readonly sk: Skeleton, private readonly onError?: RenderErrorSink, options: RendererOptions = {}) {
-    const { onQueueAction, onQueueFocusLost, onQueueEditLost, ...virtual } = options;
+    const { onQueueAction, onQueueFocusLost, onQueueEditLost, onModelPick, ...virtual } = options;
+    this.picker = new ModelPicker((model) => onModelPick?.(model));
+    this.headerMain = h('span', { class: 'header-main' });
+    sk.header.replaceChildren(this.headerMain, this.picker.element);
     this.queue = new QueueView(sk.queue, (message) => onQueueAction?.(message), () => onQueueFocusLost?.(), (text) => onQueueEditLost?.(text));
     this.virtual = new VirtualTranscript(sk.transcript, sk.content, {
       ...virtual,
@@ -108,10 +119,11 @@ export class ChatRenderer {
   }
 
   private renderHeader(state: ViewState): void {
+    this.picker.render(state.mode === 'chat' ? state.session : null, state.models, state.hostLost || (state.mode === 'chat' && !!state.live.readOnlyReason));
     const key = JSON.stringify([state.session?.title, state.session?.provider, state.live.running]);
     if (key === this.headerKey) return;
     this.headerKey = key;
-    this.sk.header.replaceChildren(...renderHeader(state.session, state.live.running));
+    this.headerMain.replaceChildren(...renderHeader(state.session, state.live.running));
     // The local agent's verbs only make sense for the local agent.
     const local = (state.session?.provider ?? 'local') === 'local';
     this.sk.composer.setAttribute('placeholder', composerPlaceholder(local, state.live.running));

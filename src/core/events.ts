@@ -115,6 +115,11 @@ export interface TurnRecord {
   readonly delivery?: DeliveryState | null;
   /** How the message was sent (see `SENT_FROM`); null for Retry, Continue and turns before schema 5. */
   readonly sentFrom?: SentFrom | null;
+  /**
+   * The model the turn was run with (schema 6): the chat's choice, else the provider's setting of the
+   * window that started it; null when neither named one, and for turns before schema 6.
+   */
+  readonly model?: string | null;
 }
 
 /**
@@ -149,4 +154,6 @@ export interface SessionRecord {
    * created before the journal recorded it, until `assignWorkspace`). Unset when creating: unknown.
    */
   readonly workspace?: string | null;
+  /** The model picked in the chat's header (schema 6); null or unset: the provider's setting. */
+  readonly model?: string | null;
 }

@@ -103,7 +103,7 @@ function turnToMarkdown(turn: TranscriptTurn, chat: ChatContext): string {
   const origin = turn.origin === 'retry' && parent ? `Retry of ${parent}` : turn.origin === 'continue' && parent ? `Continues ${parent} after a restart` : turnOriginLabel(turn);
   // A reply a reload or restart cut short reads as the chat tab says it: interrupted, not failed.
   const status = turn.status === 'failed' && turn.errorClass && isRestartErrorClass(turn.errorClass) ? 'Interrupted' : TURN_STATUS_WORDS[turn.status] ?? turn.status;
-  const meta = [`Sent ${chat.time(turn.createdAt)}`, status, origin].filter(Boolean).join(' · ');
+  const meta = [`Sent ${chat.time(turn.createdAt)}`, status, origin, turn.model ? `Model ${codeSpan(turn.model)}` : null].filter(Boolean).join(' · ');
   const prompt = markdownWithoutHtml(turn.prompt, true);
   return [
     '---',

@@ -17,6 +17,8 @@ import { agentIcon } from './chatStatus';
 import { CHECK_JOURNAL_COMMAND } from './checkJournal';
 import { openOwnSetting } from './openSetting';
 import { clientIdOf, isOutboxMessage, PanelOutbox } from './panelOutbox';
+import { handleModelMessage } from './panelModels';
+import type { ModelList } from '../runtime/agents/modelLists';
 
 /** The webview view type (also in package.json's `onWebviewPanel:` activation event). */
 export const CHAT_VIEW_TYPE = 'nativeAgentChats.chat';
@@ -41,6 +43,8 @@ export interface ChatPanelHost {
   panelDisposed(panel: ChatPanel): void;
   /** The panel became active or inactive, or its chat's live state or title changed. */
   panelStateChanged?(panel: ChatPanel): void;
+  /** The models a provider offers in the chat's header (none when unset). */
+  listModels?(provider: string): Promise<ModelList>;
 }
 
 /** One chat tab (see module docstring). `sessionId` is undefined for an orphan panel. */
@@ -244,6 +248,10 @@ export class ChatPanel {
       return;
     }
     if (isOutboxMessage(message)) return this.prompts.handle(sessionId, message);
+    if (message.type === 'listModels' || message.type === 'setModel') {
+      const listModels = (provider: string) => this.host.listModels?.(provider) ?? Promise.resolve({ models: [] });
+      return handleModelMessage({ runtime, listModels, post: (m) => void this.post(m) }, sessionId, message);
+    }
     const result =
       message.type === 'stop' ? await runtime.stop(sessionId)
       : message.type === 'decide' ? await runtime.decide(sessionId, message.requestId, message.decision)

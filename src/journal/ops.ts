@@ -27,7 +27,7 @@ export const WRITE_OPS = [
   'createSession', 'renameSession', 'deleteSession', 'setProviderState', 'startTurn', 'finishRun', 'appendEvents', 'requestStop',
   'startInvocation', 'setInvocationStatus', 'finishInvocation', 'createBoundaryRequest', 'settleBoundaryRequest', 'recordTab',
   'removeTab', 'registerInstance', 'removeInstance', 'assignWorkspace',
-  'submitPrompt', 'editQueuedPrompt', 'discardQueuedPrompt', 'sendQueuedPrompt', 'markDelivered',
+  'setSessionModel', 'submitPrompt', 'editQueuedPrompt', 'discardQueuedPrompt', 'sendQueuedPrompt', 'markDelivered',
 ] as const;
 
 /** Methods only the worker calls (write-group bookkeeping, migrations): not operations of the door. */

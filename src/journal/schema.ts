@@ -295,6 +295,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX queued_prompts_by_session ON queued_prompts(session_id, state, position);
     `,
   },
+  {
+    version: 6,
+    description: 'the model chosen per chat and the model each turn ran with',
+    // sessions.model: the model the user picked in the chat's header (NULL: the provider's setting).
+    // turns.model: the model the turn was run with, written with the turn (the chat's choice, else
+    // the provider's setting in the window that started it; NULL when neither names one, and for
+    // turns before this version). Both come last, so the search triggers of migration 4 (on insert,
+    // and on updates of `prompt` only) are unchanged.
+    sql: `
+      ALTER TABLE sessions ADD COLUMN model TEXT;
+      ALTER TABLE turns ADD COLUMN model TEXT;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { SETTING_ID_SHAPE } from '../core/settingIds';
 import { BOUNDARY_DECISIONS } from '../core/vocabulary';
-import { MAX_ID_CHARS, MAX_PROMPT_CHARS, MAX_VIEW_ERROR_CHARS, type WebviewMessage } from './messages';
+import { MAX_ID_CHARS, MAX_MODEL_NAME_CHARS, MAX_PROMPT_CHARS, MAX_VIEW_ERROR_CHARS, type WebviewMessage } from './messages';
 
 // No generated code: keeps zod from probing `new Function` (and `navigator`, which VS Code's
 // extension host reports as an error) — a strict-CSP-friendly validator.
@@ -38,6 +38,10 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('loadOlder'), before: z.strictObject({ createdAt: z.number().finite(), id }) }),
   z.strictObject({ type: z.literal('resync') }),
   z.strictObject({ type: z.literal('checkJournal') }),
+  z.strictObject({ type: z.literal('listModels') }),
+  // No control characters: a model name is shown in the header and sent to the provider as is.
+  // eslint-disable-next-line no-control-regex
+  z.strictObject({ type: z.literal('setModel'), model: z.string().trim().min(1).max(MAX_MODEL_NAME_CHARS).regex(/^[^\u0000-\u001f\u007f]+$/).nullable() }),
 ]);
 
 type Decoded = z.infer<typeof webviewMessageSchema>;

@@ -65,13 +65,29 @@ export type WebviewMessage =
   /** The view found a gap in the messages' `seq`: send a full snapshot. */
   | { readonly type: 'resync' }
   /** The user clicked Check Journal on the read-only notice: run Agent Chats: Check Journal. */
-  | { readonly type: 'checkJournal' };
+  | { readonly type: 'checkJournal' }
+  /** The chat's header wants the models its provider offers (answered with `models`). */
+  | { readonly type: 'listModels' }
+  /**
+   * The user picked a model in the chat's header (1..MAX_MODEL_NAME_CHARS characters, no control
+   * characters), or `null` for the provider's setting: the chat's next turns run with it.
+   */
+  | { readonly type: 'setModel'; readonly model: string | null };
 
 /** The user's actions on a chat that can fail with a refusal (the webview messages that carry them). */
-export type ChatAction = Extract<WebviewMessage['type'], 'send' | 'stop' | 'decide' | 'retry' | 'continue' | 'editQueued' | 'discardQueued' | 'sendQueued'>;
+export type ChatAction = Extract<WebviewMessage['type'], 'send' | 'stop' | 'decide' | 'retry' | 'continue' | 'editQueued' | 'discardQueued' | 'sendQueued' | 'setModel'>;
 
 /** Every `ChatAction`, for checks at run time. */
-export const CHAT_ACTIONS = ['send', 'stop', 'decide', 'retry', 'continue', 'editQueued', 'discardQueued', 'sendQueued'] as const satisfies readonly ChatAction[];
+export const CHAT_ACTIONS = ['send', 'stop', 'decide', 'retry', 'continue', 'editQueued', 'discardQueued', 'sendQueued', 'setModel'] as const satisfies readonly ChatAction[];
+
+/** Longest model name a `setModel` may carry, in characters. */
+export const MAX_MODEL_NAME_CHARS = 200;
+
+/** One model a chat's header offers: the id the provider is asked for, and a label for people. */
+export interface ModelOption {
+  readonly id: string;
+  readonly label: string;
+}
 
 /**
  * Stable codes of `error` messages: the journal's refusals, the runtime's, and the panel's own.
@@ -163,6 +179,12 @@ export type HostMessage = Sequenced & (
   | { readonly type: 'succeeded'; readonly action: ChatAction; readonly clientId?: string; readonly queued?: boolean }
   /** The answer to a `ping`: the extension host is alive. */
   | { readonly type: 'pong' }
+  /**
+   * The models the chat's provider offers (the answer to `listModels`), the provider's setting
+   * first when it names one; `note`: why the list may be short (a server that did not answer).
+   * An empty list: the provider offers no choice (the header shows no picker).
+   */
+  | { readonly type: 'models'; readonly provider: string; readonly models: readonly ModelOption[]; readonly note?: string }
 );
 
 /**

@@ -32,6 +32,11 @@ export interface AgentTurnRequest {
   readonly providerState: string | null;
   /** Absolute path of the workspace folder the agent works in. */
   readonly cwd: string;
+  /**
+   * The model to run with, as the turn recorded it (the chat's choice, else the provider's setting
+   * when the turn started); unset: the agent's own configuration decides.
+   */
+  readonly model?: string;
 }
 
 /** A tool call this product executes: `run` a shell command, `read` or `write` a file. */

@@ -39,6 +39,7 @@ import { RunEnds } from './runEnd';
 import type { RuntimeScope } from './scope';
 import { stop, stopIfAskedElsewhere } from './stopAcrossWindows';
 import { cleanTitle, NEW_CHAT_TITLE, titleProblem } from './titles';
+import { setChatModel } from './modelChoice';
 import { followUpTarget, startTurn, transcriptOf, type TurnSettings } from './turns';
 
 export { ALL_SESSIONS, type RuntimeNotification } from './notifications';
@@ -81,6 +82,7 @@ export class ChatRuntime {
       notifier: new Notifier((sessionId) => this.liveState(sessionId), log),
       active: new Map<string, RunContext>(),
       disposed: () => this.disposed,
+      defaultModel: (provider) => options.defaultModel?.(provider) ?? null,
     };
     this.ends = new RunEnds(this.scope, (claimed) => startDriving(this.outbox, claimed));
     this.offExternal = options.journal.onExternalChange((ids) => void this.onExternalChange(ids));
@@ -174,6 +176,11 @@ export class ChatRuntime {
     if (!renamed.ok) return renamed;
     this.scope.notifier.emit({ type: 'session', session: renamed.value.session });
     return ok(renamed.value.session);
+  }
+
+  /** Picks the chat's model (`null`: the provider's setting) for its next turns, in every window (modelChoice.ts). */
+  setModel(sessionId: string, model: string | null): Promise<Result<SessionRecord, RuntimeRefusal>> {
+    return setChatModel(this.scope, sessionId, model);
   }
 
   /**

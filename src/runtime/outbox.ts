@@ -55,7 +55,7 @@ export async function submit(
   if (problem) return fail('invalid', problem);
   const ready = await agentReady(deps, sessionId);
   if (!ready.ok) return ready;
-  const next = nextIds(scope);
+  const next = nextIds(scope, ready.value.provider);
   const r = await scope.journal.write('submitPrompt', {
     sessionId, clientId: message.clientId, text: message.text, at: scope.now(), next, queue, endedRunIds: deps.ends.endedHere(sessionId),
   });
@@ -128,7 +128,7 @@ export async function sendQueued(deps: OutboxDeps, sessionId: string, clientId: 
   const { scope } = deps;
   const ready = await agentReady(deps, sessionId);
   if (!ready.ok) return ready;
-  const r = await scope.journal.write('sendQueuedPrompt', sessionId, clientId, nextIds(scope), scope.now());
+  const r = await scope.journal.write('sendQueuedPrompt', sessionId, clientId, nextIds(scope, ready.value.provider), scope.now());
   if (!r.ok) return r;
   const v = r.value;
   if (v.kind === 'not_queued') return fail('not_actionable', notQueuedMessage(v.state));
@@ -183,9 +183,9 @@ async function agentReady(deps: OutboxDeps, sessionId: string): Promise<Result<S
   return ok(session);
 }
 
-/** Fresh ids for a turn and run this window would drive. */
-function nextIds(scope: RuntimeScope): NextTurnIds {
-  return { turnId: randomUUID(), runId: randomUUID(), instanceId: scope.instance.id };
+/** Fresh ids for a turn and run this window would drive, with the model its settings name for `provider`. */
+export function nextIds(scope: RuntimeScope, provider: string): NextTurnIds {
+  return { turnId: randomUUID(), runId: randomUUID(), instanceId: scope.instance.id, model: scope.defaultModel(provider) };
 }
 
 /** Why a message can no longer be edited, sent or discarded. */

@@ -26,6 +26,12 @@ export interface TurnSettings {
   readonly commandTimeoutMs?: () => number;
   /** Batch interval of streamed events, ms. */
   readonly flushIntervalMs?: number;
+  /**
+   * The model a provider's settings name (e.g. `nativeAgentChats.openaiCompatible.model`), or null
+   * when they name none: what a turn of a chat without a model of its own records and runs with.
+   * Unset: none for every provider.
+   */
+  readonly defaultModel?: (provider: string) => string | null;
 }
 
 /** How a turn came to be, and the turn it follows up (null for a prompt). */
@@ -90,7 +96,7 @@ export async function startTurn(
   if (scope.active.has(sessionId)) return fail('busy', BUSY_MESSAGE);
   scope.active.set(sessionId, run);
   const started = await journal.write('startTurn', {
-    turn: { id: run.turnId, sessionId, prompt, origin: from.origin, parentTurnId: from.parentTurnId, createdAt: scope.now() },
+    turn: { id: run.turnId, sessionId, prompt, origin: from.origin, parentTurnId: from.parentTurnId, createdAt: scope.now(), model: scope.defaultModel(session.provider) },
     run: { id: run.runId, instanceId: scope.instance.id, provider: session.provider },
   });
   if (!started.ok) {
@@ -138,6 +144,7 @@ async function agentStart(scope: RuntimeScope, settings: TurnSettings, run: RunC
     const providerState = await journal.read('getProviderState', run.sessionId);
     const request: AgentTurnRequest = {
       sessionId: run.sessionId, turnId: run.turnId, prompt: turn.prompt, origin: turn.origin, history, providerState, cwd: settings.workspaceRoot() ?? process.cwd(),
+      ...(turn.model ? { model: turn.model } : {}),
     };
     const ctx = agentContextFor(scope, run, { workspaceRoot: settings.workspaceRoot(), commandTimeoutMs: settings.commandTimeoutMs?.() ?? 30_000 });
     return { agent, request, ctx };

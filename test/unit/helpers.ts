@@ -107,6 +107,15 @@ export async function editJournalFile(file: string, edit: (db: Database) => void
 }
 
 /**
+ * SQL that takes a schema-6 database back to schema 5 (drops the model columns migration 6 added);
+ * before UNDO_SCHEMA_5 for an older journal still.
+ */
+export const UNDO_SCHEMA_6 = `
+  ALTER TABLE turns DROP COLUMN model; ALTER TABLE sessions DROP COLUMN model;
+  PRAGMA user_version = 5;
+`;
+
+/**
  * SQL that takes a schema-5 database back to schema 4 (drops the outbox migration 5 added); before
  * UNDO_SCHEMA_4 for an older journal still.
  */

@@ -48,6 +48,7 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext): HTMLElement 
     'section',
     { class: 'turn', 'data-turn-id': turn.id, 'data-status': turn.status },
     origin ? h('div', { class: 'turn-origin' }, origin) : null,
+    turn.model ? h('div', { class: 'turn-model', title: 'The model this turn ran with' }, `Model: ${turn.model}`) : null,
     h('div', { class: 'message user markdown' }, userMarkdownFragment(turn.prompt)),
   );
   const view = turn.errorClass ? describeErrorClass(turn.errorClass, turn, { followedUp: ctx.followedUp, running: ctx.running }) : null;

@@ -200,7 +200,7 @@ export abstract class OutboxOps extends ChatListOps {
   private startQueuedTurn(sessionId: string, clientId: string, text: string, sentFrom: SentFrom, next: NextTurnIds, at: number): { turn: TurnRecord; run: RunRecord } {
     const provider = this.getSession(sessionId)!.provider;
     return this.startTurn({
-      turn: { id: next.turnId, sessionId, prompt: text, origin: 'prompt', parentTurnId: null, createdAt: at, clientId, sentFrom },
+      turn: { id: next.turnId, sessionId, prompt: text, origin: 'prompt', parentTurnId: null, createdAt: at, clientId, sentFrom, model: next.model ?? null },
       run: { id: next.runId, instanceId: next.instanceId, provider },
     });
   }

@@ -171,7 +171,8 @@ function queryOptions(a: AttemptInput, canUseTool: CanUseTool, stderrTail: strin
     settingSources: [],
     includePartialMessages: true,
     ...(a.resume ? { resume: a.sessionId } : { sessionId: a.sessionId }),
-    ...(config.model?.trim() ? { model: config.model.trim() } : {}),
+    // The turn's model (the chat's choice) goes before the setting.
+    ...(a.request.model?.trim() || config.model?.trim() ? { model: a.request.model?.trim() || config.model!.trim() } : {}),
     disallowedTools: [...(config.disallowedTools ?? CLAUDE_DISALLOWED_TOOLS)],
     canUseTool,
     stderr: (data: string) => {

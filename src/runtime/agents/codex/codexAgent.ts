@@ -184,7 +184,7 @@ class CodexRun {
       cwd: this.request.cwd,
       approvalPolicy: 'on-request',
       sandbox: this.config.sandbox ?? 'read-only',
-      ...(this.config.model ? { model: this.config.model } : {}),
+      ...(this.model ? { model: this.model } : {}),
     };
     let text = this.promptText();
     const previous = parseProviderState(this.request.providerState);
@@ -227,6 +227,11 @@ class CodexRun {
     return undefined;
   }
 
+  /** The model of this run: the one the turn recorded (the chat's choice), else the `model` setting. */
+  private get model(): string | undefined {
+    return this.request.model || this.config.model;
+  }
+
   /** The text sent to Codex for this run. */
   private promptText(): string {
     if (this.request.origin === 'continue') {
@@ -245,7 +250,7 @@ class CodexRun {
     const turn = end.turn;
     if (turn.status === 'completed') return { status: 'completed' };
     if (turn.status === 'interrupted') return this.failure('agent_error', 'Codex interrupted the turn before it finished.');
-    return classifyTurnError(turn.error ?? this.lastError, baseUrl ?? OPENAI_BASE_URL, this.config.model);
+    return classifyTurnError(turn.error ?? this.lastError, baseUrl ?? OPENAI_BASE_URL, this.model);
   }
 
   private failure(errorClass: 'agent_error' | 'agent_unavailable', message: string): AgentTurnOutcome {
