@@ -165,7 +165,8 @@ describe('journal: migration 5 (the outbox)', () => {
     db.close();
     const journal = await openJournal(file);
     try {
-      assert.deepEqual([journal.report.versionFound, journal.report.version, SCHEMA_VERSION], [4, 5, 5]);
+      // Migrated to this build's schema (later migrations add columns after 5's; their own tests check them).
+      assert.deepEqual([journal.report.versionFound, journal.report.version], [4, SCHEMA_VERSION]);
       const turns = await journal.read('listTurns', 's');
       assert.deepEqual(turns.map((t) => [t.id, t.prompt, t.status, t.clientId, t.delivery, t.sentFrom]),
         Array.from({ length: 30 }, (_, t) => [`t${t}`, `prompt ${t}`, 'completed', null, null, null]));
@@ -179,7 +180,11 @@ describe('journal: migration 5 (the outbox)', () => {
     const SQL2 = await loadSqlJs(WASM_PATH);
     const after = new SQL2.Database(fs.readFileSync(file));
     try {
-      for (const [table, rows] of Object.entries(before)) assert.equal(JSON.stringify(after.exec(`SELECT * FROM ${table} ORDER BY rowid`)[0]?.values ?? []), rows, table);
+      for (const [table, rows] of Object.entries(before)) {
+        // The columns the rows had before; later migrations may append columns (NULL for these rows).
+        const width = (JSON.parse(rows) as unknown[][])[0]?.length ?? 0;
+        assert.equal(JSON.stringify((after.exec(`SELECT * FROM ${table} ORDER BY rowid`)[0]?.values ?? []).map((r) => r.slice(0, width))), rows, table);
+      }
     } finally {
       after.close();
     }
