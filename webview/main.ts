@@ -13,6 +13,7 @@ import { decideSend, isSelectAllKey, isSendKey } from './input';
 import { announcementsFor } from './announcer';
 import { buildSkeleton } from './layout';
 import { ViewOutbox } from './outbox';
+import { PromptEdit } from './promptEdit';
 import { PanelMemory, type ScrollAnchor } from './panelMemory';
 import { ChatRenderer } from './render';
 import { tickElapsed } from './render/items';
@@ -50,6 +51,8 @@ const renderer = new ChatRenderer(sk, reportError, {
 });
 const memory = new PanelMemory(host);
 const outbox = new ViewOutbox(memory, (m) => host.post(m));
+const promptEdit = new PromptEdit(sk.composer, (text) => memory.saveDraft(text));
+sk.composerBox.prepend(promptEdit.bar);
 sk.composer.value = memory.draft;
 // 'input' as the user types; 'change' also after a paste or a programmatic edit is committed.
 for (const kind of ['input', 'change']) sk.composer.addEventListener(kind, () => memory.saveDraft(sk.composer.value ?? ''));
@@ -242,7 +245,7 @@ function send(): void {
     setState({ ...state, error: { code: decision.code ?? 'not_sent', message: decision.reason } });
     return;
   }
-  outbox.send(decision.text);
+  outbox.send(decision.text, promptEdit.finish());
   sk.composer.value = '';
   memory.saveDraft('');
   scroll.pin();
@@ -252,6 +255,10 @@ function send(): void {
 sk.composer.addEventListener('keydown', (event: KeyboardEvent) => {
   // The browser selects all in the text box at once; not forwarded, VS Code does not do it again later.
   if (isSelectAllKey(event)) return event.stopPropagation();
+  if (event.key === 'Escape' && promptEdit.turnId) {
+    event.preventDefault();
+    return promptEdit.cancel();
+  }
   if (!isSendKey(event)) return;
   event.preventDefault();
   if (!sk.send.hasAttribute('disabled')) send();
@@ -315,6 +322,11 @@ app.addEventListener('click', (event) => {
     event.preventDefault(); // the link's href is only there to make it a focusable link
     const id = settingToOpen(actionEl);
     if (id) host.post({ type: 'openSetting', id });
+  } else if (action === 'edit-prompt' && turnId) {
+    const turn = state.transcript.turns.find((t) => t.id === turnId);
+    if (turn) promptEdit.start(turnId, turn.prompt);
+  } else if (action === 'cancel-edit') {
+    promptEdit.cancel();
   } else if (action === 'pick-session') {
     host.post({ type: 'pickSession' });
   } else if (action === 'check-journal') {

@@ -48,7 +48,7 @@ export class ChatRenderer {
   private welcome: HTMLElement | undefined;
   private loading: HTMLElement | undefined;
   private welcomeFor: string | undefined;
-  private facts: { readonly transcript: Transcript; readonly ids: readonly string[]; readonly followedUp: ReadonlySet<string> } | undefined;
+  private facts: { readonly transcript: Transcript; readonly ids: readonly string[]; readonly followedUp: ReadonlySet<string>; readonly replaced: ReadonlySet<string> } | undefined;
   /** The window of turns in the DOM (`render/virtual.ts`). */
   readonly virtual: VirtualTranscript;
   /** The queue under the transcript (`render/queue.ts`). */
@@ -145,7 +145,7 @@ export class ChatRenderer {
       ids: facts.ids,
       hasOlder: state.hasOlder,
       unloaded: state.turnCount - turns.length,
-      element: (i) => this.turnElement(turns[i]!, state, facts.followedUp),
+      element: (i) => this.turnElement(turns[i]!, state, facts, i === turns.length - 1),
     });
     this.prune();
   }
@@ -160,19 +160,31 @@ export class ChatRenderer {
     return this.welcome;
   }
 
-  /** The ids of a transcript's turns and the turns a later one retries or continues (computed once per transcript). */
-  private factsOf(state: ViewState): { readonly ids: readonly string[]; readonly followedUp: ReadonlySet<string> } {
+  /**
+   * The ids of a transcript's turns, the turns a later one retries or continues, and the turns a
+   * later one replaces (edit and resend), computed once per transcript.
+   */
+  private factsOf(state: ViewState): { readonly ids: readonly string[]; readonly followedUp: ReadonlySet<string>; readonly replaced: ReadonlySet<string> } {
     if (this.facts?.transcript !== state.transcript) {
       const turns = state.transcript.turns;
       const followedUp = new Set<string>();
-      for (const t of turns) if (t.parentTurnId !== null) followedUp.add(t.parentTurnId);
-      this.facts = { transcript: state.transcript, ids: turns.map((t) => t.id), followedUp };
+      const replaced = new Set<string>();
+      for (const t of turns) {
+        if (t.parentTurnId !== null) followedUp.add(t.parentTurnId);
+        if (t.replacesTurnId) replaced.add(t.replacesTurnId);
+      }
+      this.facts = { transcript: state.transcript, ids: turns.map((t) => t.id), followedUp, replaced };
     }
     return this.facts;
   }
 
-  /** The element of one turn: the cached one while the turn and what it shows of the state are the same. */
-  private turnElement(turn: TranscriptTurn, state: ViewState, followedUp: ReadonlySet<string>): HTMLElement {
+  /**
+   * The element of one turn (`last`: the chat's newest) — the cached one while the turn and what it
+   * shows of the state are the same.
+   */
+  private turnElement(turn: TranscriptTurn, state: ViewState, facts: { readonly followedUp: ReadonlySet<string>; readonly replaced: ReadonlySet<string> }, last: boolean): HTMLElement {
+    const followedUp = facts.followedUp;
+    const locked = state.hostLost || state.mode !== 'chat' || !!state.live.readOnlyReason;
     const busyRequestIds = new Set<string>();
     for (const key of state.busy) if (key.startsWith(REQUEST_BUSY_PREFIX)) busyRequestIds.add(key.slice(REQUEST_BUSY_PREFIX.length));
     const ctx: TurnContext = {
@@ -183,6 +195,9 @@ export class ChatRenderer {
       running: state.live.running,
       hostLost: state.hostLost,
       onError: this.onError,
+      replaced: facts.replaced.has(turn.id),
+      // Edit and resend: the last prompt, once its reply is over and nothing runs.
+      editable: last && turn.status !== 'running' && !state.live.running && !locked,
     };
     const key = turnKey(turn, ctx);
     const cached = this.turns.get(turn.id);

@@ -120,6 +120,11 @@ export interface TurnRecord {
    * window that started it; null when neither named one, and for turns before schema 6.
    */
   readonly model?: string | null;
+  /**
+   * The turn whose prompt the user edited and sent again as this one (schema 7): that turn is
+   * shown collapsed as edited and left out of the history agents get. Null for every other turn.
+   */
+  readonly replacesTurnId?: string | null;
 }
 
 /**

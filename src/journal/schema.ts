@@ -308,6 +308,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE turns ADD COLUMN model TEXT;
     `,
   },
+  {
+    version: 7,
+    description: 'edit and resend: the turn a resent prompt replaces',
+    // turns.replaces_turn_id: the turn whose prompt the user edited and sent again as this one (NULL
+    // for every other turn). The replaced turn stays as it was; views show it collapsed as edited,
+    // and the history handed to agents leaves it out. The index finds a chat's replaced turns.
+    sql: `
+      ALTER TABLE turns ADD COLUMN replaces_turn_id TEXT;
+      CREATE INDEX turns_by_replaced ON turns(replaces_turn_id) WHERE replaces_turn_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -54,6 +54,8 @@ const turnFields = {
   clientId: optional(nullable(id)), delivery: optional(nullable(oneOf(DELIVERY_STATES))), sentFrom: optional(nullable(oneOf(SENT_FROM))),
   // Schema 6: the model the turn ran with.
   model: optional(nullable(str)),
+  // Schema 7: the turn an edited and resent prompt replaces.
+  replacesTurnId: optional(nullable(id)),
 };
 const turn = strict(turnFields);
 const item: Check = (v, w) => (isObject(v) && typeof v.type === 'string' ? null : `${w} is not a transcript item`);

@@ -22,7 +22,7 @@ const prompt = z.string().trim().min(1).max(MAX_PROMPT_CHARS);
 /** Schemas of the messages a webview may send (see `WebviewMessage` for what each means). */
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
-  z.strictObject({ type: z.literal('send'), text: prompt, clientId: id }),
+  z.strictObject({ type: z.literal('send'), text: prompt, clientId: id, replacesTurnId: id.optional() }),
   z.strictObject({ type: z.literal('editQueued'), clientId: id, text: prompt }),
   z.strictObject({ type: z.literal('discardQueued'), clientId: id }),
   z.strictObject({ type: z.literal('sendQueued'), clientId: id }),

@@ -33,8 +33,10 @@ export type WebviewMessage =
    * carrying it), so a view reloaded meanwhile posts it again with the same id: the journal never
    * makes a second turn of it, and refuses the same id with another text (`conflict`). While the
    * agent works the message is queued (a `queue` message shows it), otherwise it starts a turn.
+   * `replacesTurnId`: edit and resend — the message replaces that turn's prompt (the chat's last,
+   * whose reply has ended; refused otherwise with `not_actionable`, never queued).
    */
-  | { readonly type: 'send'; readonly text: string; readonly clientId: string }
+  | { readonly type: 'send'; readonly text: string; readonly clientId: string; readonly replacesTurnId?: string }
   /** The user edited a queued message (1..MAX_PROMPT_CHARS characters); refused once it was sent. */
   | { readonly type: 'editQueued'; readonly clientId: string; readonly text: string }
   /** The user removed a queued message (Discard). */
@@ -205,12 +207,13 @@ export const HEARTBEAT = { intervalMs: 2000, lostAfterMs: 6000 } as const;
  * `bannerShown`: the turn whose restart banner the view last scrolled into view, so a view rebuilt
  * later (a switch of tabs) goes back to where the user read instead of to that banner again.
  * `unacknowledged`: messages the view posted (`send`) that the host has not answered yet; a view
- * rebuilt from this state posts them again with the same ids (the journal makes one turn of each).
+ * rebuilt from this state posts them again with the same ids (the journal makes one turn of each),
+ * an edit and resend with the turn it replaces.
  */
 export interface WebviewPersistedState {
   readonly sessionId?: string;
   readonly draft?: string;
-  readonly unacknowledged?: readonly { readonly clientId: string; readonly text: string }[];
+  readonly unacknowledged?: readonly { readonly clientId: string; readonly text: string; readonly replacesTurnId?: string }[];
   readonly scrollAnchor?: { readonly turnId: string; readonly offset: number };
   readonly bannerShown?: string;
 }

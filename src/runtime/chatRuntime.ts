@@ -28,7 +28,7 @@ import { isInstanceAlive } from './instance';
 import { liveStateOf, otherLiveInstances } from './liveState';
 import type { ChatListEntry } from '../core/chatList';
 import type { QueuedPromptView } from '../core/outbox';
-import { discardQueued, editQueued, queueOf, sendOrBusy, sendQueued, startDriving, submit, type OutboxDeps, type SendQueuedOutcome, type SubmitOutcome } from './outbox';
+import { discardQueued, editQueued, type OutgoingMessage, queueOf, sendOrBusy, sendQueued, startDriving, submit, type OutboxDeps, type SendQueuedOutcome, type SubmitOutcome } from './outbox';
 import { chatListEntryOf, chatListOf } from './chatList';
 import { ALL_SESSIONS, Notifier, type RuntimeNotification } from './notifications';
 import { changesOf, pageOf, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
@@ -304,7 +304,7 @@ export class ChatRuntime {
    * `clientId` seen before makes nothing new (`duplicate`); seen with another text it is refused
    * (`conflict`). Also refused: `invalid` (a full queue), `not_found`, `no_agent`, the journal's refusals.
    */
-  submit(sessionId: string, message: { readonly clientId: string; readonly text: string }): Promise<Result<SubmitOutcome, RuntimeRefusal>> {
+  submit(sessionId: string, message: OutgoingMessage): Promise<Result<SubmitOutcome, RuntimeRefusal>> {
     return submit(this.outbox, sessionId, message);
   }
 

@@ -44,11 +44,22 @@ export function messageProblem(text: string): string | null {
 }
 
 /**
+ * A message the user sent: its client id, its text, and for an edit and resend the turn it replaces
+ * (that turn must be the chat's last and over: see `SubmitPromptInput.replacesTurnId`).
+ */
+export interface OutgoingMessage {
+  readonly clientId: string;
+  readonly text: string;
+  readonly replacesTurnId?: string;
+}
+
+/**
  * The user sent a message (see `ChatRuntime.submit`). `queue` false: start now or answer `busy`
- * (`ChatRuntime.send`, whose callers have no queue), with a client id made here.
+ * (`ChatRuntime.send`, whose callers have no queue), with a client id made here. An edit and
+ * resend refused by the journal (not the last turn, a reply still running) is `not_actionable`.
  */
 export async function submit(
-  deps: OutboxDeps, sessionId: string, message: { readonly clientId: string; readonly text: string }, queue = true,
+  deps: OutboxDeps, sessionId: string, message: OutgoingMessage, queue = true,
 ): Promise<Result<SubmitOutcome, RuntimeRefusal>> {
   const { scope } = deps;
   const problem = messageProblem(message.text) ?? (message.clientId.length === 0 ? 'A message needs a client id.' : null);
@@ -58,6 +69,7 @@ export async function submit(
   const next = nextIds(scope, ready.value.provider);
   const r = await scope.journal.write('submitPrompt', {
     sessionId, clientId: message.clientId, text: message.text, at: scope.now(), next, queue, endedRunIds: deps.ends.endedHere(sessionId),
+    ...(message.replacesTurnId ? { replacesTurnId: message.replacesTurnId } : {}),
   });
   if (!r.ok) return r;
   const v = r.value;
@@ -77,6 +89,8 @@ export async function submit(
       return fail('invalid', `The queue holds ${MAX_QUEUED_PROMPTS} messages already: wait for the agent, or discard one.`);
     case 'busy':
       return fail('busy', BUSY_MESSAGE);
+    case 'not_replaceable':
+      return fail('not_actionable', v.message);
   }
 }
 

@@ -145,12 +145,19 @@ async function agentStart(scope: RuntimeScope, settings: TurnSettings, run: RunC
     const request: AgentTurnRequest = {
       sessionId: run.sessionId, turnId: run.turnId, prompt: turn.prompt, origin: turn.origin, history, providerState, cwd: settings.workspaceRoot() ?? process.cwd(),
       ...(turn.model ? { model: turn.model } : {}),
+      ...(await replacedPrompt(scope, turn)),
     };
     const ctx = agentContextFor(scope, run, { workspaceRoot: settings.workspaceRoot(), commandTimeoutMs: settings.commandTimeoutMs?.() ?? 30_000 });
     return { agent, request, ctx };
   } catch (error) {
     return { outcome: { status: 'failed', errorClass: 'agent_error', message: `The agent failed: ${(error as Error).message}` } };
   }
+}
+
+/** `{ replaces }` for an edit and resend (the replaced turn's prompt), else nothing. */
+async function replacedPrompt(scope: RuntimeScope, turn: TurnRecord): Promise<Pick<AgentTurnRequest, 'replaces'>> {
+  const replaced = turn.replacesTurnId ? await scope.journal.read('getTurn', turn.replacesTurnId) : undefined;
+  return replaced ? { replaces: { prompt: replaced.prompt } } : {};
 }
 
 /** Names a new chat after its first prompt, only while it still has the default title (the user may have renamed it meanwhile). */

@@ -107,6 +107,15 @@ export async function editJournalFile(file: string, edit: (db: Database) => void
 }
 
 /**
+ * SQL that takes a schema-7 database back to schema 6 (drops what migration 7 added: the replaced
+ * turn's link); before UNDO_SCHEMA_6 for an older journal still.
+ */
+export const UNDO_SCHEMA_7 = `
+  DROP INDEX turns_by_replaced; ALTER TABLE turns DROP COLUMN replaces_turn_id;
+  PRAGMA user_version = 6;
+`;
+
+/**
  * SQL that takes a schema-6 database back to schema 5 (drops the model columns migration 6 added);
  * before UNDO_SCHEMA_5 for an older journal still.
  */

@@ -20,6 +20,7 @@ describe('webview protocol decoding', () => {
       { type: 'openSetting', id: 'nativeAgentChats.claude.executablePath' },
       { type: 'ping' },
       { type: 'listModels' },
+      { type: 'send', text: 'run ls -la', clientId: 'c2', replacesTurnId: 't1' },
       { type: 'setModel', model: 'qwen2.5-coder:7b' },
       { type: 'setModel', model: null },
     ]) {
@@ -68,6 +69,9 @@ describe('webview protocol decoding', () => {
       [{ type: 'setModel', model: 'm'.repeat(201) }, /at "model"/],
       [{ type: 'setModel', model: 7 }, /at "model"/],
       [{ type: 'listModels', provider: 'x' }, /Malformed message/],
+      // Edit and resend names the turn it replaces by id.
+      [{ type: 'send', text: 'run ls', clientId: 'c1', replacesTurnId: '' }, /at "replacesTurnId"/],
+      [{ type: 'send', text: 'run ls', clientId: 'c1', replacesTurnId: 7 }, /at "replacesTurnId"/],
     ];
     for (const [raw, pattern] of cases) {
       const d = decodeWebviewMessage(raw);

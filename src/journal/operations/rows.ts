@@ -69,6 +69,7 @@ export function toTurn(r: Row): TurnRecord {
     delivery: delivery as DeliveryState | null,
     sentFrom: sentFrom as SentFrom | null,
     model: (r.model as string | null | undefined) ?? null,
+    replacesTurnId: (r.replaces_turn_id as string | null | undefined) ?? null,
   };
 }
 

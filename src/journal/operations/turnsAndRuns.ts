@@ -75,9 +75,12 @@ export abstract class TurnRunOps extends SessionOps {
     if (!this.getSession(t.sessionId)) throw new JournalRefusedError('not_found', `No chat with id ${t.sessionId}.`);
     this.touch(t.sessionId);
     this.run(
-      `INSERT INTO turns (id, session_id, prompt, origin, parent_turn_id, status, created_at, client_id, delivery, sent_from, model)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT model FROM sessions WHERE id = ?), ?))`,
-      [t.id, t.sessionId, t.prompt, t.origin, t.parentTurnId, 'running', t.createdAt, t.clientId ?? null, 'sending', t.sentFrom ?? null, t.sessionId, t.model ?? null],
+      `INSERT INTO turns (id, session_id, prompt, origin, parent_turn_id, status, created_at, client_id, delivery, sent_from, replaces_turn_id, model)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT model FROM sessions WHERE id = ?), ?))`,
+      [
+        t.id, t.sessionId, t.prompt, t.origin, t.parentTurnId, 'running', t.createdAt, t.clientId ?? null, 'sending', t.sentFrom ?? null,
+        t.replacesTurnId ?? null, t.sessionId, t.model ?? null,
+      ],
     );
     this.run(
       'INSERT INTO runs (id, turn_id, session_id, instance_id, provider, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)',

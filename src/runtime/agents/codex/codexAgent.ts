@@ -49,6 +49,7 @@ import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest } from
 import { agentFailure, failedWith } from '../agentFailure';
 import { findExecutable } from '../executables';
 import { promptWithHistory, type HistoryFraming } from '../historyPrompt';
+import { replacedPromptNote } from '../replacedPrompt';
 import { AppServerClient, lastLines } from './appServerClient';
 import { CodexApprovals } from './codexApprovals';
 import { CODEX_API_KEY_ENV, OPENAI_BASE_URL, writeCodexHome } from './codexConfig';
@@ -192,6 +193,8 @@ class CodexRun {
       try {
         const resumed = await this.untilStopped(client.request<{ thread: { id: string } }>('thread/resume', { threadId: previous.threadId, ...settings }, startupMs));
         this.threadId = resumed.thread.id;
+        // An edit and resend: the thread still holds the request the user replaced.
+        if (this.request.replaces) text = replacedPromptNote(this.request.replaces.prompt, text);
       } catch (error) {
         if (error instanceof Stopped) throw error;
         if (client.exit) return this.failure(client.exit.spawnError ? 'agent_unavailable' : 'agent_error', this.exitMessage());
