@@ -22,6 +22,7 @@ import { MAX_RESTORE_PAGES, restoreStep } from './restore';
 import { markRanges, termRanges } from './highlight';
 import { ScrollPin } from './scroll';
 import { settingToOpen } from './settingLinks';
+import { fileToOpen } from './fileLinks';
 import {
   dismissError, INITIAL_VIEW_STATE, markBusy, markHostLost, markOlderAsked, olderPageToAsk, reduceHostMessage, requestBusyKey,
   sendBlockedReason, turnBusyKey, viewOf, type ViewState,
@@ -322,6 +323,10 @@ app.addEventListener('click', (event) => {
     event.preventDefault(); // the link's href is only there to make it a focusable link
     const id = settingToOpen(actionEl);
     if (id) host.post({ type: 'openSetting', id });
+  } else if (action === 'open-file') {
+    event.preventDefault(); // the link's href is only there to make it a focusable link
+    const ref = fileToOpen(actionEl);
+    if (ref) host.post({ type: 'openFile', ...ref });
   } else if (action === 'edit-prompt' && turnId) {
     const turn = state.transcript.turns.find((t) => t.id === turnId);
     if (turn) promptEdit.start(turnId, turn.prompt);

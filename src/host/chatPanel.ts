@@ -18,6 +18,7 @@ import { CHECK_JOURNAL_COMMAND } from './checkJournal';
 import { openOwnSetting } from './openSetting';
 import { clientIdOf, isOutboxMessage, PanelOutbox } from './panelOutbox';
 import { handleModelMessage } from './panelModels';
+import { openWorkspaceFile } from './openFile';
 import type { ModelList } from '../runtime/agents/modelLists';
 
 /** The webview view type (also in package.json's `onWebviewPanel:` activation event). */
@@ -242,6 +243,7 @@ export class ChatPanel {
       }
       return;
     }
+    if (message.type === 'openFile') return this.openFile(message);
     const sessionId = this.session;
     if (!sessionId) {
       void this.post({ type: 'error', code: 'orphan', message: 'Pick a chat for this tab first.' });
@@ -290,6 +292,15 @@ export class ChatPanel {
       const turn = await this.host.runtime.journal.read('getTurn', turnId);
       return turn && turn.sessionId === this.session ? { type: 'reveal', at: cursorOf(turn), terms: [...terms] } : undefined;
     });
+  }
+
+  /** Opens a file the view links to, inside the workspace only (`openFile.ts`); a refusal goes to the error bar and the log. */
+  private async openFile(ref: { readonly path: string; readonly line?: number; readonly column?: number }): Promise<void> {
+    const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    const refused = await openWorkspaceFile(ref, roots);
+    if (!refused) return;
+    this.host.log(`[panel] did not open ${ref.path}: ${refused.message}`);
+    void this.post({ type: 'error', code: refused.reason, message: refused.message });
   }
 
   /** Reveals the panel in its editor group. */

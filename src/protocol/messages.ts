@@ -71,6 +71,12 @@ export type WebviewMessage =
   /** The chat's header wants the models its provider offers (answered with `models`). */
   | { readonly type: 'listModels' }
   /**
+   * The user clicked a file link (a path in a reply, a tool's header, a diff): open it at `line`
+   * (and `column`) when given. The host opens it only inside the workspace folders (an outside path
+   * or a symlink leading out is refused with `outside_workspace`, a missing file with `not_found`).
+   */
+  | { readonly type: 'openFile'; readonly path: string; readonly line?: number; readonly column?: number }
+  /**
    * The user picked a model in the chat's header (1..MAX_MODEL_NAME_CHARS characters, no control
    * characters), or `null` for the provider's setting: the chat's next turns run with it.
    */
@@ -101,7 +107,7 @@ export const ERROR_CODES = [
   // the runtime refused
   'busy', 'already_decided', 'not_actionable', 'not_retryable', 'no_agent', 'invalid', 'conflict',
   // the panel
-  'malformed_message', 'internal', 'orphan', 'unknown_setting',
+  'malformed_message', 'internal', 'orphan', 'unknown_setting', 'outside_workspace',
 ] as const;
 
 /** A stable error code (see `ERROR_CODES`). */
