@@ -59,7 +59,10 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext): HTMLElement 
       }, 'Edit'))
     : null;
   const section = h('section', { class: ctx.replaced ? 'turn turn-replaced' : 'turn', 'data-turn-id': turn.id, 'data-status': turn.status });
-  const body = ctx.replaced ? section.appendChild(h('details', { class: 'replaced-turn' }, h('summary', {}, replacedSummary(turn.prompt)))) : section;
+  // A replaced turn's parts sit in a box laid out as a turn is (a `details` is no flex container).
+  const body = ctx.replaced
+    ? section.appendChild(h('details', { class: 'replaced-turn' }, h('summary', {}, replacedSummary(turn.prompt)))).appendChild(h('div', { class: 'replaced-body' }))
+    : section;
   append(body, [
     origin ? h('div', { class: 'turn-origin' }, origin) : null,
     turn.model ? h('div', { class: 'turn-model', title: 'The model this turn ran with' }, `Model: ${turn.model}`) : null,
