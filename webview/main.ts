@@ -13,6 +13,7 @@ import { decideSend, isSelectAllKey, isSendKey } from './input';
 import { announcementsFor } from './announcer';
 import { buildSkeleton, setFlag } from './layout';
 import { ViewOutbox } from './outbox';
+import { PromptEdit } from './promptEdit';
 import { PanelMemory, type ScrollAnchor } from './panelMemory';
 import { ChatRenderer } from './render';
 import { tickElapsed } from './render/items';
@@ -21,6 +22,7 @@ import { MAX_RESTORE_PAGES, restoreStep } from './restore';
 import { markRanges, termRanges } from './highlight';
 import { ScrollPin } from './scroll';
 import { settingToOpen } from './settingLinks';
+import { fileToOpen } from './fileLinks';
 import {
   dismissError, INITIAL_VIEW_STATE, markBusy, markHostLost, markOlderAsked, olderPageToAsk, reduceHostMessage, requestBusyKey,
   sendBlockedReason, turnBusyKey, viewOf, type ViewState,
@@ -46,9 +48,12 @@ const renderer = new ChatRenderer(sk, reportError, {
   atBottom: () => scroll.atBottom, onNearTop: askOlder, onMounted: () => keepTicking(), onQueueAction: (m) => host.post(m),
   onQueueFocusLost: () => sk.composer.focus(),
   onQueueEditLost: (text) => giveBack(text),
+  onModelPick: (model) => host.post({ type: 'setModel', model }),
 });
 const memory = new PanelMemory(host);
 const outbox = new ViewOutbox(memory, (m) => host.post(m));
+const promptEdit = new PromptEdit(sk.composer, (text) => memory.saveDraft(text));
+sk.composerBox.prepend(promptEdit.bar);
 sk.composer.value = memory.draft;
 // 'input' as the user types; 'change' also after a paste or a programmatic edit is committed.
 for (const kind of ['input', 'change']) sk.composer.addEventListener(kind, () => memory.saveDraft(sk.composer.value ?? ''));
@@ -170,6 +175,8 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   if (message.type === 'snapshot') {
     if (memory.showSession(message.session.id)) sk.composer.value = '';
     if (previous.session?.id !== message.session.id) {
+      // The header's model picker: what the chat's provider offers (the local agent offers nothing).
+      if (message.session.provider !== 'local') host.post({ type: 'listModels' });
       // A view rebuilt before the host answered what it posted posts it again, with the same ids.
       outbox.resend();
       // A view rebuilt after its tab was hidden (or the window reloaded) goes back to where the user
@@ -239,7 +246,7 @@ function send(): void {
     setState({ ...state, error: { code: decision.code ?? 'not_sent', message: decision.reason } });
     return;
   }
-  outbox.send(decision.text);
+  outbox.send(decision.text, promptEdit.finish());
   sk.composer.value = '';
   memory.saveDraft('');
   scroll.pin();
@@ -249,6 +256,10 @@ function send(): void {
 sk.composer.addEventListener('keydown', (event: KeyboardEvent) => {
   // The browser selects all in the text box at once; not forwarded, VS Code does not do it again later.
   if (isSelectAllKey(event)) return event.stopPropagation();
+  if (event.key === 'Escape' && promptEdit.turnId) {
+    event.preventDefault();
+    return promptEdit.cancel();
+  }
   if (!isSendKey(event)) return;
   event.preventDefault();
   if (!sk.send.hasAttribute('disabled')) send();
@@ -317,6 +328,15 @@ app.addEventListener('click', (event) => {
     event.preventDefault(); // the link's href is only there to make it a focusable link
     const id = settingToOpen(actionEl);
     if (id) host.post({ type: 'openSetting', id });
+  } else if (action === 'open-file') {
+    event.preventDefault(); // the link's href is only there to make it a focusable link
+    const ref = fileToOpen(actionEl);
+    if (ref) host.post({ type: 'openFile', ...ref });
+  } else if (action === 'edit-prompt' && turnId) {
+    const turn = state.transcript.turns.find((t) => t.id === turnId);
+    if (turn) promptEdit.start(turnId, turn.prompt);
+  } else if (action === 'cancel-edit') {
+    promptEdit.cancel();
   } else if (action === 'pick-session') {
     host.post({ type: 'pickSession' });
   } else if (action === 'check-journal') {

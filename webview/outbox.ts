@@ -32,18 +32,24 @@ export class ViewOutbox {
     private readonly makeId: () => string = () => newClientId(),
   ) {}
 
-  /** Posts `text` as a new message (a fresh client id), kept until the host answers it. Returns its id. */
-  send(text: string): string {
+  /**
+   * Posts `text` as a new message (a fresh client id), kept until the host answers it; with
+   * `replacesTurnId`, an edit and resend of that turn. Returns its id.
+   */
+  send(text: string, replacesTurnId?: string): string {
     const clientId = this.makeId();
+    const message = { clientId, text, ...(replacesTurnId ? { replacesTurnId } : {}) };
     // Kept before it is posted: a view destroyed right after posting still has it.
-    this.store.saveUnacknowledged([...this.store.unacknowledged, { clientId, text }]);
-    this.post({ type: 'send', clientId, text });
+    this.store.saveUnacknowledged([...this.store.unacknowledged, message]);
+    this.post({ type: 'send', ...message });
     return clientId;
   }
 
-  /** Posts every kept message again, with its own id, oldest first (a rebuilt view, once its chat has come). */
+  /** Posts every kept message again, with its own id (and the turn it replaces), oldest first (a rebuilt view, once its chat has come). */
   resend(): void {
-    for (const { clientId, text } of this.store.unacknowledged) this.post({ type: 'send', clientId, text });
+    for (const { clientId, text, replacesTurnId } of this.store.unacknowledged) {
+      this.post({ type: 'send', clientId, text, ...(typeof replacesTurnId === 'string' ? { replacesTurnId } : {}) });
+    }
   }
 
   /**

@@ -58,7 +58,8 @@ export class PanelMemory {
   /** Records the messages posted and not answered yet (each `send` adds one, each answer removes one). */
   saveUnacknowledged(messages: readonly UnacknowledgedMessage[]): void {
     const { unacknowledged: _dropped, ...rest } = this.state;
-    this.save(messages.length > 0 ? { ...rest, unacknowledged: messages.map(({ clientId, text }) => ({ clientId, text })) } : rest);
+    const kept = messages.map(({ clientId, text, replacesTurnId }) => ({ clientId, text, ...(typeof replacesTurnId === 'string' ? { replacesTurnId } : {}) }));
+    this.save(messages.length > 0 ? { ...rest, unacknowledged: kept } : rest);
   }
 
   /** The turn whose restart banner was last scrolled into view, if any. */

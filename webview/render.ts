@@ -10,6 +10,8 @@ import { renderHeader, renderLoading, renderOrphan, renderWelcome } from './rend
 import { safely, type RenderErrorSink } from './render/failed';
 import { followOutputs, outputScrolls } from './render/follow';
 import { QueueView, type QueueMessage } from './render/queue';
+import { ModelPicker } from './render/modelPicker';
+import { h } from './dom';
 import { renderTurn, turnKey, type TurnContext } from './render/turn';
 import { VirtualTranscript, type VirtualOptions } from './render/virtual';
 import { composerPlaceholder } from './input';
@@ -35,6 +37,8 @@ export interface RendererOptions extends VirtualOptions {
   readonly onQueueFocusLost?: () => void;
   /** A queued message left the queue with a changed text still in its editor: where that text goes (the composer). */
   readonly onQueueEditLost?: (text: string) => void;
+  /** The user picked a model in the header (null: the provider's default): post it to the host. */
+  readonly onModelPick?: (model: string | null) => void;
 }
 
 /** Renders view states into one skeleton, remembering what it rendered last. */
@@ -44,11 +48,15 @@ export class ChatRenderer {
   private welcome: HTMLElement | undefined;
   private loading: HTMLElement | undefined;
   private welcomeFor: string | undefined;
-  private facts: { readonly transcript: Transcript; readonly ids: readonly string[]; readonly followedUp: ReadonlySet<string> } | undefined;
+  private facts: { readonly transcript: Transcript; readonly ids: readonly string[]; readonly followedUp: ReadonlySet<string>; readonly replaced: ReadonlySet<string> } | undefined;
   /** The window of turns in the DOM (`render/virtual.ts`). */
   readonly virtual: VirtualTranscript;
   /** The queue under the transcript (`render/queue.ts`). */
   readonly queue: QueueView;
+  /** The model picker in the header (`render/modelPicker.ts`), kept apart from the header's other parts. */
+  readonly picker: ModelPicker;
+  /** The header's parts other than the picker, replaced when they change. */
+  private readonly headerMain: HTMLElement;
 
   /**
    * Creates a renderer for a skeleton built by `buildSkeleton`. `onError` is told about every part
@@ -57,7 +65,10 @@ export class ChatRenderer {
    * and where the queue's actions go.
    */
   constructor(private readonly sk: Skeleton, private readonly onError?: RenderErrorSink, options: RendererOptions = {}) {
-    const { onQueueAction, onQueueFocusLost, onQueueEditLost, ...virtual } = options;
+    const { onQueueAction, onQueueFocusLost, onQueueEditLost, onModelPick, ...virtual } = options;
+    this.picker = new ModelPicker((model) => onModelPick?.(model));
+    this.headerMain = h('span', { class: 'header-main' });
+    sk.header.replaceChildren(this.headerMain, this.picker.element);
     this.queue = new QueueView(sk.queue, (message) => onQueueAction?.(message), () => onQueueFocusLost?.(), (text) => onQueueEditLost?.(text));
     this.virtual = new VirtualTranscript(sk.transcript, sk.content, {
       ...virtual,
@@ -108,10 +119,11 @@ export class ChatRenderer {
   }
 
   private renderHeader(state: ViewState): void {
+    this.picker.render(state.mode === 'chat' ? state.session : null, state.models, state.hostLost || (state.mode === 'chat' && !!state.live.readOnlyReason));
     const key = JSON.stringify([state.session?.title, state.session?.provider, state.live.running]);
     if (key === this.headerKey) return;
     this.headerKey = key;
-    this.sk.header.replaceChildren(...renderHeader(state.session, state.live.running));
+    this.headerMain.replaceChildren(...renderHeader(state.session, state.live.running));
     // The local agent's verbs only make sense for the local agent.
     const local = (state.session?.provider ?? 'local') === 'local';
     this.sk.composer.setAttribute('placeholder', composerPlaceholder(local, state.live.running));
@@ -133,7 +145,7 @@ export class ChatRenderer {
       ids: facts.ids,
       hasOlder: state.hasOlder,
       unloaded: state.turnCount - turns.length,
-      element: (i) => this.turnElement(turns[i]!, state, facts.followedUp),
+      element: (i) => this.turnElement(turns[i]!, state, facts, i === turns.length - 1),
     });
     this.prune();
   }
@@ -148,19 +160,31 @@ export class ChatRenderer {
     return this.welcome;
   }
 
-  /** The ids of a transcript's turns and the turns a later one retries or continues (computed once per transcript). */
-  private factsOf(state: ViewState): { readonly ids: readonly string[]; readonly followedUp: ReadonlySet<string> } {
+  /**
+   * The ids of a transcript's turns, the turns a later one retries or continues, and the turns a
+   * later one replaces (edit and resend), computed once per transcript.
+   */
+  private factsOf(state: ViewState): { readonly ids: readonly string[]; readonly followedUp: ReadonlySet<string>; readonly replaced: ReadonlySet<string> } {
     if (this.facts?.transcript !== state.transcript) {
       const turns = state.transcript.turns;
       const followedUp = new Set<string>();
-      for (const t of turns) if (t.parentTurnId !== null) followedUp.add(t.parentTurnId);
-      this.facts = { transcript: state.transcript, ids: turns.map((t) => t.id), followedUp };
+      const replaced = new Set<string>();
+      for (const t of turns) {
+        if (t.parentTurnId !== null) followedUp.add(t.parentTurnId);
+        if (t.replacesTurnId) replaced.add(t.replacesTurnId);
+      }
+      this.facts = { transcript: state.transcript, ids: turns.map((t) => t.id), followedUp, replaced };
     }
     return this.facts;
   }
 
-  /** The element of one turn: the cached one while the turn and what it shows of the state are the same. */
-  private turnElement(turn: TranscriptTurn, state: ViewState, followedUp: ReadonlySet<string>): HTMLElement {
+  /**
+   * The element of one turn (`last`: the chat's newest) — the cached one while the turn and what it
+   * shows of the state are the same.
+   */
+  private turnElement(turn: TranscriptTurn, state: ViewState, facts: { readonly followedUp: ReadonlySet<string>; readonly replaced: ReadonlySet<string> }, last: boolean): HTMLElement {
+    const followedUp = facts.followedUp;
+    const locked = state.hostLost || state.mode !== 'chat' || !!state.live.readOnlyReason;
     const busyRequestIds = new Set<string>();
     for (const key of state.busy) if (key.startsWith(REQUEST_BUSY_PREFIX)) busyRequestIds.add(key.slice(REQUEST_BUSY_PREFIX.length));
     const ctx: TurnContext = {
@@ -171,6 +195,9 @@ export class ChatRenderer {
       running: state.live.running,
       hostLost: state.hostLost,
       onError: this.onError,
+      replaced: facts.replaced.has(turn.id),
+      // Edit and resend: the last prompt, once its reply is over and nothing runs.
+      editable: last && turn.status !== 'running' && !state.live.running && !locked,
     };
     const key = turnKey(turn, ctx);
     const cached = this.turns.get(turn.id);

@@ -7,6 +7,7 @@ import { compareCursors, EMPTY_TRANSCRIPT, type Transcript, type TurnCursor } fr
 import type { ChatAction, HostMessage, LiveState } from '../src/protocol/messages';
 import type { QueuedPromptView } from '../src/core/outbox';
 import { BUSY_CODE } from './input';
+import type { ListedModels } from './render/modelPicker';
 import { applyUpdates, NO_SEQ, olderToAsk, prependPage, trackSeq, type SeqTrack, type Suffix } from './paging';
 
 /** Live facts before the host sent any: nothing running, nothing actionable, writable. */
@@ -44,6 +45,8 @@ export interface ViewState {
   readonly hostClockOffsetMs: number;
   /** The extension host stopped answering the heartbeat (`heartbeat.ts`); any host message clears it. */
   readonly hostLost: boolean;
+  /** The models the host last listed for the chat's provider (`models`), null before any. */
+  readonly models: ListedModels | null;
 }
 
 /** Error code of the notice shown while the extension host does not answer. */
@@ -66,6 +69,7 @@ export const INITIAL_VIEW_STATE: ViewState = {
   busy: new Set(),
   hostClockOffsetMs: 0,
   hostLost: false,
+  models: null,
 };
 
 const NOTHING_BUSY: ReadonlySet<string> = new Set();
@@ -119,6 +123,8 @@ function reduceMessage(state: ViewState, message: HostMessage): ViewState {
       return { ...state, error: { code: message.code, message: message.message, ...(message.action ? { action: message.action } : {}) }, busy: NOTHING_BUSY };
     case 'succeeded':
       return state.error?.action === message.action ? { ...state, error: null } : state;
+    case 'models':
+      return { ...state, models: { provider: message.provider, models: message.models, ...(message.note ? { note: message.note } : {}) } };
     default:
       return state;
   }

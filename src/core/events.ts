@@ -115,6 +115,16 @@ export interface TurnRecord {
   readonly delivery?: DeliveryState | null;
   /** How the message was sent (see `SENT_FROM`); null for Retry, Continue and turns before schema 5. */
   readonly sentFrom?: SentFrom | null;
+  /**
+   * The model the turn was run with (schema 9): the chat's choice, else the provider's setting of the
+   * window that started it; null when neither named one, and for turns before schema 9.
+   */
+  readonly model?: string | null;
+  /**
+   * The turn whose prompt the user edited and sent again as this one (schema 10): that turn is
+   * shown collapsed as edited and left out of the history agents get. Null for every other turn.
+   */
+  readonly replacesTurnId?: string | null;
 }
 
 /**
@@ -149,4 +159,6 @@ export interface SessionRecord {
    * created before the journal recorded it, until `assignWorkspace`). Unset when creating: unknown.
    */
   readonly workspace?: string | null;
+  /** The model picked in the chat's header (schema 9); null or unset: the provider's setting. */
+  readonly model?: string | null;
 }

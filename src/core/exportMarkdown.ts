@@ -66,6 +66,8 @@ interface ChatContext {
   readonly numbers: ReadonlyMap<string, number>;
   /** Turn id → the first later turn that retries or continues it. */
   readonly followUps: ReadonlyMap<string, TranscriptTurn>;
+  /** Turn id → the later turn that replaces it (edit and resend). */
+  readonly replacedBy: ReadonlyMap<string, TranscriptTurn>;
   readonly time: (ms: number) => string;
 }
 
@@ -75,7 +77,8 @@ export function chatToMarkdown(session: SessionRecord, transcript: Transcript, o
   const numbers = new Map(transcript.turns.map((t, i) => [t.id, i + 1]));
   const followUps = new Map<string, TranscriptTurn>();
   for (const t of transcript.turns) if (t.parentTurnId !== null && !followUps.has(t.parentTurnId)) followUps.set(t.parentTurnId, t);
-  const chat: ChatContext = { numbers, followUps, time };
+  const replacedBy = new Map(transcript.turns.filter((t) => t.replacesTurnId).map((t) => [t.replacesTurnId!, t]));
+  const chat: ChatContext = { numbers, followUps, replacedBy, time };
   const blocks = [
     `# ${escapeText(session.title) || 'Untitled chat'}`,
     [
@@ -100,10 +103,14 @@ function turnLink(turnId: string | null, chat: ChatContext): string | null {
 function turnToMarkdown(turn: TranscriptTurn, chat: ChatContext): string {
   const n = chat.numbers.get(turn.id)!;
   const parent = turnLink(turn.parentTurnId, chat);
-  const origin = turn.origin === 'retry' && parent ? `Retry of ${parent}` : turn.origin === 'continue' && parent ? `Continues ${parent} after a restart` : turnOriginLabel(turn);
+  const replaces = turnLink(turn.replacesTurnId ?? null, chat);
+  const origin = turn.origin === 'retry' && parent ? `Retry of ${parent}` : turn.origin === 'continue' && parent ? `Continues ${parent} after a restart`
+    : replaces ? `Edited and sent again: replaces ${replaces}` : turnOriginLabel(turn);
+  const replacer = chat.replacedBy.get(turn.id);
+  const edited = replacer ? `Edited: replaced by ${turnLink(replacer.id, chat)}` : null;
   // A reply a reload or restart cut short reads as the chat tab says it: interrupted, not failed.
   const status = turn.status === 'failed' && turn.errorClass && isRestartErrorClass(turn.errorClass) ? 'Interrupted' : TURN_STATUS_WORDS[turn.status] ?? turn.status;
-  const meta = [`Sent ${chat.time(turn.createdAt)}`, status, origin].filter(Boolean).join(' · ');
+  const meta = [`Sent ${chat.time(turn.createdAt)}`, status, origin, edited, turn.model ? `Model ${codeSpan(turn.model)}` : null].filter(Boolean).join(' · ');
   const prompt = markdownWithoutHtml(turn.prompt, true);
   return [
     '---',

@@ -118,7 +118,8 @@ export const PROCESS_GROUP_STOPPED_TEXT = 'The command was still running after t
  * queue (`sentFrom`: when the reply before it ended, or by the user's Send / Send now), or null for a
  * message sent at once from the composer.
  */
-export function turnOriginLabel(turn: Pick<TranscriptTurn, 'origin' | 'sentFrom'>): string | null {
+export function turnOriginLabel(turn: Pick<TranscriptTurn, 'origin' | 'sentFrom' | 'replacesTurnId'>): string | null {
+  if (turn.replacesTurnId) return 'Edited and sent again';
   if (turn.origin === 'retry') return 'Retry of an earlier request';
   if (turn.origin === 'continue') return 'Continued after restart';
   if (turn.sentFrom === 'queue') return 'Sent from the queue';

@@ -18,6 +18,9 @@ import { CHECK_JOURNAL_COMMAND } from './checkJournal';
 import { REPAIR_JOURNAL_COMMAND } from './repairJournal';
 import { openOwnSetting } from './openSetting';
 import { clientIdOf, isOutboxMessage, PanelOutbox } from './panelOutbox';
+import { handleModelMessage } from './panelModels';
+import { openWorkspaceFile } from './openFile';
+import type { ModelList } from '../runtime/agents/modelLists';
 
 /** The webview view type (also in package.json's `onWebviewPanel:` activation event). */
 export const CHAT_VIEW_TYPE = 'nativeAgentChats.chat';
@@ -42,6 +45,8 @@ export interface ChatPanelHost {
   panelDisposed(panel: ChatPanel): void;
   /** The panel became active or inactive, or its chat's live state or title changed. */
   panelStateChanged?(panel: ChatPanel): void;
+  /** The models a provider offers in the chat's header (none when unset). */
+  listModels?(provider: string): Promise<ModelList>;
 }
 
 /** One chat tab (see module docstring). `sessionId` is undefined for an orphan panel. */
@@ -240,12 +245,17 @@ export class ChatPanel {
       }
       return;
     }
+    if (message.type === 'openFile') return this.openFile(message);
     const sessionId = this.session;
     if (!sessionId) {
       void this.post({ type: 'error', code: 'orphan', message: 'Pick a chat for this tab first.' });
       return;
     }
     if (isOutboxMessage(message)) return this.prompts.handle(sessionId, message);
+    if (message.type === 'listModels' || message.type === 'setModel') {
+      const listModels = (provider: string) => this.host.listModels?.(provider) ?? Promise.resolve({ models: [] });
+      return handleModelMessage({ runtime, listModels, post: (m) => void this.post(m) }, sessionId, message);
+    }
     const result =
       message.type === 'stop' ? await runtime.stop(sessionId)
       : message.type === 'decide' ? await runtime.decide(sessionId, message.requestId, message.decision)
@@ -284,6 +294,15 @@ export class ChatPanel {
       const turn = await this.host.runtime.journal.read('getTurn', turnId);
       return turn && turn.sessionId === this.session ? { type: 'reveal', at: cursorOf(turn), terms: [...terms] } : undefined;
     });
+  }
+
+  /** Opens a file the view links to, inside the workspace only (`openFile.ts`); a refusal goes to the error bar and the log. */
+  private async openFile(ref: { readonly path: string; readonly line?: number; readonly column?: number }): Promise<void> {
+    const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    const refused = await openWorkspaceFile(ref, roots);
+    if (!refused) return;
+    this.host.log(`[panel] did not open ${ref.path}: ${refused.message}`);
+    void this.post({ type: 'error', code: refused.reason, message: refused.message });
   }
 
   /** Reveals the panel in its editor group. */

@@ -17,6 +17,7 @@ import { logText, noticeText } from './notices';
 import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, renderHtml, type ChatPanelHost } from './chatPanel';
 import { pickChat, type ChatListSource } from './chatPicker';
 import { agentIcon, ChatStatus } from './chatStatus';
+import type { ModelList } from '../runtime/agents/modelLists';
 
 /** The open chat tabs of this window (see module docstring). */
 export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer, vscode.Disposable {
@@ -39,6 +40,14 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   ) {}
 
   private runtimeValue: ChatRuntime | undefined;
+
+  /** Where the chat headers' model lists come from (set at activation: it needs the secret storage). */
+  modelLister: ((provider: string) => Promise<ModelList>) | undefined;
+
+  /** The models a provider offers (none before `modelLister` is set). */
+  listModels(provider: string): Promise<ModelList> {
+    return this.modelLister?.(provider) ?? Promise.resolve({ models: [] });
+  }
 
   /** The runtime (only valid after `ready`). */
   get runtime(): ChatRuntime {

@@ -28,6 +28,7 @@ import { migrationProgress } from './migrationProgress';
 import { logText, noticeText } from './notices';
 import { setting } from './providers';
 import { TabRepair } from './tabRepair';
+import { modelsOffered, settingModel } from './modelChoices';
 
 /** Journal file name inside `globalStorageUri`. */
 export const JOURNAL_FILE_NAME = 'journal.sqlite';
@@ -72,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
   });
   const chatTree = createChatTree(context, ready);
   panels = new ChatPanels(ready, context.extensionUri, log, chatTree);
+  panels.modelLister = (provider) => modelsOffered(provider, context.secrets);
   context.subscriptions.push(output, panels, vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, panels));
   registerCommands({ context, ready, panels, output, log });
   registerReportDocuments(context);
@@ -113,6 +115,7 @@ async function startRuntime(
     agentFor: createAgentRegistry(context, log),
     workspaceRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
     commandTimeoutMs: () => setting('local.commandTimeoutMs', 30_000),
+    defaultModel: settingModel,
     log,
   });
   started.runtime = runtime;

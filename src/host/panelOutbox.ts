@@ -92,7 +92,7 @@ export class PanelOutbox {
     const { runtime } = this.panel;
     const { clientId } = message;
     if (message.type === 'send') {
-      const result = await runtime.submit(sessionId, { clientId, text: message.text });
+      const result = await runtime.submit(sessionId, { clientId, text: message.text, ...(message.replacesTurnId ? { replacesTurnId: message.replacesTurnId } : {}) });
       if (result.ok) {
         const outcome = result.value;
         // A message posted again (a rebuilt view) that is still queued says so too.

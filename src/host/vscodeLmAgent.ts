@@ -40,7 +40,8 @@ export class VscodeLmAgent implements Agent {
     const selector: vscode.LanguageModelChatSelector = {
       ...(wanted.vendor ? { vendor: wanted.vendor } : {}),
       ...(wanted.family ? { family: wanted.family } : {}),
-      ...(wanted.id ? { id: wanted.id } : {}),
+      // A model picked for the chat (its id, from `selectChatModels`) is that model, whatever the settings say.
+      ...(request.model ? { id: request.model } : wanted.id ? { id: wanted.id } : {}),
     };
     let models: vscode.LanguageModelChat[];
     try {

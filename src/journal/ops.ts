@@ -27,7 +27,7 @@ export const WRITE_OPS = [
   'createSession', 'renameSession', 'deleteSession', 'setProviderState', 'startTurn', 'finishRun', 'appendEvents', 'requestStop',
   'startInvocation', 'setInvocationStatus', 'finishInvocation', 'createBoundaryRequest', 'settleBoundaryRequest', 'recordTab',
   'removeTab', 'registerInstance', 'removeInstance', 'assignWorkspace',
-  'submitPrompt', 'editQueuedPrompt', 'discardQueuedPrompt', 'sendQueuedPrompt', 'markDelivered', 'importRecoveredChat',
+  'setSessionModel', 'submitPrompt', 'editQueuedPrompt', 'discardQueuedPrompt', 'sendQueuedPrompt', 'markDelivered', 'importRecoveredChat',
   'releaseFencedChat',
 ] as const;
 

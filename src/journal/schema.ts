@@ -352,6 +352,30 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX quarantined_rows_by_session ON quarantined_rows(session_id);
     `,
   },
+  {
+    version: 9,
+    description: 'the model chosen per chat and the model each turn ran with',
+    // sessions.model: the model the user picked in the chat's header (NULL: the provider's setting).
+    // turns.model: the model the turn was run with, written with the turn (the chat's choice, else
+    // the provider's setting in the window that started it; NULL when neither names one, and for
+    // turns before this version). Both come last, so the search triggers of migration 4 (on insert,
+    // and on updates of `prompt` only) are unchanged.
+    sql: `
+      ALTER TABLE sessions ADD COLUMN model TEXT;
+      ALTER TABLE turns ADD COLUMN model TEXT;
+    `,
+  },
+  {
+    version: 10,
+    description: 'edit and resend: the turn a resent prompt replaces',
+    // turns.replaces_turn_id: the turn whose prompt the user edited and sent again as this one (NULL
+    // for every other turn). The replaced turn stays as it was; views show it collapsed as edited,
+    // and the history handed to agents leaves it out. The index finds a chat's replaced turns.
+    sql: `
+      ALTER TABLE turns ADD COLUMN replaces_turn_id TEXT;
+      CREATE INDEX turns_by_replaced ON turns(replaces_turn_id) WHERE replaces_turn_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

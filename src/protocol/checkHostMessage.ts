@@ -44,7 +44,8 @@ function strict(fields: Record<string, Check>): Check {
   };
 }
 
-const session = strict({ id, title: str, provider: str, createdAt: num, updatedAt: num, workspace: optional(nullable(str)) });
+// Schema 9: `model` (the chat's picked model), absent or null when none.
+const session = strict({ id, title: str, provider: str, createdAt: num, updatedAt: num, workspace: optional(nullable(str)), model: optional(nullable(str)) });
 const live = strict({
   running: bool, actionableRequestIds: arrayOf(id), readOnlyReason: nullable(str),
   fencedBy: optional(nullable(strict({ table: str, row: str, damaged: bool }))),
@@ -54,6 +55,10 @@ const turnFields = {
   status: oneOf(TURN_STATUSES), errorClass: nullable(oneOf(ERROR_CLASSES)), createdAt: num,
   // Schema 5 (the outbox): absent or null for turns before it.
   clientId: optional(nullable(id)), delivery: optional(nullable(oneOf(DELIVERY_STATES))), sentFrom: optional(nullable(oneOf(SENT_FROM))),
+  // Schema 6: the model the turn ran with.
+  model: optional(nullable(str)),
+  // Schema 7: the turn an edited and resent prompt replaces.
+  replacesTurnId: optional(nullable(id)),
 };
 const turn = strict(turnFields);
 const item: Check = (v, w) => (isObject(v) && typeof v.type === 'string' ? null : `${w} is not a transcript item`);
@@ -86,6 +91,7 @@ const MESSAGES: Record<string, Record<string, Check>> = {
   error: { code: oneOf(ERROR_CODES), message: str, action: optional(oneOf(CHAT_ACTIONS)), clientId: optional(id), seq },
   succeeded: { action: oneOf(CHAT_ACTIONS), clientId: optional(id), queued: optional(bool), seq },
   pong: {},
+  models: { provider: str, models: arrayOf(strict({ id: str, label: str })), note: optional(str), seq },
 };
 
 /** Null when `raw` is a well-formed `HostMessage`; else a sentence naming the first problem. */

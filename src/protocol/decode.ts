@@ -7,9 +7,10 @@
  * type must equal `WebviewMessage` of `messages.ts` (checked by the compiler below).
  */
 import { z } from 'zod';
+import { MAX_FILE_LINE, MAX_FILE_PATH_CHARS } from '../core/fileLinks';
 import { SETTING_ID_SHAPE } from '../core/settingIds';
 import { BOUNDARY_DECISIONS } from '../core/vocabulary';
-import { MAX_ID_CHARS, MAX_PROMPT_CHARS, MAX_VIEW_ERROR_CHARS, type WebviewMessage } from './messages';
+import { MAX_ID_CHARS, MAX_MODEL_NAME_CHARS, MAX_PROMPT_CHARS, MAX_VIEW_ERROR_CHARS, type WebviewMessage } from './messages';
 
 // No generated code: keeps zod from probing `new Function` (and `navigator`, which VS Code's
 // extension host reports as an error) — a strict-CSP-friendly validator.
@@ -22,7 +23,7 @@ const prompt = z.string().trim().min(1).max(MAX_PROMPT_CHARS);
 /** Schemas of the messages a webview may send (see `WebviewMessage` for what each means). */
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
-  z.strictObject({ type: z.literal('send'), text: prompt, clientId: id }),
+  z.strictObject({ type: z.literal('send'), text: prompt, clientId: id, replacesTurnId: id.optional() }),
   z.strictObject({ type: z.literal('editQueued'), clientId: id, text: prompt }),
   z.strictObject({ type: z.literal('discardQueued'), clientId: id }),
   z.strictObject({ type: z.literal('sendQueued'), clientId: id }),
@@ -39,6 +40,17 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('resync') }),
   z.strictObject({ type: z.literal('checkJournal') }),
   z.strictObject({ type: z.literal('repairJournal') }),
+  z.strictObject({ type: z.literal('listModels') }),
+  // A path as the view found it in the chat; the host resolves it inside the workspace only.
+  z.strictObject({
+    type: z.literal('openFile'),
+    path: z.string().min(1).max(MAX_FILE_PATH_CHARS).refine((p) => !p.includes('\0'), 'a path holds no NUL character'),
+    line: z.number().int().min(1).max(MAX_FILE_LINE).optional(),
+    column: z.number().int().min(1).max(MAX_FILE_LINE).optional(),
+  }),
+  // No control characters: a model name is shown in the header and sent to the provider as is.
+  // eslint-disable-next-line no-control-regex
+  z.strictObject({ type: z.literal('setModel'), model: z.string().trim().min(1).max(MAX_MODEL_NAME_CHARS).regex(/^[^\u0000-\u001f\u007f]+$/).nullable() }),
 ]);
 
 type Decoded = z.infer<typeof webviewMessageSchema>;

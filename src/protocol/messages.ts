@@ -33,8 +33,10 @@ export type WebviewMessage =
    * carrying it), so a view reloaded meanwhile posts it again with the same id: the journal never
    * makes a second turn of it, and refuses the same id with another text (`conflict`). While the
    * agent works the message is queued (a `queue` message shows it), otherwise it starts a turn.
+   * `replacesTurnId`: edit and resend — the message replaces that turn's prompt (the chat's last,
+   * whose reply has ended; refused otherwise with `not_actionable`, never queued).
    */
-  | { readonly type: 'send'; readonly text: string; readonly clientId: string }
+  | { readonly type: 'send'; readonly text: string; readonly clientId: string; readonly replacesTurnId?: string }
   /** The user edited a queued message (1..MAX_PROMPT_CHARS characters); refused once it was sent. */
   | { readonly type: 'editQueued'; readonly clientId: string; readonly text: string }
   /** The user removed a queued message (Discard). */
@@ -67,13 +69,36 @@ export type WebviewMessage =
   /** The user clicked Check Journal on the read-only notice: run Agent Chats: Check Journal. */
   | { readonly type: 'checkJournal' }
   /** The user clicked Repair Journal… on a fenced chat's notice: run Agent Chats: Repair Journal… (its dry run first). */
-  | { readonly type: 'repairJournal' };
+  | { readonly type: 'repairJournal' }
+
+  /** The chat's header wants the models its provider offers (answered with `models`). */
+  | { readonly type: 'listModels' }
+  /**
+   * The user clicked a file link (a path in a reply, a tool's header, a diff): open it at `line`
+   * (and `column`) when given. The host opens it only inside the workspace folders (an outside path
+   * or a symlink leading out is refused with `outside_workspace`, a missing file with `not_found`).
+   */
+  | { readonly type: 'openFile'; readonly path: string; readonly line?: number; readonly column?: number }
+  /**
+   * The user picked a model in the chat's header (1..MAX_MODEL_NAME_CHARS characters, no control
+   * characters), or `null` for the provider's setting: the chat's next turns run with it.
+   */
+  | { readonly type: 'setModel'; readonly model: string | null };
 
 /** The user's actions on a chat that can fail with a refusal (the webview messages that carry them). */
-export type ChatAction = Extract<WebviewMessage['type'], 'send' | 'stop' | 'decide' | 'retry' | 'continue' | 'editQueued' | 'discardQueued' | 'sendQueued'>;
+export type ChatAction = Extract<WebviewMessage['type'], 'send' | 'stop' | 'decide' | 'retry' | 'continue' | 'editQueued' | 'discardQueued' | 'sendQueued' | 'setModel'>;
 
 /** Every `ChatAction`, for checks at run time. */
-export const CHAT_ACTIONS = ['send', 'stop', 'decide', 'retry', 'continue', 'editQueued', 'discardQueued', 'sendQueued'] as const satisfies readonly ChatAction[];
+export const CHAT_ACTIONS = ['send', 'stop', 'decide', 'retry', 'continue', 'editQueued', 'discardQueued', 'sendQueued', 'setModel'] as const satisfies readonly ChatAction[];
+
+/** Longest model name a `setModel` may carry, in characters. */
+export const MAX_MODEL_NAME_CHARS = 200;
+
+/** One model a chat's header offers: the id the provider is asked for, and a label for people. */
+export interface ModelOption {
+  readonly id: string;
+  readonly label: string;
+}
 
 /**
  * Stable codes of `error` messages: the journal's refusals, the runtime's, and the panel's own.
@@ -85,7 +110,7 @@ export const ERROR_CODES = [
   // the runtime refused
   'busy', 'already_decided', 'not_actionable', 'not_retryable', 'no_agent', 'invalid', 'conflict',
   // the panel
-  'malformed_message', 'internal', 'orphan', 'unknown_setting',
+  'malformed_message', 'internal', 'orphan', 'unknown_setting', 'outside_workspace',
 ] as const;
 
 /** A stable error code (see `ERROR_CODES`). */
@@ -171,6 +196,12 @@ export type HostMessage = Sequenced & (
   | { readonly type: 'succeeded'; readonly action: ChatAction; readonly clientId?: string; readonly queued?: boolean }
   /** The answer to a `ping`: the extension host is alive. */
   | { readonly type: 'pong' }
+  /**
+   * The models the chat's provider offers (the answer to `listModels`), the provider's setting
+   * first when it names one; `note`: why the list may be short (a server that did not answer).
+   * An empty list: the provider offers no choice (the header shows no picker).
+   */
+  | { readonly type: 'models'; readonly provider: string; readonly models: readonly ModelOption[]; readonly note?: string }
 );
 
 /**
@@ -191,12 +222,13 @@ export const HEARTBEAT = { intervalMs: 2000, lostAfterMs: 6000 } as const;
  * `bannerShown`: the turn whose restart banner the view last scrolled into view, so a view rebuilt
  * later (a switch of tabs) goes back to where the user read instead of to that banner again.
  * `unacknowledged`: messages the view posted (`send`) that the host has not answered yet; a view
- * rebuilt from this state posts them again with the same ids (the journal makes one turn of each).
+ * rebuilt from this state posts them again with the same ids (the journal makes one turn of each),
+ * an edit and resend with the turn it replaces.
  */
 export interface WebviewPersistedState {
   readonly sessionId?: string;
   readonly draft?: string;
-  readonly unacknowledged?: readonly { readonly clientId: string; readonly text: string }[];
+  readonly unacknowledged?: readonly { readonly clientId: string; readonly text: string; readonly replacesTurnId?: string }[];
   readonly scrollAnchor?: { readonly turnId: string; readonly offset: number };
   readonly bannerShown?: string;
 }

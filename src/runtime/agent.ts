@@ -32,6 +32,17 @@ export interface AgentTurnRequest {
   readonly providerState: string | null;
   /** Absolute path of the workspace folder the agent works in. */
   readonly cwd: string;
+  /**
+   * The model to run with, as the turn recorded it (the chat's choice, else the provider's setting
+   * when the turn started); unset: the agent's own configuration decides.
+   */
+  readonly model?: string;
+  /**
+   * Edit and resend: this turn's prompt replaces the prompt of the chat's previous turn, which the
+   * user edited. `history` already leaves that turn out; an agent that keeps its own session
+   * (Claude, Codex) has it there and says so to its model (`replacedPromptNote`).
+   */
+  readonly replaces?: { readonly prompt: string };
 }
 
 /** A tool call this product executes: `run` a shell command, `read` or `write` a file. */

@@ -28,7 +28,7 @@ import { isInstanceAlive } from './instance';
 import { liveStateOf, otherLiveInstances } from './liveState';
 import type { ChatListEntry } from '../core/chatList';
 import type { QueuedPromptView } from '../core/outbox';
-import { discardQueued, editQueued, queueOf, sendOrBusy, sendQueued, startDriving, submit, type OutboxDeps, type SendQueuedOutcome, type SubmitOutcome } from './outbox';
+import { discardQueued, editQueued, type OutgoingMessage, queueOf, sendOrBusy, sendQueued, startDriving, submit, type OutboxDeps, type SendQueuedOutcome, type SubmitOutcome } from './outbox';
 import { chatListEntryOf, chatListOf } from './chatList';
 import { ALL_SESSIONS, Notifier, type RuntimeNotification } from './notifications';
 import { changesOf, pageOf, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
@@ -39,6 +39,7 @@ import { RunEnds } from './runEnd';
 import type { RuntimeScope } from './scope';
 import { stop, stopIfAskedElsewhere } from './stopAcrossWindows';
 import { cleanTitle, NEW_CHAT_TITLE, titleProblem } from './titles';
+import { setChatModel } from './modelChoice';
 import { followUpTarget, startTurn, transcriptOf, type TurnSettings } from './turns';
 
 export { ALL_SESSIONS, type RuntimeNotification } from './notifications';
@@ -81,6 +82,7 @@ export class ChatRuntime {
       notifier: new Notifier((sessionId) => this.liveState(sessionId), log),
       active: new Map<string, RunContext>(),
       disposed: () => this.disposed,
+      defaultModel: (provider) => options.defaultModel?.(provider) ?? null,
     };
     this.ends = new RunEnds(this.scope, (claimed) => startDriving(this.outbox, claimed));
     this.offExternal = options.journal.onExternalChange((ids) => void this.onExternalChange(ids));
@@ -179,6 +181,11 @@ export class ChatRuntime {
     if (!renamed.ok) return renamed;
     this.scope.notifier.emit({ type: 'session', session: renamed.value.session });
     return ok(renamed.value.session);
+  }
+
+  /** Picks the chat's model (`null`: the provider's setting) for its next turns, in every window (modelChoice.ts). */
+  setModel(sessionId: string, model: string | null): Promise<Result<SessionRecord, RuntimeRefusal>> {
+    return setChatModel(this.scope, sessionId, model);
   }
 
   /**
@@ -302,7 +309,7 @@ export class ChatRuntime {
    * `clientId` seen before makes nothing new (`duplicate`); seen with another text it is refused
    * (`conflict`). Also refused: `invalid` (a full queue), `not_found`, `no_agent`, the journal's refusals.
    */
-  submit(sessionId: string, message: { readonly clientId: string; readonly text: string }): Promise<Result<SubmitOutcome, RuntimeRefusal>> {
+  submit(sessionId: string, message: OutgoingMessage): Promise<Result<SubmitOutcome, RuntimeRefusal>> {
     return submit(this.outbox, sessionId, message);
   }
 

@@ -44,20 +44,32 @@ export function messageProblem(text: string): string | null {
 }
 
 /**
+ * A message the user sent: its client id, its text, and for an edit and resend the turn it replaces
+ * (that turn must be the chat's last and over: see `SubmitPromptInput.replacesTurnId`).
+ */
+export interface OutgoingMessage {
+  readonly clientId: string;
+  readonly text: string;
+  readonly replacesTurnId?: string;
+}
+
+/**
  * The user sent a message (see `ChatRuntime.submit`). `queue` false: start now or answer `busy`
- * (`ChatRuntime.send`, whose callers have no queue), with a client id made here.
+ * (`ChatRuntime.send`, whose callers have no queue), with a client id made here. An edit and
+ * resend refused by the journal (not the last turn, a reply still running) is `not_actionable`.
  */
 export async function submit(
-  deps: OutboxDeps, sessionId: string, message: { readonly clientId: string; readonly text: string }, queue = true,
+  deps: OutboxDeps, sessionId: string, message: OutgoingMessage, queue = true,
 ): Promise<Result<SubmitOutcome, RuntimeRefusal>> {
   const { scope } = deps;
   const problem = messageProblem(message.text) ?? (message.clientId.length === 0 ? 'A message needs a client id.' : null);
   if (problem) return fail('invalid', problem);
   const ready = await agentReady(deps, sessionId);
   if (!ready.ok) return ready;
-  const next = nextIds(scope);
+  const next = nextIds(scope, ready.value.provider);
   const r = await scope.journal.write('submitPrompt', {
     sessionId, clientId: message.clientId, text: message.text, at: scope.now(), next, queue, endedRunIds: deps.ends.endedHere(sessionId),
+    ...(message.replacesTurnId ? { replacesTurnId: message.replacesTurnId } : {}),
   });
   if (!r.ok) return r;
   const v = r.value;
@@ -77,6 +89,8 @@ export async function submit(
       return fail('invalid', `The queue holds ${MAX_QUEUED_PROMPTS} messages already: wait for the agent, or discard one.`);
     case 'busy':
       return fail('busy', BUSY_MESSAGE);
+    case 'not_replaceable':
+      return fail('not_actionable', v.message);
   }
 }
 
@@ -128,7 +142,7 @@ export async function sendQueued(deps: OutboxDeps, sessionId: string, clientId: 
   const { scope } = deps;
   const ready = await agentReady(deps, sessionId);
   if (!ready.ok) return ready;
-  const r = await scope.journal.write('sendQueuedPrompt', sessionId, clientId, nextIds(scope), scope.now());
+  const r = await scope.journal.write('sendQueuedPrompt', sessionId, clientId, nextIds(scope, ready.value.provider), scope.now());
   if (!r.ok) return r;
   const v = r.value;
   if (v.kind === 'not_queued') return fail('not_actionable', notQueuedMessage(v.state));
@@ -183,9 +197,9 @@ async function agentReady(deps: OutboxDeps, sessionId: string): Promise<Result<S
   return ok(session);
 }
 
-/** Fresh ids for a turn and run this window would drive. */
-function nextIds(scope: RuntimeScope): NextTurnIds {
-  return { turnId: randomUUID(), runId: randomUUID(), instanceId: scope.instance.id };
+/** Fresh ids for a turn and run this window would drive, with the model its settings name for `provider`. */
+export function nextIds(scope: RuntimeScope, provider: string): NextTurnIds {
+  return { turnId: randomUUID(), runId: randomUUID(), instanceId: scope.instance.id, model: scope.defaultModel(provider) };
 }
 
 /** Why a message can no longer be edited, sent or discarded. */

@@ -103,7 +103,9 @@ export class RunEnds {
         : { id: inv.id, status: 'failed', message: 'The run ended first.', at: this.scope.now() });
       if (r.ok) notifier.publish(run.sessionId, r.value.events);
     }
-    const next = { turnId: randomUUID(), runId: randomUUID(), instanceId: this.scope.instance.id };
+    // The provider of the chat names the model a claimed message's turn records (the chat's own choice goes first).
+    const provider = (await journal.read('getSession', run.sessionId))?.provider ?? '';
+    const next = { turnId: randomUUID(), runId: randomUUID(), instanceId: this.scope.instance.id, model: this.scope.defaultModel(provider) };
     const endedRunIds = this.endedHere(run.sessionId).filter((id) => id !== run.runId);
     const finished = await journal.write('finishRun', { runId: run.runId, ...run.end, at: this.scope.now(), next, endedRunIds });
     const claimed = finished.ok ? finished.value.queue.claimed : undefined;

@@ -24,6 +24,11 @@ export interface RuntimeScope {
   readonly active: Map<string, RunContext>;
   /** True once the host is shutting down (`ChatRuntime.dispose`). */
   readonly disposed: () => boolean;
+  /**
+   * The model this window's settings name for a provider (null: none, the provider picks), recorded
+   * with a turn of a chat that has no model of its own (`TurnSettings.defaultModel`).
+   */
+  readonly defaultModel: (provider: string) => string | null;
 }
 
 /**

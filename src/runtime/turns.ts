@@ -26,6 +26,12 @@ export interface TurnSettings {
   readonly commandTimeoutMs?: () => number;
   /** Batch interval of streamed events, ms. */
   readonly flushIntervalMs?: number;
+  /**
+   * The model a provider's settings name (e.g. `nativeAgentChats.openaiCompatible.model`), or null
+   * when they name none: what a turn of a chat without a model of its own records and runs with.
+   * Unset: none for every provider.
+   */
+  readonly defaultModel?: (provider: string) => string | null;
 }
 
 /** How a turn came to be, and the turn it follows up (null for a prompt). */
@@ -90,7 +96,7 @@ export async function startTurn(
   if (scope.active.has(sessionId)) return fail('busy', BUSY_MESSAGE);
   scope.active.set(sessionId, run);
   const started = await journal.write('startTurn', {
-    turn: { id: run.turnId, sessionId, prompt, origin: from.origin, parentTurnId: from.parentTurnId, createdAt: scope.now() },
+    turn: { id: run.turnId, sessionId, prompt, origin: from.origin, parentTurnId: from.parentTurnId, createdAt: scope.now(), model: scope.defaultModel(session.provider) },
     run: { id: run.runId, instanceId: scope.instance.id, provider: session.provider },
     endedRunIds: ends.endedHere(sessionId),
   });
@@ -139,12 +145,20 @@ async function agentStart(scope: RuntimeScope, settings: TurnSettings, run: RunC
     const providerState = await journal.read('getProviderState', run.sessionId);
     const request: AgentTurnRequest = {
       sessionId: run.sessionId, turnId: run.turnId, prompt: turn.prompt, origin: turn.origin, history, providerState, cwd: settings.workspaceRoot() ?? process.cwd(),
+      ...(turn.model ? { model: turn.model } : {}),
+      ...(await replacedPrompt(scope, turn)),
     };
     const ctx = agentContextFor(scope, run, { workspaceRoot: settings.workspaceRoot(), commandTimeoutMs: settings.commandTimeoutMs?.() ?? 30_000 });
     return { agent, request, ctx };
   } catch (error) {
     return { outcome: { status: 'failed', errorClass: 'agent_error', message: `The agent failed: ${(error as Error).message}` } };
   }
+}
+
+/** `{ replaces }` for an edit and resend (the replaced turn's prompt), else nothing. */
+async function replacedPrompt(scope: RuntimeScope, turn: TurnRecord): Promise<Pick<AgentTurnRequest, 'replaces'>> {
+  const replaced = turn.replacesTurnId ? await scope.journal.read('getTurn', turn.replacesTurnId) : undefined;
+  return replaced ? { replaces: { prompt: replaced.prompt } } : {};
 }
 
 /** Names a new chat after its first prompt, only while it still has the default title (the user may have renamed it meanwhile). */

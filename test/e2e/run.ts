@@ -28,6 +28,7 @@ import { agentRestartJourney, claudeRestartJourney, lmContinueJourney, prepareCl
 import { longChatJourney, seedLongChatJournal } from './longChatJourney';
 import { queueJourney } from './queueJourney';
 import { repairJourney, seedDamagedJournal } from './repairJourney';
+import { modelEditJourney, prepareModelEditJourney } from './modelEditJourney';
 
 type Journey = (ctx: HostCrashContext) => Promise<void>;
 
@@ -51,6 +52,7 @@ const JOURNEYS: readonly [string, Journey, Prepare?][] = [
   ['tabs-after-restart', tabsAfterRestartJourney],
   ['queue', queueJourney],
   ['repair', repairJourney, async () => ({ settings: {}, env: {}, seed: seedDamagedJournal, dispose: async () => undefined })],
+  ['model-edit', modelEditJourney, prepareModelEditJourney],
   ['long-chat', longChatJourney, async () => ({ settings: {}, env: {}, seed: seedLongChatJournal, dispose: async () => undefined })],
   ['claude-restart', claudeRestartJourney, async () => {
     const setup = await prepareClaudeJourney();

@@ -13,6 +13,7 @@
  * - `{ type: 'error', status, body }`: an HTTP error with a JSON body;
  * - `{ type: 'silent' }`: no answer at all (until the client hangs up or the mock closes).
  * A request with nothing left in the queue gets HTTP 500 `mock: no scripted response`.
+ * `GET /v1/models` lists `models` (the server's model list, as Ollama's OpenAI-compatible API answers it).
  */
 import * as http from 'node:http';
 import { LoopbackMock } from './loopbackMock';
@@ -92,6 +93,8 @@ export class OpenAICompatibleMock extends LoopbackMock<RecordedRequest> {
   private readonly queue: MockResponse[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly held = new Set<() => void>();
+  /** The ids `GET /v1/models` lists. */
+  models: readonly string[] = [];
 
   private constructor() {
     super(5000);
@@ -144,6 +147,10 @@ export class OpenAICompatibleMock extends LoopbackMock<RecordedRequest> {
         chunksSent: 0, completed: false, clientClosedEarly: false,
       };
       this.record(record);
+      if (req.method === 'GET' && req.url === '/v1/models') {
+        this.json(res, 200, { object: 'list', data: this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'mock' })) });
+        return;
+      }
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
         this.json(res, 404, { error: { message: `mock: no route ${req.method} ${req.url}`, type: 'not_found' } });
         return;

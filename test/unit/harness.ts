@@ -44,6 +44,8 @@ export interface RuntimeHarnessOptions {
   readonly wrap?: (journal: Journal) => Journal;
   /** The runtime's clock, ms since the epoch (default `Date.now`). */
   readonly now?: () => number;
+  /** The model a provider's settings name (default: none for every provider). */
+  readonly defaultModel?: (provider: string) => string | null;
 }
 
 /** Opens the journal and starts the runtime (see `RuntimeHarnessOptions`); closes the journal if start fails. */
@@ -61,6 +63,7 @@ export async function openRuntime(o: RuntimeHarnessOptions): Promise<RuntimeHarn
     isAlive: (i) => !isDead(i.id),
     flushIntervalMs: 5,
     ...(o.now ? { now: o.now } : {}),
+    ...(o.defaultModel ? { defaultModel: o.defaultModel } : {}),
   });
   try {
     await runtime.start();

@@ -106,6 +106,18 @@ export async function editJournalFile(file: string, edit: (db: Database) => void
   db.close();
 }
 
+/** SQL that takes a schema-10 database back to schema 9 (drops the replaced turn's link); before UNDO_SCHEMA_9. */
+export const UNDO_SCHEMA_10 = `
+  DROP INDEX turns_by_replaced; ALTER TABLE turns DROP COLUMN replaces_turn_id;
+  PRAGMA user_version = 9;
+`;
+
+/** SQL that takes a schema-9 database back to schema 8 (drops the model columns); before UNDO_SCHEMA_8. */
+export const UNDO_SCHEMA_9 = `
+  ALTER TABLE turns DROP COLUMN model; ALTER TABLE sessions DROP COLUMN model;
+  PRAGMA user_version = 8;
+`;
+
 /** SQL that takes a schema-8 database back to schema 7 (drops Repair Journal's quarantined_rows); before UNDO_SCHEMA_7. */
 export const UNDO_SCHEMA_8 = `
   DROP INDEX quarantined_rows_by_session; DROP TABLE quarantined_rows;

@@ -179,7 +179,11 @@ describe('journal: migration 5 (the outbox)', () => {
     const SQL2 = await loadSqlJs(WASM_PATH);
     const after = new SQL2.Database(fs.readFileSync(file));
     try {
-      for (const [table, rows] of Object.entries(before)) assert.equal(JSON.stringify(after.exec(`SELECT * FROM ${table} ORDER BY rowid`)[0]?.values ?? []), rows, table);
+      for (const [table, rows] of Object.entries(before)) {
+        // The columns the rows had before; later migrations may append columns (NULL for these rows).
+        const width = (JSON.parse(rows) as unknown[][])[0]?.length ?? 0;
+        assert.equal(JSON.stringify((after.exec(`SELECT * FROM ${table} ORDER BY rowid`)[0]?.values ?? []).map((r) => r.slice(0, width))), rows, table);
+      }
     } finally {
       after.close();
     }

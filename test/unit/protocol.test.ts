@@ -19,6 +19,10 @@ describe('webview protocol decoding', () => {
       { type: 'viewError', message: 'turn t1: TypeError: x is undefined' },
       { type: 'openSetting', id: 'nativeAgentChats.claude.executablePath' },
       { type: 'ping' },
+      { type: 'listModels' },
+      { type: 'send', text: 'run ls -la', clientId: 'c2', replacesTurnId: 't1' },
+      { type: 'setModel', model: 'qwen2.5-coder:7b' },
+      { type: 'setModel', model: null },
     ]) {
       const d = decodeWebviewMessage(m);
       assert.ok(d.ok, JSON.stringify(m));
@@ -58,6 +62,16 @@ describe('webview protocol decoding', () => {
       [{ type: 'openSetting', id: `nativeAgentChats.${'a'.repeat(300)}` }, /at "id"/],
       [{ type: 'ping', at: 1 }, /Malformed message/],
       [{ type: 'pong' }, /at "type"/],
+      // A model name is shown in the header and sent to the provider: bounded, one line, present.
+      [{ type: 'setModel' }, /at "model"/],
+      [{ type: 'setModel', model: '  ' }, /at "model"/],
+      [{ type: 'setModel', model: 'a\nb' }, /at "model"/],
+      [{ type: 'setModel', model: 'm'.repeat(201) }, /at "model"/],
+      [{ type: 'setModel', model: 7 }, /at "model"/],
+      [{ type: 'listModels', provider: 'x' }, /Malformed message/],
+      // Edit and resend names the turn it replaces by id.
+      [{ type: 'send', text: 'run ls', clientId: 'c1', replacesTurnId: '' }, /at "replacesTurnId"/],
+      [{ type: 'send', text: 'run ls', clientId: 'c1', replacesTurnId: 7 }, /at "replacesTurnId"/],
     ];
     for (const [raw, pattern] of cases) {
       const d = decodeWebviewMessage(raw);

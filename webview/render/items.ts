@@ -9,6 +9,8 @@ import type { BoundaryDecision } from '../../src/core/vocabulary';
 import { boundaryKindLabel, DECISION_LABELS, describeBoundary, elapsedLabel, invocationBadgeStatus, invocationDetail, invocationStatusLabel, PROCESS_GROUP_STOPPED_TEXT, type BoundaryItem, type InvocationItem } from '../labels';
 import { markdownFragment } from '../markdown';
 import { linkSettings } from '../settingLinks';
+import { fileLink, linkFiles } from '../fileLinks';
+import { parseFileReference } from '../../src/core/fileLinks';
 import { renderDiff } from './diff';
 import { safely, type RenderErrorSink } from './failed';
 
@@ -45,6 +47,9 @@ export function renderText(text: string): HTMLElement {
     const { parentNode, nextSibling } = pre;
     parentNode?.insertBefore(copyable(pre as HTMLElement), nextSibling);
   });
+  // Paths open the file; setting names open the Settings editor.
+  linkFiles(el);
+  linkSettings(el);
   return el;
 }
 
@@ -83,7 +88,7 @@ export function renderInvocation(item: InvocationItem, requests: readonly Bounda
       'div',
       { class: 'invocation-head' },
       h('span', { class: 'tool' }, item.tool),
-      h('code', { class: 'summary' }, item.summary),
+      summaryOf(item),
       h('span', { class: `badge status-badge status-${invocationBadgeStatus(item)}`, title: quiet && detail ? detail : undefined }, invocationStatusLabel(item)),
       // Filled and advanced every second by the entry point (`tickElapsed`), by the host's clock.
       item.status === 'running' && item.runningSince !== undefined ? h('span', { class: 'elapsed', 'data-running-since': String(item.runningSince) }) : null,
@@ -96,6 +101,18 @@ export function renderInvocation(item: InvocationItem, requests: readonly Bounda
     ...requests.map((r) => safely(() => renderBoundary(r, ctx, { subject: r.subject !== item.summary, diff: r.diff !== item.diff }), `boundary card ${r.id}`, ctx.onError)),
     item.output ? copyable(h('pre', { class: 'output' }, item.output)) : null,
   );
+}
+
+/** The tools whose whole summary is the path of the file they read or change. */
+const FILE_TOOLS: ReadonlySet<string> = new Set(['read', 'write', 'Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
+
+/** An invocation's `code.summary`: a link to the file for a file tool, else its text with the paths in it linked. */
+function summaryOf(item: InvocationItem): HTMLElement {
+  const code = h('code', { class: 'summary' }, item.summary);
+  const whole = FILE_TOOLS.has(item.tool) ? parseFileReference(item.summary) ?? (item.summary.trim() ? { path: item.summary.trim() } : null) : null;
+  if (whole) code.replaceChildren(fileLink(whole, item.summary));
+  else linkFiles(code);
+  return code;
 }
 
 /** Puts a block of plain text in a `.code-block` with a Copy button (`data-action="copy-code"`). */

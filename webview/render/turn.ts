@@ -4,7 +4,7 @@
  * element is still valid.
  */
 import type { TranscriptTurn } from '../../src/core/transcript';
-import { h } from '../dom';
+import { append, h } from '../dom';
 import { describeErrorClass } from '../errorClassView';
 import { turnOriginLabel } from '../labels';
 import { userMarkdownFragment } from '../markdown';
@@ -26,6 +26,10 @@ export interface TurnContext {
   readonly hostLost?: boolean;
   /** Told about a part of the turn that failed to render. */
   readonly onError?: RenderErrorSink;
+  /** A later turn is this one's prompt edited and sent again: shown collapsed as edited. */
+  readonly replaced?: boolean;
+  /** The chat's last turn, its reply over: its prompt offers Edit (edit and resend). */
+  readonly editable?: boolean;
 }
 
 /**
@@ -38,25 +42,49 @@ export function turnKey(turn: TranscriptTurn, ctx: TurnContext): string {
     .map((i) => ('id' in i ? `${i.id}:${ctx.actionableIds.has(i.id) ? 'a' : '-'}${ctx.busyRequestIds.has(i.id) ? 'b' : '-'}` : ''));
   const banner = turn.errorClass ? `${ctx.followedUp ? 'f' : '-'}${ctx.running ? 'r' : '-'}${ctx.busyTurn ? 'b' : '-'}` : '';
   const working = turn.status === 'running' && turn.items.length === 0 ? 'w' : '';
-  return `${pending.join(',')}|${banner}|${working}|${pending.length > 0 && ctx.hostLost ? 'lost' : ''}`;
+  return `${pending.join(',')}|${banner}|${working}|${pending.length > 0 && ctx.hostLost ? 'lost' : ''}|${ctx.replaced ? 'x' : ''}${ctx.editable ? 'e' : ''}`;
 }
 
-/** Renders a turn as `section.turn[data-turn-id]`. */
+/**
+ * Renders a turn as `section.turn[data-turn-id]`. A replaced turn (`ctx.replaced`) is the same
+ * content inside a collapsed `details.replaced-turn` whose summary says it was edited; the last
+ * turn's prompt offers Edit (`[data-action="edit-prompt"]`) when `ctx.editable`.
+ */
 export function renderTurn(turn: TranscriptTurn, ctx: TurnContext): HTMLElement {
   const origin = turnOriginLabel(turn);
-  const section = h(
-    'section',
-    { class: 'turn', 'data-turn-id': turn.id, 'data-status': turn.status },
+  const edit = ctx.editable
+    ? h('div', { class: 'prompt-actions' }, h('vscode-button', {
+        class: 'edit-prompt', appearance: 'secondary', 'data-action': 'edit-prompt', 'data-turn-id': turn.id,
+        'aria-label': 'Edit this request and send it again', title: 'Edit this request and send it again (the original stays, collapsed)',
+      }, 'Edit'))
+    : null;
+  const section = h('section', { class: ctx.replaced ? 'turn turn-replaced' : 'turn', 'data-turn-id': turn.id, 'data-status': turn.status });
+  // A replaced turn's parts sit in a box laid out as a turn is (a `details` is no flex container).
+  const body = ctx.replaced
+    ? section.appendChild(h('details', { class: 'replaced-turn' }, h('summary', {}, replacedSummary(turn.prompt)))).appendChild(h('div', { class: 'replaced-body' }))
+    : section;
+  append(body, [
     origin ? h('div', { class: 'turn-origin' }, origin) : null,
+    turn.model ? h('div', { class: 'turn-model', title: 'The model this turn ran with' }, `Model: ${turn.model}`) : null,
     h('div', { class: 'message user markdown' }, userMarkdownFragment(turn.prompt)),
-  );
+    edit,
+  ]);
   const view = turn.errorClass ? describeErrorClass(turn.errorClass, turn, { followedUp: ctx.followedUp, running: ctx.running }) : null;
   // The banner is the one place that says a reload or restart ended the turn.
   const itemCtx = { actionableIds: ctx.actionableIds, busyRequestIds: ctx.busyRequestIds, hostLost: ctx.hostLost, onError: ctx.onError, restartTold: view?.tone === 'restart' };
-  for (const el of renderItems(turn.items, itemCtx)) section.appendChild(el);
+  for (const el of renderItems(turn.items, itemCtx)) body.appendChild(el);
   if (turn.status === 'running' && turn.items.length === 0) {
-    section.appendChild(h('div', { class: 'agent-working' }, h('vscode-progress-ring', { class: 'inline-ring' }), 'Working…'));
+    body.appendChild(h('div', { class: 'agent-working' }, h('vscode-progress-ring', { class: 'inline-ring' }), 'Working…'));
   }
-  if (view) section.appendChild(renderErrorBanner(view, turn.id, ctx.busyTurn));
+  if (view) body.appendChild(renderErrorBanner(view, turn.id, ctx.busyTurn));
   return section;
+}
+
+/** Most characters of a replaced prompt shown in its summary line. */
+const SUMMARY_CHARS = 80;
+
+/** The summary of a replaced turn: that it was edited, and the start of its prompt's first line. */
+export function replacedSummary(prompt: string): string {
+  const line = prompt.trim().split('\n')[0] ?? '';
+  return `Edited — original request: ${line.length > SUMMARY_CHARS ? `${line.slice(0, SUMMARY_CHARS)}…` : line}`;
 }

@@ -35,6 +35,11 @@ export interface SubmitPromptInput {
    * their end yet (a full disk; it writes them again later): not counted as running.
    */
   readonly endedRunIds?: readonly string[];
+  /**
+   * Edit and resend: the turn this message replaces. Accepted only while that turn is the chat's
+   * last, has ended, and no run of the chat is running (`not_replaceable` otherwise); never queued.
+   */
+  readonly replacesTurnId?: string;
 }
 
 /**
@@ -49,7 +54,9 @@ export type SubmitPromptResult =
   | { readonly kind: 'duplicate'; readonly turnId: string | null }
   | { readonly kind: 'conflict' }
   | { readonly kind: 'full' }
-  | { readonly kind: 'busy' };
+  | { readonly kind: 'busy' }
+  /** An edit and resend refused (see `SubmitPromptInput.replacesTurnId`); `message` says why, for people. */
+  | { readonly kind: 'not_replaceable'; readonly message: string };
 
 /** What an edit or a discard did: changed the message, or found it no longer queued (`state`: what it is now). */
 export type QueueEditResult =
@@ -81,6 +88,11 @@ export abstract class OutboxOps extends ChatListOps {
     this.touch(input.sessionId);
     const seen = this.clientIdSeen(input.clientId);
     if (seen) return seen.sessionId === input.sessionId && seen.text === input.text ? { kind: 'duplicate', turnId: seen.turnId } : { kind: 'conflict' };
+    if (input.replacesTurnId !== undefined) {
+      const problem = this.replaceProblem(input.sessionId, input.replacesTurnId, input.endedRunIds);
+      if (problem) return { kind: 'not_replaceable', message: problem };
+      return { kind: 'started', ...this.startQueuedTurn(input.sessionId, input.clientId, input.text, 'composer', input.next, input.at, input.replacesTurnId) };
+    }
     const waiting = this.one("SELECT 1 AS x FROM queued_prompts WHERE session_id = ? AND state = 'queued' AND hold IS NULL LIMIT 1", [input.sessionId]);
     if (!this.hasRunningRun(input.sessionId, input.endedRunIds) && !waiting) {
       return { kind: 'started', ...this.startQueuedTurn(input.sessionId, input.clientId, input.text, 'composer', input.next, input.at) };
@@ -196,11 +208,36 @@ export abstract class OutboxOps extends ChatListOps {
     return started;
   }
 
-  /** Starts a prompt turn for a message (its client id on the turn) with the chat's provider. */
-  private startQueuedTurn(sessionId: string, clientId: string, text: string, sentFrom: SentFrom, next: NextTurnIds, at: number): { turn: TurnRecord; run: RunRecord } {
+  /**
+   * Why turn `turnId` cannot be replaced by an edited prompt now, or null: it must be this chat's
+   * last turn (a later one would make the edit rewrite what came after it), over, with no run of the
+   * chat running (`endedRunIds` aside) and no message waiting to go next.
+   */
+  private replaceProblem(sessionId: string, turnId: string, endedRunIds?: readonly string[]): string | null {
+    const turn = this.getTurn(turnId);
+    if (!turn || turn.sessionId !== sessionId) return 'That request is not part of this chat.';
+    const later = this.one(
+      'SELECT 1 AS x FROM turns WHERE session_id = ? AND (created_at > ? OR (created_at = ? AND id > ?)) LIMIT 1',
+      [sessionId, turn.createdAt, turn.createdAt, turn.id],
+    );
+    if (later) return 'Only the last request can be edited and sent again: another one followed it.';
+    if (turn.status === 'running' || this.hasRunningRun(sessionId, endedRunIds)) return 'Wait for the reply to end (or press Stop), then edit the request.';
+    if (this.one("SELECT 1 AS x FROM queued_prompts WHERE session_id = ? AND state = 'queued' AND hold IS NULL LIMIT 1", [sessionId])) {
+      return 'Messages are queued to go next: send or remove them first.';
+    }
+    return null;
+  }
+
+  /** Starts a prompt turn for a message (its client id on the turn) with the chat's provider; `replacesTurnId`: an edit and resend. */
+  private startQueuedTurn(
+    sessionId: string, clientId: string, text: string, sentFrom: SentFrom, next: NextTurnIds, at: number, replacesTurnId?: string,
+  ): { turn: TurnRecord; run: RunRecord } {
     const provider = this.getSession(sessionId)!.provider;
     return this.insertTurnAndRun({
-      turn: { id: next.turnId, sessionId, prompt: text, origin: 'prompt', parentTurnId: null, createdAt: at, clientId, sentFrom },
+      turn: {
+        id: next.turnId, sessionId, prompt: text, origin: 'prompt', parentTurnId: null, createdAt: at, clientId, sentFrom, model: next.model ?? null,
+        ...(replacesTurnId ? { replacesTurnId } : {}),
+      },
       run: { id: next.runId, instanceId: next.instanceId, provider },
     });
   }

@@ -56,6 +56,23 @@ export type ChatChanges =
   /** More than the caller's limit of events changed: read a page instead. */
   | { readonly tooMany: true };
 
+/**
+ * The turns an edit and resend replaced (`replacesTurnId`), each with the chain of turns it retried
+ * or continued (`parentTurnId`): together they are the one request the edited prompt replaces.
+ */
+export function replacedTurnIds(turns: readonly TurnRecord[]): Set<string> {
+  const byId = new Map(turns.map((t) => [t.id, t]));
+  const replaced = new Set<string>();
+  for (const t of turns) {
+    let id = t.replacesTurnId ?? null;
+    while (id !== null && !replaced.has(id)) {
+      replaced.add(id);
+      id = byId.get(id)?.parentTurnId ?? null;
+    }
+  }
+  return replaced;
+}
+
 /** The schema that gave events an INTEGER PRIMARY KEY `id` (migration 2). */
 const EVENT_ID_SCHEMA = 2;
 
@@ -118,9 +135,13 @@ export abstract class PageOps extends InstanceOps {
    * text its agent wrote (its `text` events joined), oldest first; a turn without text has ''.
    * Reads prompts and text only, never tool output, so a long chat's history costs its words.
    * `exceptTurnId`: a turn left out (the one the history is for, journaled before it is read).
+   * A turn the user edited and sent again (`replaces_turn_id`) is left out, with the failed turns it
+   * retried or continued: the edited prompt replaces that request, which is no longer asked.
    */
   listHistory(sessionId: string, exceptTurnId?: string): { prompt: string; reply: string; stopped: boolean }[] {
-    const turns = this.decodeAll(this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]), toTurn).filter((t) => t.id !== exceptTurnId);
+    const all = this.decodeAll(this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]), toTurn);
+    const replaced = replacedTurnIds(all);
+    const turns = all.filter((t) => t.id !== exceptTurnId && !replaced.has(t.id));
     const replies = new Map<string, string>();
     const rows = this.all(
       // Ledger order by run and seq, not by event id: schema 1 has none.

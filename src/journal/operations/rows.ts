@@ -41,6 +41,7 @@ export function toSession(r: Row): SessionRecord {
   return {
     id: r.id as string, title: r.title as string, provider: r.provider as string, createdAt: r.created_at as number, updatedAt: r.updated_at as number,
     workspace: (r.workspace as string | null | undefined) ?? null,
+    model: (r.model as string | null | undefined) ?? null,
   };
 }
 
@@ -67,6 +68,8 @@ export function toTurn(r: Row): TurnRecord {
     clientId: (r.client_id as string | null | undefined) ?? null,
     delivery: delivery as DeliveryState | null,
     sentFrom: sentFrom as SentFrom | null,
+    model: (r.model as string | null | undefined) ?? null,
+    replacesTurnId: (r.replaces_turn_id as string | null | undefined) ?? null,
   };
 }
 

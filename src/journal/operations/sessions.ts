@@ -70,6 +70,17 @@ export abstract class SessionOps extends ContentOps {
     return { deleted: true };
   }
 
+  /**
+   * Records the model picked for a chat (`null`: back to the provider's setting). Its last activity
+   * (`updated_at`) stays, as for a rename: a choice is not activity. The next turn runs with it.
+   * @throws JournalRefusedError('not_found') for an unknown id.
+   */
+  setSessionModel(id: string, model: string | null): SessionRecord {
+    this.touch(id);
+    if (this.run('UPDATE sessions SET model = ? WHERE id = ?', [model, id]) === 0) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
+    return this.getSession(id)!;
+  }
+
   /** Stores the provider's own state for a session (e.g. its session or thread id), JSON text. */
   setProviderState(id: string, state: string | null, at: number): void {
     this.touch(id);

@@ -11,6 +11,10 @@ import { toRun, toTurn } from './rows';
 
 /** Input of `startTurn`: a turn and its first run, created together. */
 export interface StartTurnInput {
+  /**
+   * `turn.model`: the model the starting window's provider setting names (null: none); the turn
+   * records the chat's choice instead when it has one, read in this transaction.
+   */
   readonly turn: Omit<TurnRecord, 'status' | 'errorClass'>;
   readonly run: { readonly id: string; readonly instanceId: string; readonly provider: string };
   /**
@@ -28,6 +32,8 @@ export interface NextTurnIds {
   readonly turnId: string;
   readonly runId: string;
   readonly instanceId: string;
+  /** The model the writing window's setting names for the chat's provider (null: none): see `StartTurnInput`. */
+  readonly model?: string | null;
 }
 
 /**
@@ -88,8 +94,12 @@ export abstract class TurnRunOps extends SessionOps {
   protected insertTurnAndRun(input: StartTurnInput): { turn: TurnRecord; run: RunRecord } {
     const t = input.turn;
     this.run(
-      'INSERT INTO turns (id, session_id, prompt, origin, parent_turn_id, status, created_at, client_id, delivery, sent_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [t.id, t.sessionId, t.prompt, t.origin, t.parentTurnId, 'running', t.createdAt, t.clientId ?? null, 'sending', t.sentFrom ?? null],
+      `INSERT INTO turns (id, session_id, prompt, origin, parent_turn_id, status, created_at, client_id, delivery, sent_from, replaces_turn_id, model)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT model FROM sessions WHERE id = ?), ?))`,
+      [
+        t.id, t.sessionId, t.prompt, t.origin, t.parentTurnId, 'running', t.createdAt, t.clientId ?? null, 'sending', t.sentFrom ?? null,
+        t.replacesTurnId ?? null, t.sessionId, t.model ?? null,
+      ],
     );
     this.run(
       'INSERT INTO runs (id, turn_id, session_id, instance_id, provider, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)',

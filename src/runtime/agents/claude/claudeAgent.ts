@@ -42,6 +42,7 @@ import type { CanUseTool, Options, Query, SDKMessage, SDKUserMessage } from '@an
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest } from '../../agent';
 import { findExecutable } from '../executables';
 import { promptWithHistory } from '../historyPrompt';
+import { replacedPromptNote } from '../replacedPrompt';
 import {
   CLAUDE_CONTINUE_PROMPT, CLAUDE_DISALLOWED_TOOLS, CLAUDE_EXECUTABLE_SETTING, CLAUDE_INSTALL_HINT, claudeEnvironment,
   parseClaudeProviderState, type ClaudeAgentConfig, type ClaudeProviderState, type ClaudeSdk,
@@ -106,10 +107,12 @@ export class ClaudeAgent implements Agent {
     const sessionId = known?.sessionId ?? randomUUID();
     if (!known) await ctx.setProviderState(JSON.stringify({ sessionId } satisfies ClaudeProviderState));
     const prompt = request.origin === 'continue' ? CLAUDE_CONTINUE_PROMPT : request.prompt;
+    // An edit and resend: Claude's session still holds the request the user replaced.
+    const resumed = request.replaces ? replacedPromptNote(request.replaces.prompt, prompt) : prompt;
     const base = { sdk, config, executable: lookup.path, env, request, ctx, sessionId, delivered: acknowledgeOnce(ctx) };
     // A chat with earlier turns but no Claude session yet (they failed before Claude Code started)
     // hands its history over in the prompt.
-    const first = await this.attempt({ ...base, resume: known !== undefined, prompt: known ? prompt : promptWithHistory(request.history, prompt) });
+    const first = await this.attempt({ ...base, resume: known !== undefined, prompt: known ? resumed : promptWithHistory(request.history, prompt) });
     if (!first.sessionMissing || ctx.signal.aborted) return first.outcome;
     config.log?.(`[claude] session ${sessionId} was not found; starting it again with the chat history in the prompt`);
     const again = await this.attempt({ ...base, resume: false, prompt: promptWithHistory(request.history, prompt) });
@@ -171,7 +174,8 @@ function queryOptions(a: AttemptInput, canUseTool: CanUseTool, stderrTail: strin
     settingSources: [],
     includePartialMessages: true,
     ...(a.resume ? { resume: a.sessionId } : { sessionId: a.sessionId }),
-    ...(config.model?.trim() ? { model: config.model.trim() } : {}),
+    // The turn's model (the chat's choice) goes before the setting.
+    ...(a.request.model?.trim() || config.model?.trim() ? { model: a.request.model?.trim() || config.model!.trim() } : {}),
     disallowedTools: [...(config.disallowedTools ?? CLAUDE_DISALLOWED_TOOLS)],
     canUseTool,
     stderr: (data: string) => {

@@ -49,6 +49,7 @@ import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest } from
 import { agentFailure, failedWith } from '../agentFailure';
 import { findExecutable } from '../executables';
 import { promptWithHistory, type HistoryFraming } from '../historyPrompt';
+import { replacedPromptNote } from '../replacedPrompt';
 import { AppServerClient, lastLines } from './appServerClient';
 import { CodexApprovals } from './codexApprovals';
 import { CODEX_API_KEY_ENV, OPENAI_BASE_URL, writeCodexHome } from './codexConfig';
@@ -184,7 +185,7 @@ class CodexRun {
       cwd: this.request.cwd,
       approvalPolicy: 'on-request',
       sandbox: this.config.sandbox ?? 'read-only',
-      ...(this.config.model ? { model: this.config.model } : {}),
+      ...(this.model ? { model: this.model } : {}),
     };
     let text = this.promptText();
     const previous = parseProviderState(this.request.providerState);
@@ -192,6 +193,8 @@ class CodexRun {
       try {
         const resumed = await this.untilStopped(client.request<{ thread: { id: string } }>('thread/resume', { threadId: previous.threadId, ...settings }, startupMs));
         this.threadId = resumed.thread.id;
+        // An edit and resend: the thread still holds the request the user replaced.
+        if (this.request.replaces) text = replacedPromptNote(this.request.replaces.prompt, text);
       } catch (error) {
         if (error instanceof Stopped) throw error;
         if (client.exit) return this.failure(client.exit.spawnError ? 'agent_unavailable' : 'agent_error', this.exitMessage());
@@ -227,6 +230,11 @@ class CodexRun {
     return undefined;
   }
 
+  /** The model of this run: the one the turn recorded (the chat's choice), else the `model` setting. */
+  private get model(): string | undefined {
+    return this.request.model || this.config.model;
+  }
+
   /** The text sent to Codex for this run. */
   private promptText(): string {
     if (this.request.origin === 'continue') {
@@ -245,7 +253,7 @@ class CodexRun {
     const turn = end.turn;
     if (turn.status === 'completed') return { status: 'completed' };
     if (turn.status === 'interrupted') return this.failure('agent_error', 'Codex interrupted the turn before it finished.');
-    return classifyTurnError(turn.error ?? this.lastError, baseUrl ?? OPENAI_BASE_URL, this.config.model);
+    return classifyTurnError(turn.error ?? this.lastError, baseUrl ?? OPENAI_BASE_URL, this.model);
   }
 
   private failure(errorClass: 'agent_error' | 'agent_unavailable', message: string): AgentTurnOutcome {

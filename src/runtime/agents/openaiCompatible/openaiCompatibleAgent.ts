@@ -207,13 +207,13 @@ export class OpenAICompatibleAgent implements Agent {
       return await this.turn(request, ctx);
     } catch (error) {
       if (ctx.signal.aborted) return { status: 'completed' };
-      return this.describeError(error);
+      return this.describeError(error, request);
     }
   }
 
   private async turn(request: AgentTurnRequest, ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
     const baseUrl = this.config.baseUrl.trim().replace(/\/+$/, '');
-    const model = this.config.model.trim();
+    const model = this.modelOf(request);
     if (!baseUrl || !/^https?:\/\/[^/]/i.test(baseUrl)) {
       return {
         status: 'failed',
@@ -333,9 +333,14 @@ export class OpenAICompatibleAgent implements Agent {
     return false;
   }
 
-  private describeError(error: unknown): AgentTurnOutcome {
+  /** The model of a turn: the one the turn recorded (the chat's choice), else the configured one; trimmed. */
+  private modelOf(request: AgentTurnRequest): string {
+    return request.model?.trim() || this.config.model.trim();
+  }
+
+  private describeError(error: unknown, request: AgentTurnRequest): AgentTurnOutcome {
     const baseUrl = this.config.baseUrl.trim().replace(/\/+$/, '');
-    const model = this.config.model.trim();
+    const model = this.modelOf(request);
     const settings = OPENAI_COMPATIBLE_SETTINGS;
     if (error instanceof OpenAI.APIConnectionTimeoutError) {
       const s = (this.config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) / 1000;
