@@ -93,7 +93,8 @@ export async function applyRepair(journal: Journal, plan: RepairPlan, actor: Rep
   const copy = await copyJournalAside(journal.file, now());
   const applied: AppliedItem[] = [];
   for (const item of items) {
-    const why = await APPLIERS[item.kind]!(journal, item, actor, now());
+    // A transaction that throws is rolled back whole: that item changed nothing; the others go on.
+    const why = await APPLIERS[item.kind]!(journal, item, actor, now()).catch((error: unknown) => `it could not be saved: ${(error as Error).message}`);
     applied.push({ item, done: why === null, why });
   }
   const released = applied.flatMap((a) => (a.done && a.item.kind === 'release_chat' ? [a.item.sessionId] : []));

@@ -253,6 +253,29 @@ describe('Repair Journal', () => {
     }
   });
 
+  it('a release the disk refuses changes nothing and the chat stays fenced in this window; once the disk has room it goes through', async () => {
+    const file = await damaged(base, (db) => db.exec(BAD_JSON));
+    const j = await openJournal(file, { integrityCheckDelayMs: 60_000, faultInjection: true });
+    try {
+      const dry = await planRepair(j);
+      assert.ok(dry);
+      fs.writeFileSync(`${file}.fault-enospc`, '');
+      const refused = await applyRepair(j, dry.plan, ACTOR);
+      fs.rmSync(`${file}.fault-enospc`);
+      assert.deepEqual(refused.released, []);
+      assert.match(refused.applied[0]?.why ?? '', /./);
+      assert.deepEqual((await j.read('getFenceDetail', 's1'))?.rowKey, 's1-r1#1', 'the fence still holds');
+      assert.equal((await j.write('renameSession', 's1', 'x')).ok, false, 'writes to the chat are still refused');
+      assert.deepEqual(await j.read('listQuarantinedRows'), []);
+      const retry = await planRepair(j);
+      assert.ok(retry);
+      assert.deepEqual((await applyRepair(j, retry.plan, ACTOR)).released, ['s1']);
+      assert.equal(await j.read('getFenceDetail', 's1'), null);
+    } finally {
+      await j.close();
+    }
+  });
+
   /** s1's prompt marked running again, though its reply ended completed (what Check Journal calls turn_running_without_run). */
   const LEFT_RUNNING = "UPDATE turns SET status = 'running', finished_at = NULL WHERE id = 's1-t1'";
 
