@@ -5,7 +5,8 @@
  */
 import { tableWords } from './journalCheck';
 import { escapeText } from './markdownText';
-import { itemsToApply, type ReleaseChatItem, type RepairPlan, type RuleLeftItem, type StaysFencedItem } from './repairPlan';
+import { itemsToApply, type ReleaseChatItem, type RepairPlan, type RuleLeftItem, type SettleTurnItem, type StaysFencedItem } from './repairPlan';
+import { settledNote } from './repairSettle';
 import { RELEASE_CLAUSES } from './repairRelease';
 import { codeSpan, oneLine } from './words';
 
@@ -51,6 +52,16 @@ function staysLines(item: StaysFencedItem): string[] {
   ];
 }
 
+/** The lines of the prompts settled to the state their reply's end recorded. */
+function settleLines(items: readonly SettleTurnItem[]): string[] {
+  if (items.length === 0) return [];
+  return [
+    '## Prompts still marked running after their reply ended: would be settled', '',
+    ...items.map(({ finding: f, settle: s }) => `- A prompt in ${chatName(f.chatTitle, f.sessionId)} (table ${codeSpan('turns')}, row ${f.rowid}, ${codeSpan(f.rowKey)}): its reply's end (reply ${codeSpan(s.runId)}) recorded **${s.status}**${s.errorClass ? ` (${codeSpan(s.errorClass)})` : ''}, so the prompt is marked so. The chat shows: “${escapeText(settledNote(s.status))}”`),
+    '',
+  ];
+}
+
 /** The table of records that break a rule and are left as they are. */
 function ruleLines(items: readonly RuleLeftItem[]): string[] {
   if (items.length === 0) return [];
@@ -71,11 +82,12 @@ export function repairDryRunMarkdown(plan: RepairPlan, copyName: string): string
   const lines = ['# Agent Chats journal repair: what it would do', ''];
   lines.push(todo === 0
     ? '**Nothing to repair.** Nothing has been changed.'
-    : `**Nothing has been changed yet.** Repair would change ${plural(todo, 'chat', 'chats')}, listed below, and only after you confirm.`);
+    : `**Nothing has been changed yet.** Repair would make ${plural(todo, 'change', 'changes')}, listed below, and only after you confirm.`);
   lines.push('', `Journal: ${codeSpan(plan.file)}.`, '');
   if (release.length > 0) lines.push('## Would be repaired', '', ...release.flatMap((i) => [...releaseLines(i), '']));
   if (stays.length > 0) lines.push('## Chats that stay as they are', '', ...stays.flatMap((i) => [...staysLines(i), '']));
   if (release.length === 0 && stays.length === 0) lines.push('No chat is held by a record that cannot be read.', '');
+  lines.push(...settleLines(plan.items.filter((i): i is SettleTurnItem => i.kind === 'settle_turn')));
   lines.push(...ruleLines(rules), ...(rules.length > 0 ? [''] : []));
   lines.push(
     '## How a repair changes the journal', '',
@@ -88,10 +100,10 @@ export function repairDryRunMarkdown(plan: RepairPlan, copyName: string): string
   return `${lines.join('\n')}\n`;
 }
 
-/** The result in one sentence: chats repaired, those left and why, where the copy is. */
-export function repairResultWords(released: number, notDone: readonly { readonly title: string | null; readonly why: string }[], copiedTo: string | null): string {
+/** The result in one sentence: changes made, those left and why, where the copy is. */
+export function repairResultWords(done: number, notDone: readonly { readonly title: string | null; readonly why: string }[], copiedTo: string | null): string {
   if (copiedTo === null) return 'Nothing to repair; nothing was changed.';
-  const done = released === 0 ? 'No chat was repaired.' : `${plural(released, 'chat takes', 'chats take')} changes again.`;
-  const left = notDone.map((n) => ` “${oneLine(n.title ?? 'A chat', 60)}” was left as it was: ${n.why}.`).join('');
-  return `${done}${left} The journal as it was before is copied to ${copiedTo}.`;
+  const made = done === 0 ? 'Nothing was repaired.' : `${plural(done, 'repair was', 'repairs were')} made.`;
+  const left = notDone.map((n) => ` In “${oneLine(n.title ?? 'a chat', 60)}” nothing was changed: ${n.why}.`).join('');
+  return `${made}${left} The journal as it was before is copied to ${copiedTo}.`;
 }

@@ -11,6 +11,7 @@
 import type { JournalRule, RuleFinding } from './journalCheck';
 import { plannedRows, type ChatRepairEvidence, type JournalRepairContext, type PlannedRow, type UnreadableRowEvidence } from './repairEvidence';
 import { releaseFailures, type ClauseFailure } from './repairRelease';
+import { turnSettlement, type TurnSettlement, type TurnSettlementEvidence } from './repairSettle';
 
 /** A fenced chat every release clause holds for: its rows are set aside and its fence lifts. */
 export interface ReleaseChatItem {
@@ -40,11 +41,18 @@ export interface RuleLeftItem {
   readonly why: string;
 }
 
+/** A prompt still marked running after its reply ended, settled to the status the reply's end recorded. */
+export interface SettleTurnItem {
+  readonly kind: 'settle_turn';
+  readonly finding: RuleFinding;
+  readonly settle: TurnSettlement;
+}
+
 /** One item of the plan. Salvage adds its kinds here. */
-export type RepairItem = ReleaseChatItem | StaysFencedItem | RuleLeftItem;
+export type RepairItem = ReleaseChatItem | StaysFencedItem | RuleLeftItem | SettleTurnItem;
 
 /** The kinds of item that change the journal when the plan is applied. */
-export const APPLIED_KINDS: readonly RepairItem['kind'][] = ['release_chat'];
+export const APPLIED_KINDS: readonly RepairItem['kind'][] = ['release_chat', 'settle_turn'];
 
 /** The dry run: every item, in the order they would be applied and reported. */
 export interface RepairPlan {
@@ -58,7 +66,7 @@ export interface RepairPlan {
 const LEFT_WHY: Readonly<Record<JournalRule, string>> = {
   turn_chat_missing: 'the chat it names is gone, and nothing says which chat it belonged to',
   turn_without_run: 'its reply was never recorded, so how the prompt ended cannot be known',
-  turn_running_without_run: 'how its reply ended is not recorded on the prompt; a repair would have to guess',
+  turn_running_without_run: 'how its reply ended cannot be proven',
   turn_two_ends: 'nothing in the journal proves which of its ends is the right one',
   run_turn_missing: 'the prompt it names is gone',
   run_running_turn_ended: 'its window may still be writing it; the next reload ends it if that window is gone',
@@ -91,17 +99,30 @@ export function chatItem(context: JournalRepairContext, chat: ChatRepairEvidence
   };
 }
 
+/** The item of a record breaking a rule: settled when its evidence proves a state the rules allow, else left with why. */
+function ruleItem(finding: RuleFinding, settlements: ReadonlyMap<string, TurnSettlementEvidence>): RuleLeftItem | SettleTurnItem {
+  const evidence = finding.rule === 'turn_running_without_run' ? settlements.get(finding.rowKey) : undefined;
+  if (!evidence) return { kind: 'rule_left', finding, why: LEFT_WHY[finding.rule] };
+  const proof = turnSettlement(evidence);
+  if ('settle' in proof) return { kind: 'settle_turn', finding, settle: proof.settle };
+  return { kind: 'rule_left', finding, why: `${LEFT_WHY[finding.rule]}: ${proof.failures.map((f) => f.why).join('; ')}` };
+}
+
 /**
  * The plan from the evidence: one item per fenced chat (released or staying fenced), then one per
- * record breaking a schema rule (left, with why). `plannedAt` in ms since the epoch.
+ * record breaking a schema rule (settled when `settlements` — the evidence of prompts still marked
+ * running, by turn id — proves a state, else left, with why). `plannedAt` in ms since the epoch.
  */
-export function repairPlan(file: string, plannedAt: number, context: JournalRepairContext, chats: readonly ChatRepairEvidence[], rules: readonly RuleFinding[]): RepairPlan {
+export function repairPlan(
+  file: string, plannedAt: number, context: JournalRepairContext, chats: readonly ChatRepairEvidence[], rules: readonly RuleFinding[],
+  settlements: ReadonlyMap<string, TurnSettlementEvidence> = new Map(),
+): RepairPlan {
   const items: RepairItem[] = [];
   for (const chat of chats) {
     const item = chatItem(context, chat);
     if (item) items.push(item);
   }
-  for (const finding of rules) items.push({ kind: 'rule_left', finding, why: LEFT_WHY[finding.rule] });
+  for (const finding of rules) items.push(ruleItem(finding, settlements));
   return { file, plannedAt, items };
 }
 

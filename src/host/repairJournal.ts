@@ -55,7 +55,7 @@ export async function runRepairJournal(runtime: ChatRuntime, build: string, conf
     void vscode.window.showInformationMessage('Agent Chats: Nothing to repair; nothing was changed. The document shows why.');
     return { stopped: 'nothing_to_do' };
   }
-  const question = `Repair ${todo === 1 ? '1 chat' : `${todo} chats`} as the document shows?`;
+  const question = `Make the ${todo === 1 ? 'change' : `${todo} changes`} the document shows?`;
   const yes = confirm
     ? await confirm(question)
     : (await vscode.window.showWarningMessage(question, {
@@ -64,9 +64,9 @@ export async function runRepairJournal(runtime: ChatRuntime, build: string, conf
     }, REPAIR_BUTTON)) === REPAIR_BUTTON;
   if (!yes) return { stopped: 'declined' };
   const outcome = await applyRepair(runtime.journal, dry.plan, { build, instanceId: runtime.instanceId });
-  runtime.chatsChanged(outcome.released);
-  const notDone = outcome.applied.filter((a) => !a.done).map((a) => ({ title: 'chatTitle' in a.item ? a.item.chatTitle : null, why: a.why ?? '' }));
-  const words = `Agent Chats: ${repairResultWords(outcome.released.length, notDone, outcome.copiedTo)}`;
+  runtime.chatsChanged(outcome.changed);
+  const notDone = outcome.applied.filter((a) => !a.done).map((a) => ({ title: 'chatTitle' in a.item ? a.item.chatTitle : 'finding' in a.item ? a.item.finding.chatTitle : null, why: a.why ?? '' }));
+  const words = `Agent Chats: ${repairResultWords(outcome.applied.length - notDone.length, notDone, outcome.copiedTo)}`;
   if (notDone.length > 0) void vscode.window.showWarningMessage(words);
   else void vscode.window.showInformationMessage(words);
   return { applied: outcome };

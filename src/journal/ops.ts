@@ -18,7 +18,7 @@ export const READ_OPS = [
   'stopRequested', 'listEvents', 'getInvocation', 'listOpenInvocations', 'getBoundaryRequest', 'listPendingBoundaryRequests',
   'listSessionPendingBoundaryRequests', 'listRestartClosures', 'hasSessionGrant', 'listTabs', 'getInstance', 'listInstances', 'listProcessGroups',
   'readTurnPage', 'readChangesSince', 'listHistory', 'isFollowedUp', 'searchChats', 'listChats', 'getChatListItem',
-  'checkTables', 'checkRows', 'checkStructure', 'repairContext', 'repairEvidence', 'listQuarantinedRows',
+  'checkTables', 'checkRows', 'checkStructure', 'repairContext', 'repairEvidence', 'listQuarantinedRows', 'turnSettlementEvidence',
   'listQueuedPrompts', 'getQueuedPrompt', 'getContent', 'recoveryStatus',
 ] as const;
 
@@ -28,7 +28,7 @@ export const WRITE_OPS = [
   'startInvocation', 'setInvocationStatus', 'finishInvocation', 'createBoundaryRequest', 'settleBoundaryRequest', 'recordTab',
   'removeTab', 'registerInstance', 'removeInstance', 'assignWorkspace',
   'setSessionModel', 'submitPrompt', 'editQueuedPrompt', 'discardQueuedPrompt', 'sendQueuedPrompt', 'markDelivered', 'importRecoveredChat',
-  'releaseFencedChat',
+  'releaseFencedChat', 'settleTurn',
 ] as const;
 
 /** Methods only the worker calls (write-group bookkeeping, migrations): not operations of the door. */

@@ -9,6 +9,7 @@
 import { fencedChats, type JournalCheckReport } from '../core/journalCheck';
 import { itemsToApply, repairPlan, type RepairItem, type RepairPlan } from '../core/repairPlan';
 import type { ChatRepairEvidence } from '../core/repairEvidence';
+import type { TurnSettlementEvidence } from '../core/repairSettle';
 import { copyJournalAside } from '../journal/copyAside';
 import type { Journal } from '../journal/journal';
 import { checkJournal, type JournalCheckOptions } from './journalCheck';
@@ -29,7 +30,9 @@ export async function planRepair(journal: Journal, options: JournalCheckOptions 
   const context = { ...(await journal.read('repairContext')), readOnlyReason: journal.readOnlyReason };
   const chats: ChatRepairEvidence[] = [];
   for (const sessionId of fencedChats(report).keys()) chats.push(await journal.read('repairEvidence', sessionId));
-  return { plan: repairPlan(journal.file, (options.now ?? Date.now)(), context, chats, report.ruleFindings), report };
+  const settlements = new Map<string, TurnSettlementEvidence>();
+  for (const f of report.ruleFindings) if (f.rule === 'turn_running_without_run') settlements.set(f.rowKey, await journal.read('turnSettlementEvidence', f.rowKey));
+  return { plan: repairPlan(journal.file, (options.now ?? Date.now)(), context, chats, report.ruleFindings, settlements), report };
 }
 
 /** Who repairs: the extension's version and this window's instance id, and the clock (ms). */
@@ -54,6 +57,8 @@ export interface RepairOutcome {
   readonly applied: readonly AppliedItem[];
   /** Chats whose fence lifted. */
   readonly released: readonly string[];
+  /** Every chat the repair changed (released, or a prompt of it settled), for views to re-read. */
+  readonly changed: readonly string[];
 }
 
 type Applier = (journal: Journal, item: RepairItem, actor: RepairActor, at: number) => Promise<string | null>;
@@ -66,6 +71,12 @@ const APPLIERS: Readonly<Partial<Record<RepairItem['kind'], Applier>>> = {
     if (!result.ok) return result.message;
     return result.value.released ? null : result.value.why;
   },
+  settle_turn: async (journal, item) => {
+    if (item.kind !== 'settle_turn') return 'not a prompt to settle';
+    const result = await journal.write('settleTurn', item.settle);
+    if (!result.ok) return result.message;
+    return result.value.settled ? null : result.value.why;
+  },
 };
 
 /**
@@ -77,14 +88,16 @@ const APPLIERS: Readonly<Partial<Record<RepairItem['kind'], Applier>>> = {
  */
 export async function applyRepair(journal: Journal, plan: RepairPlan, actor: RepairActor): Promise<RepairOutcome> {
   const items = itemsToApply(plan);
-  if (items.length === 0) return { copiedTo: null, applied: [], released: [] };
+  if (items.length === 0) return { copiedTo: null, applied: [], released: [], changed: [] };
   const now = actor.now ?? Date.now;
   const copy = await copyJournalAside(journal.file, now());
   const applied: AppliedItem[] = [];
   for (const item of items) {
-    const why = await APPLIERS[item.kind]!(journal, item, actor, now());
+    // A transaction that throws is rolled back whole: that item changed nothing; the others go on.
+    const why = await APPLIERS[item.kind]!(journal, item, actor, now()).catch((error: unknown) => `it could not be saved: ${(error as Error).message}`);
     applied.push({ item, done: why === null, why });
   }
   const released = applied.flatMap((a) => (a.done && a.item.kind === 'release_chat' ? [a.item.sessionId] : []));
-  return { copiedTo: copy.path, applied, released };
+  const settled = applied.flatMap((a) => (a.done && a.item.kind === 'settle_turn' ? [a.item.settle.sessionId] : []));
+  return { copiedTo: copy.path, applied, released, changed: [...new Set([...released, ...settled])] };
 }

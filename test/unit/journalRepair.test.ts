@@ -13,8 +13,9 @@ import { before, describe, it } from 'node:test';
 import type { Database } from 'sql.js';
 import { journalCheckMarkdown } from '../../src/core/journalCheckMarkdown';
 import { repairDryRunMarkdown } from '../../src/core/repairMarkdown';
-import { itemsToApply, setAsideNote, type ReleaseChatItem, type StaysFencedItem } from '../../src/core/repairPlan';
+import { itemsToApply, setAsideNote, type ReleaseChatItem, type RuleLeftItem, type SettleTurnItem, type StaysFencedItem } from '../../src/core/repairPlan';
 import type { ReleaseClause } from '../../src/core/repairRelease';
+import { settledNote, type SETTLE_CLAUSES } from '../../src/core/repairSettle';
 import type { Journal } from '../../src/journal/journal';
 import { checkJournal } from '../../src/runtime/journalCheck';
 import { applyRepair, planRepair } from '../../src/runtime/journalRepair';
@@ -110,7 +111,7 @@ describe('Repair Journal', () => {
       assert.deepEqual(items[0]!.rows.map((r) => [r.table, r.rowKey, r.reason]), [['events', 's1-r1#1', 'its payload is not valid JSON']]);
       assert.deepEqual(items[0]!.notes, [{ runId: 's1-r1', count: 1 }]);
       const md = repairDryRunMarkdown(dry.plan, 'COPY');
-      assert.ok(md.includes('**Nothing has been changed yet.** Repair would change 1 chat, listed below, and only after you confirm.'), md);
+      assert.ok(md.includes('**Nothing has been changed yet.** Repair would make 1 change, listed below, and only after you confirm.'), md);
       assert.ok(md.includes('### “Chat one” (id `s1`): will take changes again\n\n- part of a reply (table `events`, row '), md);
       assert.ok(md.includes('`s1-r1#1`): its payload is not valid JSON. No version of Agent Chats writes this'), md);
       assert.ok(md.includes('copies the journal\'s files, unchanged, to `COPY`'), md);
@@ -146,7 +147,7 @@ describe('Repair Journal', () => {
       assert.deepEqual(itemsToApply(again.plan), []);
       assert.ok(repairDryRunMarkdown(again.plan, 'COPY').includes('**Nothing to repair.** Nothing has been changed.'));
       const second = await applyRepair(j, again.plan, ACTOR);
-      assert.deepEqual(second, { copiedTo: null, applied: [], released: [] });
+      assert.deepEqual(second, { copiedTo: null, applied: [], released: [], changed: [] });
       assert.deepEqual(hashes(dir), beforeSecond, 'the second run changed a file');
     });
     // The exact original values, as the row held them.
@@ -178,7 +179,7 @@ describe('Repair Journal', () => {
         assert.deepEqual(itemsToApply(dry.plan), []);
         const dir = path.dirname(file);
         const beforeApply = hashes(dir);
-        assert.deepEqual(await applyRepair(j, dry.plan, ACTOR), { copiedTo: null, applied: [], released: [] });
+        assert.deepEqual(await applyRepair(j, dry.plan, ACTOR), { copiedTo: null, applied: [], released: [], changed: [] });
         assert.deepEqual(hashes(dir), beforeApply);
         assert.deepEqual(await j.read('listQuarantinedRows'), []);
       });
@@ -251,4 +252,69 @@ describe('Repair Journal', () => {
       await closeWindows(one, two);
     }
   });
+
+  it('a release the disk refuses changes nothing and the chat stays fenced in this window; once the disk has room it goes through', async () => {
+    const file = await damaged(base, (db) => db.exec(BAD_JSON));
+    const j = await openJournal(file, { integrityCheckDelayMs: 60_000, faultInjection: true });
+    try {
+      const dry = await planRepair(j);
+      assert.ok(dry);
+      fs.writeFileSync(`${file}.fault-enospc`, '');
+      const refused = await applyRepair(j, dry.plan, ACTOR);
+      fs.rmSync(`${file}.fault-enospc`);
+      assert.deepEqual(refused.released, []);
+      assert.match(refused.applied[0]?.why ?? '', /./);
+      assert.deepEqual((await j.read('getFenceDetail', 's1'))?.rowKey, 's1-r1#1', 'the fence still holds');
+      assert.equal((await j.write('renameSession', 's1', 'x')).ok, false, 'writes to the chat are still refused');
+      assert.deepEqual(await j.read('listQuarantinedRows'), []);
+      const retry = await planRepair(j);
+      assert.ok(retry);
+      assert.deepEqual((await applyRepair(j, retry.plan, ACTOR)).released, ['s1']);
+      assert.equal(await j.read('getFenceDetail', 's1'), null);
+    } finally {
+      await j.close();
+    }
+  });
+
+  /** s1's prompt marked running again, though its reply ended completed (what Check Journal calls turn_running_without_run). */
+  const LEFT_RUNNING = "UPDATE turns SET status = 'running', finished_at = NULL WHERE id = 's1-t1'";
+
+  it('settles a prompt still marked running to the status its reply\'s end recorded, with a note; a second run finds nothing', async () => {
+    const file = await damaged(base, (db) => db.exec(LEFT_RUNNING));
+    await withJournal(file, async (j) => {
+      const dry = await planRepair(j);
+      assert.ok(dry);
+      const items = itemsToApply(dry.plan) as SettleTurnItem[];
+      assert.deepEqual(items.map((i) => [i.kind, i.settle.turnId, i.settle.status, i.settle.errorClass, i.settle.finishedAt]), [['settle_turn', 's1-t1', 'completed', null, T0 + 6]]);
+      assert.ok(repairDryRunMarkdown(dry.plan, 'COPY').includes('recorded **completed**, so the prompt is marked so.'));
+      const outcome = await applyRepair(j, dry.plan, ACTOR);
+      assert.deepEqual([outcome.released, outcome.changed, outcome.applied.map((a) => a.done)], [[], ['s1'], [true]]);
+      const [turn] = await j.read('listTurns', 's1');
+      assert.equal(turn?.status, 'completed');
+      const notes = (await j.read('listEvents', 's1')).filter((e) => e.kind === 'notice').map((e) => (e.payload as { message: string }).message);
+      assert.deepEqual(notes, [settledNote('completed')]);
+      const again = await planRepair(j);
+      assert.deepEqual(again && [again.report.ruleFindings, itemsToApply(again.plan)], [[], []]);
+    });
+  });
+
+  const SETTLE_ALONE: readonly { clause: keyof typeof SETTLE_CLAUSES; edit: string }[] = [
+    { clause: 'one_end', edit: `${LEFT_RUNNING}; DELETE FROM events WHERE run_id = 's1-r1' AND kind = 'run_finished'` },
+    { clause: 'end_readable', edit: `${LEFT_RUNNING}; UPDATE events SET payload = '{"status":"completed","turnStatus":"hibernating"}' WHERE run_id = 's1-r1' AND kind = 'run_finished'` },
+    { clause: 'chat_not_fenced', edit: `${LEFT_RUNNING}; ${BAD_JSON}` },
+  ];
+  for (const { clause, edit } of SETTLE_ALONE) {
+    it(`leaves the prompt running when only the settlement's "${clause}" fails`, async () => {
+      const file = await damaged(base, (db) => db.exec(edit));
+      await withJournal(file, async (j) => {
+        const dry = await planRepair(j);
+        assert.ok(dry);
+        const left = dry.plan.items.filter((i): i is RuleLeftItem => i.kind === 'rule_left' && i.finding.rule === 'turn_running_without_run');
+        assert.equal(left.length, 1);
+        assert.equal(dry.plan.items.some((i) => i.kind === 'settle_turn'), false);
+        await applyRepair(j, dry.plan, ACTOR);
+        assert.equal((await j.read('getTurn', 's1-t1'))?.status ?? 'running', 'running');
+      });
+    });
+  }
 });

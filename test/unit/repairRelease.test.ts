@@ -10,6 +10,7 @@ import type { ChatRepairEvidence, JournalRepairContext, UnreadableRowEvidence } 
 import { sameRows } from '../../src/core/repairEvidence';
 import { itemsToApply, repairPlan, setAsideNote } from '../../src/core/repairPlan';
 import { RELEASE_CLAUSES, malformation, releaseFailures } from '../../src/core/repairRelease';
+import { SETTLE_CLAUSES, turnSettlement, type TurnSettlementEvidence } from '../../src/core/repairSettle';
 
 const CONTEXT: JournalRepairContext = { journalSchema: 6, buildSchema: 6, readOnlyReason: null };
 const ROW: UnreadableRowEvidence = {
@@ -70,5 +71,37 @@ describe('the release rule', () => {
     const chat = { ...CHAT, rows: [ROW, { ...ROW, rowKey: 'r1#4' }, { ...ROW, table: 'queued_prompts', rowKey: 'c1', runId: null }] };
     const plan = repairPlan('/j', 1, { ...CONTEXT }, [{ ...chat, latestRunId: 'r9' }], []);
     assert.deepEqual(plan.items[0]!.kind === 'release_chat' && plan.items[0]!.notes, [{ runId: 'r1', count: 2 }, { runId: 'r9', count: 1 }]);
+  });
+});
+
+describe('the settlement of a prompt still marked running', () => {
+  const END = { runId: 'r2', payload: '{"status":"failed","turnStatus":"failed","errorClass":"agent_error"}', at: 9 };
+  const E: TurnSettlementEvidence = { turnId: 't1', sessionId: 's1', status: 'running', fenced: false, runs: [{ id: 'r1', status: 'failed' }, { id: 'r2', status: 'failed' }], ends: [END] };
+
+  it('settles to the status and error class the end recorded', () => {
+    assert.deepEqual(turnSettlement(E), { settle: { turnId: 't1', sessionId: 's1', runId: 'r2', status: 'failed', errorClass: 'agent_error', finishedAt: 9 } });
+  });
+
+  const ALONE: readonly [keyof typeof SETTLE_CLAUSES, TurnSettlementEvidence][] = [
+    ['turn_running', { ...E, status: 'completed' }],
+    ['chat_not_fenced', { ...E, fenced: true }],
+    ['no_run_running', { ...E, runs: [{ id: 'r1', status: 'running' }, { id: 'r2', status: 'failed' }] }],
+    ['one_end', { ...E, ends: [{ ...END, runId: 'r1' }] }],
+    ['end_readable', { ...E, ends: [{ ...END, payload: '{"turnStatus":"failed","errorClass":"cosmic_rays"}' }] }],
+  ];
+  it('covers every clause in these fixtures', () => {
+    assert.deepEqual(ALONE.map(([c]) => c).sort(), Object.keys(SETTLE_CLAUSES).sort());
+  });
+  for (const [clause, evidence] of ALONE) {
+    it(`fails "${clause}" alone`, () => {
+      const proof = turnSettlement(evidence);
+      assert.deepEqual('failures' in proof && proof.failures.map((f) => f.clause), [clause]);
+    });
+  }
+  it('two ends, or none, prove nothing', () => {
+    for (const ends of [[], [END, END]]) {
+      const proof = turnSettlement({ ...E, ends });
+      assert.deepEqual('failures' in proof && proof.failures.map((f) => f.clause), ['one_end']);
+    }
   });
 });

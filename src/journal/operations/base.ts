@@ -36,6 +36,8 @@ export abstract class OperationsBase {
   protected touchedSessions = new Set<string>();
   /** Fenced chats: session id → the rows that fence it, by `table\0key`. */
   private readonly fences = new Map<string, Map<string, FencingRow>>();
+  /** Chats whose release is running now (`whileReleasing`): their writes pass the fence. */
+  private readonly releasing = new Set<string>();
 
   private readonly statements: StatementCache;
 
@@ -67,15 +69,24 @@ export abstract class OperationsBase {
 
   /** Marks a session as changed by this write; refuses if the chat is fenced. */
   protected touch(sessionId: string): void {
-    const fence = this.getFence(sessionId);
+    const fence = this.releasing.has(sessionId) ? null : this.getFence(sessionId);
     if (fence) throw new JournalRefusedError('row_unreadable', fence);
     this.touchedSessions.add(sessionId);
   }
 
-  /** Marks a session as changed by this write without asking its fence (Repair Journal, which lifts it). */
-  protected touchReleased(sessionId: string): void {
-    this.fences.delete(sessionId);
-    this.touchedSessions.add(sessionId);
+  /**
+   * Runs `fn` (Repair Journal's release of a fenced chat) with writes to `sessionId` let through its
+   * fence. The fence itself stays: once `fn`'s transaction removed the rows that raised it, the next
+   * consult finds them gone and lifts it; if the transaction is rolled back (a throw, a failed
+   * append to the log), the rows are back and the fence still holds.
+   */
+  protected whileReleasing<T>(sessionId: string, fn: () => T): T {
+    this.releasing.add(sessionId);
+    try {
+      return fn();
+    } finally {
+      this.releasing.delete(sessionId);
+    }
   }
 
   /**

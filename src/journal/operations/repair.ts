@@ -91,8 +91,8 @@ export abstract class RepairOps extends RecoveredChatOps {
 
   /**
    * Releases chat `input.sessionId` (see module docstring): inside this transaction, a note per run
-   * (`setAsideNote`), then each row copied into `quarantined_rows` and deleted from its table, and
-   * the fence lifted. Changes nothing and answers why when the evidence differs from the dry run's
+   * (`setAsideNote`), then each row copied into `quarantined_rows` and deleted from its table; the
+   * fence lifts at its next consult, once the rows are gone (base.ts `whileReleasing`). Changes nothing and answers why when the evidence differs from the dry run's
    * or a release clause fails. @throws JournalRefusedError('read_only') never: the door refuses
    * writes to a read-only journal before this runs.
    */
@@ -102,22 +102,24 @@ export abstract class RepairOps extends RecoveredChatOps {
     if (!sameRows(evidence, input.rows)) return { released: false, why: 'the chat changed since the dry run; run Repair Journal again' };
     const failures = releaseFailures(this.repairContext(), evidence);
     if (failures.length > 0) return { released: false, why: failures.map((f) => f.why).join('; ') };
-    this.touchReleased(input.sessionId);
-    const perRun = new Map<string, number>();
-    for (const row of evidence.rows) {
-      const runId = row.runId ?? evidence.latestRunId;
-      if (runId !== null) perRun.set(runId, (perRun.get(runId) ?? 0) + 1);
-    }
-    // The notes first: a note appended after its run's last row was deleted would reuse that row's seq.
-    for (const [runId, count] of perRun) this.appendEvents(runId, [{ kind: 'notice', payload: { level: 'warning', message: setAsideNote(count) } }], input.at);
-    for (const row of evidence.rows) {
-      this.run(
-        'INSERT INTO quarantined_rows (table_name, row_id, row_key, session_id, row_values, reason, quarantined_at, build, instance_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [row.table, row.rowid, row.rowKey, input.sessionId, row.values!, row.reason, input.at, input.build, input.instanceId],
-      );
-      const table = FENCING_TABLES[row.table]!;
-      this.run(table.deleteByKey, table.keyParams(row.rowKey) as (string | number)[]);
-    }
+    this.whileReleasing(input.sessionId, () => {
+      this.touch(input.sessionId);
+      const perRun = new Map<string, number>();
+      for (const row of evidence.rows) {
+        const runId = row.runId ?? evidence.latestRunId;
+        if (runId !== null) perRun.set(runId, (perRun.get(runId) ?? 0) + 1);
+      }
+      // The notes first: a note appended after its run's last row was deleted would reuse that row's seq.
+      for (const [runId, count] of perRun) this.appendEvents(runId, [{ kind: 'notice', payload: { level: 'warning', message: setAsideNote(count) } }], input.at);
+      for (const row of evidence.rows) {
+        this.run(
+          'INSERT INTO quarantined_rows (table_name, row_id, row_key, session_id, row_values, reason, quarantined_at, build, instance_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          [row.table, row.rowid, row.rowKey, input.sessionId, row.values!, row.reason, input.at, input.build, input.instanceId],
+        );
+        const table = FENCING_TABLES[row.table]!;
+        this.run(table.deleteByKey, table.keyParams(row.rowKey) as (string | number)[]);
+      }
+    });
     return { released: true, setAside: evidence.rows.length };
   }
 
