@@ -216,6 +216,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
         // Another window may have queued, edited, sent or discarded a message.
         void chat.sendQueue();
       } else if (n.type === 'queue') void chat.sendQueue();
+      else if (n.type === 'files') continue; // no view shows checkpoints yet
       else {
         chat.panel.title = n.session.title;
         void chat.sendChanges();

@@ -19,7 +19,7 @@ export const READ_OPS = [
   'listSessionPendingBoundaryRequests', 'listRestartClosures', 'hasSessionGrant', 'listTabs', 'getInstance', 'listInstances', 'listProcessGroups',
   'readTurnPage', 'readChangesSince', 'listHistory', 'isFollowedUp', 'searchChats', 'listChats', 'getChatListItem',
   'checkTables', 'checkRows', 'checkStructure',
-  'listQueuedPrompts', 'getQueuedPrompt', 'getContent',
+  'listQueuedPrompts', 'getQueuedPrompt', 'getContent', 'listFileChanges', 'listUndos',
 ] as const;
 
 /** Operations that write: each runs as a logged transaction under the write lock. */
@@ -28,6 +28,7 @@ export const WRITE_OPS = [
   'startInvocation', 'setInvocationStatus', 'finishInvocation', 'createBoundaryRequest', 'settleBoundaryRequest', 'recordTab',
   'removeTab', 'registerInstance', 'removeInstance', 'assignWorkspace',
   'submitPrompt', 'editQueuedPrompt', 'discardQueuedPrompt', 'sendQueuedPrompt', 'markDelivered',
+  'recordFileChanges', 'recordUndo', 'recordRedo',
 ] as const;
 
 /** Methods only the worker calls (write-group bookkeeping, migrations): not operations of the door. */

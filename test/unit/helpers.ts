@@ -106,6 +106,15 @@ export async function editJournalFile(file: string, edit: (db: Database) => void
   db.close();
 }
 
+/**
+ * SQL that takes a journal back from the checkpoints migration (file_changes, file_undos,
+ * file_undo_items) to the version before it; before UNDO_SCHEMA_6.
+ */
+export const UNDO_SCHEMA_CHECKPOINTS = `
+  DROP TABLE file_undo_items; DROP TABLE file_undos; DROP TABLE file_changes;
+  PRAGMA user_version = ${MIGRATIONS.find((m) => m.sql.includes('CREATE TABLE file_changes'))!.version - 1};
+`;
+
 /** SQL that takes a schema-6 database back to schema 5 (drops the content store); before UNDO_SCHEMA_5. */
 export const UNDO_SCHEMA_6 = `
   DROP TABLE contents;
