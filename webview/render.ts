@@ -171,6 +171,7 @@ export class ChatRenderer {
       running: state.live.running,
       hostLost: state.hostLost,
       onError: this.onError,
+      files: state.files.get(turn.id),
     };
     const key = turnKey(turn, ctx);
     const cached = this.turns.get(turn.id);

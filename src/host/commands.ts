@@ -4,6 +4,7 @@
  * and shows its message, and resolves undefined. Commands that take an argument object let tests
  * and keybindings skip the UI.
  */
+import { registerCheckpoints } from './checkpointActions';
 import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';
 import { type ChatRuntime, titleProblem } from '../runtime/chatRuntime';
@@ -72,6 +73,7 @@ export function registerCommands(deps: CommandDeps): void {
   command('nativeAgentChats.showLogs', async () => output.show());
   command(CHECK_JOURNAL_COMMAND, (runtime) => runCheckJournal(runtime));
   registerExportCommands(command, panels);
+  registerCheckpoints(context, ready, () => panels.activeSessionId(), command);
 }
 
 /**

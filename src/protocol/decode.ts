@@ -38,6 +38,9 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('loadOlder'), before: z.strictObject({ createdAt: z.number().finite(), id }) }),
   z.strictObject({ type: z.literal('resync') }),
   z.strictObject({ type: z.literal('checkJournal') }),
+  z.strictObject({ type: z.literal('openFileDiff'), turnId: id, path: z.string().min(1).max(4096) }),
+  z.strictObject({ type: z.literal('undoFiles'), turnId: id, scope: z.enum(['turn', 'from_turn']) }),
+  z.strictObject({ type: z.literal('redoFiles'), undoId: id }),
 ]);
 
 type Decoded = z.infer<typeof webviewMessageSchema>;

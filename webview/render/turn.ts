@@ -10,7 +10,9 @@ import { turnOriginLabel } from '../labels';
 import { userMarkdownFragment } from '../markdown';
 import { renderErrorBanner } from './banner';
 import type { RenderErrorSink } from './failed';
+import { filesKey, ranCommands, renderFilesChanged } from './filesChanged';
 import { renderItems } from './items';
+import type { TurnFilesView } from '../../src/protocol/messages';
 
 /** What a turn's rendering depends on besides the turn object itself. */
 export interface TurnContext {
@@ -26,6 +28,8 @@ export interface TurnContext {
   readonly hostLost?: boolean;
   /** Told about a part of the turn that failed to render. */
   readonly onError?: RenderErrorSink;
+  /** The files the turn changed (checkpoints), if any. */
+  readonly files?: TurnFilesView;
 }
 
 /**
@@ -38,7 +42,7 @@ export function turnKey(turn: TranscriptTurn, ctx: TurnContext): string {
     .map((i) => ('id' in i ? `${i.id}:${ctx.actionableIds.has(i.id) ? 'a' : '-'}${ctx.busyRequestIds.has(i.id) ? 'b' : '-'}` : ''));
   const banner = turn.errorClass ? `${ctx.followedUp ? 'f' : '-'}${ctx.running ? 'r' : '-'}${ctx.busyTurn ? 'b' : '-'}` : '';
   const working = turn.status === 'running' && turn.items.length === 0 ? 'w' : '';
-  return `${pending.join(',')}|${banner}|${working}|${pending.length > 0 && ctx.hostLost ? 'lost' : ''}`;
+  return `${pending.join(',')}|${banner}|${working}|${pending.length > 0 && ctx.hostLost ? 'lost' : ''}|${filesKey(ctx.files, ranCommands(turn), ctx.running)}`;
 }
 
 /** Renders a turn as `section.turn[data-turn-id]`. */
@@ -57,6 +61,8 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext): HTMLElement 
   if (turn.status === 'running' && turn.items.length === 0) {
     section.appendChild(h('div', { class: 'agent-working' }, h('vscode-progress-ring', { class: 'inline-ring' }), 'Working…'));
   }
+  const files = renderFilesChanged(turn, ctx.files, ctx.running);
+  if (files) section.appendChild(files);
   if (view) section.appendChild(renderErrorBanner(view, turn.id, ctx.busyTurn));
   return section;
 }
