@@ -13,6 +13,8 @@
  *                                      with --sizes=… at those sizes instead
  *   npm run bench -- --chat-list-view  only activation and Open Chat… with 10 and 10,000 chats in
  *                                      code-server (chatListView.ts; printed, not written)
+ *   npm run bench -- --checkpoints     only what checkpoints cost: a 100 KB write on and off, journal
+ *                                      growth, undo of 50 files (checkpoints.ts; printed, not written)
  *
  * Prints a table per size, writes bench/results.json and rewrites docs/BENCHMARKS.md.
  * Built journals are cached in .bench-cache/ (or $NAC_BENCH_CACHE).
@@ -29,6 +31,7 @@ import { VIEW_DEFAULTS, benchLongChatView, type LongChatViewResult } from './lon
 import { viewText } from './longChatViewReport';
 import { cleanUp, runTask } from './procs';
 import { benchChatListView } from './chatListView';
+import { benchCheckpoints, checkpointText } from './checkpoints';
 import { benchSearch, keepSearchSection, searchMarkdown, searchText, withSearchSection, type SearchBenchResult } from './search';
 import { TARGETS, describeMachine, markdownTable, textTable, verdictSummary, verdicts, type Machine } from './report';
 
@@ -46,6 +49,8 @@ export interface BenchOptions {
   readonly search?: boolean;
   /** `--chat-list-view`: only activation and Open Chat… with 10 and 10,000 chats in code-server (chatListView.ts; printed, not written). */
   readonly chatListView?: boolean;
+  /** `--checkpoints`: only what checkpoints cost (checkpoints.ts; printed, not written). */
+  readonly checkpoints?: boolean;
 }
 
 /**
@@ -69,6 +74,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   };
   const viewArgs: { cards?: number; opens?: number } = {};
   for (const arg of argv) {
+    if (arg === '--checkpoints' && argv.length === 1) return { quick: false, sizes: [], writes: undefined, longChat: false, checkpoints: true };
     if (arg === '--search') search = true;
     else if (arg === '--chat-list-view') chatListView = true;
     else if (arg === '--quick') quick = true;
@@ -78,7 +84,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     else if (arg.startsWith('--opens=')) viewArgs.opens = count(arg);
     else if (arg.startsWith('--sizes=')) sizes = arg.slice(8).split(',').map(Number);
     else if (arg.startsWith('--writes=')) writes = Number(arg.slice(9));
-    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat, --long-chat-view, --cards=N, --opens=N, --search, --chat-list-view)`);
+    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat, --long-chat-view, --cards=N, --opens=N, --search, --chat-list-view, --checkpoints alone)`);
   }
   if (!view && (viewArgs.cards !== undefined || viewArgs.opens !== undefined)) throw new Error('--cards and --opens go with --long-chat-view');
   if (view) {
@@ -306,6 +312,11 @@ async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const cache = cacheDir(ROOT);
   if (options.search) return searchOnly(cache, options.sizes);
+  if (options.checkpoints) {
+    const r = await benchCheckpoints();
+    process.stdout.write(`${checkpointText(r)}\n${JSON.stringify(r)}\n`);
+    return;
+  }
   if (options.chatListView) {
     const r = await benchChatListView((line) => process.stdout.write(`${line}\n`));
     process.stdout.write(`${JSON.stringify(r)}\n`);

@@ -31,6 +31,8 @@ export interface ToolRuntimeOptions {
   readonly maxReadBytes?: number;
   /** Most output characters kept for the agent from one command. */
   readonly maxOutputChars?: number;
+  /** Checkpoint writes (default true); off only to measure what checkpoints cost (`npm run bench -- --checkpoints`). */
+  readonly checkpoints?: boolean;
 }
 
 /** Tool runner bound to one run's context (see module docstring). */
@@ -46,9 +48,11 @@ export class SandboxedToolRunner implements ToolRunner {
     const summary = call.name === 'run' ? call.input.command : call.input.path;
     // A write shows what it changes (a unified diff against the file as it is now) and is
     // checkpointed: the file before and after, journaled with the invocation, before it runs.
-    const planned = call.name === 'write' && root ? await planWrite(root, call.input.path, call.input.content) : undefined;
+    const checkpoints = this.options.checkpoints !== false;
+    const planned = call.name === 'write' && root ? await planWrite(root, call.input.path, call.input.content, checkpoints) : undefined;
     const diff = planned?.diff;
-    const handle = await this.ctx.startInvocation(call.name, call.input, summary, diff, planned ? [planned.change] : undefined);
+    const checkpoint = checkpoints ? planned : undefined;
+    const handle = await this.ctx.startInvocation(call.name, call.input, summary, diff, checkpoint ? [checkpoint.change] : undefined);
     if (!root) {
       const message = 'No folder is open, so the agent has no workspace to work in. Open a folder and try again.';
       await handle.finish({ status: 'failed', message });
@@ -61,7 +65,7 @@ export class SandboxedToolRunner implements ToolRunner {
       return { status: 'failed', output: '', message: 'Stopped' };
     }
     try {
-      if (planned && asked) await recheckBefore(root, planned, handle);
+      if (checkpoint && asked) await recheckBefore(root, checkpoint, handle);
       return await this.execute(call, root, handle);
     } catch (error) {
       const message = (error as Error).message;
@@ -170,13 +174,14 @@ interface PlannedWrite {
  * Reads the file a write of `content` to `target` replaces, once, for both the unified diff it
  * makes (`/dev/null` for a new file) and its checkpoint (before and after images, +/- counts). A
  * file that cannot be read (a folder at the path) gets no checkpoint and the diff of a new file.
+ * With `images` false (checkpoints off) the file is read without hashing, as for the diff alone.
  */
-async function planWrite(root: string, target: string, content: string): Promise<PlannedWrite> {
+async function planWrite(root: string, target: string, content: string, images: boolean): Promise<PlannedWrite> {
   const file = path.resolve(root, target);
   const label = checkpointPath(root, file);
   let before: DiskImage | undefined;
   try {
-    before = await readImage(root, file);
+    before = images ? await readImage(root, file) : await readForDiff(file);
   } catch {
     before = undefined;
   }
@@ -184,11 +189,21 @@ async function planWrite(root: string, target: string, content: string): Promise
   const exists = before?.image.exists ?? false;
   const diff = exists && beforeText === undefined ? undefined : unifiedDiff(beforeText ?? '', content, exists ? label : '/dev/null', label);
   const counts = lineCounts(diff);
-  const after = imageOfBytes(new Uint8Array(Buffer.from(content, 'utf8')));
+  const after = images ? imageOfBytes(new Uint8Array(Buffer.from(content, 'utf8'))) : { input: { exists: false } as const };
   const change: FileChangeInput = {
     path: label, before: before?.input ?? { exists: false }, after: after.input, ...(counts ? { added: counts.added, removed: counts.removed } : {}),
   };
   return { diff, change, before };
+}
+
+/** The file's bytes for the diff only (checkpoints off): no hash, absent when missing. */
+async function readForDiff(file: string): Promise<DiskImage> {
+  try {
+    const bytes = new Uint8Array(await fs.promises.readFile(file));
+    return { input: { exists: true, bytes }, image: { exists: true, hash: null, size: bytes.byteLength }, bytes };
+  } catch {
+    return { input: { exists: false }, image: { exists: false, hash: null, size: 0 }, bytes: null };
+  }
 }
 
 /**
