@@ -15,6 +15,8 @@
  *                                      code-server (chatListView.ts; printed, not written)
  *   npm run bench -- --salvage         only the salvage corpus swept whole: every page, every log
  *                                      record damaged in turn (salvage.ts; its own section)
+ *   npm run bench -- --checkpoints     only what checkpoints cost: a 100 KB write on and off, journal
+ *                                      growth, undo of 50 files (checkpoints.ts; printed, not written)
  *
  * Prints a table per size, writes bench/results.json and rewrites docs/BENCHMARKS.md.
  * Built journals are cached in .bench-cache/ (or $NAC_BENCH_CACHE).
@@ -32,6 +34,7 @@ import { viewText } from './longChatViewReport';
 import { cleanUp, runTask } from './procs';
 import { benchChatListView } from './chatListView';
 import { benchSalvage, keepSalvageSection, salvageMarkdown, withSalvageSection } from './salvage';
+import { benchCheckpoints, checkpointText } from './checkpoints';
 import { benchSearch, keepSearchSection, searchMarkdown, searchText, withSearchSection, type SearchBenchResult } from './search';
 import { TARGETS, describeMachine, markdownTable, textTable, verdictSummary, verdicts, type Machine } from './report';
 
@@ -51,6 +54,8 @@ export interface BenchOptions {
   readonly chatListView?: boolean;
   /** `--salvage`: only the salvage corpus's sweep (salvage.ts). */
   readonly salvage?: boolean;
+  /** `--checkpoints`: only what checkpoints cost (checkpoints.ts; printed, not written). */
+  readonly checkpoints?: boolean;
 }
 
 /**
@@ -75,7 +80,8 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   const viewArgs: { cards?: number; opens?: number } = {};
   for (const arg of argv) {
     if (arg === '--salvage') return { quick: false, sizes: [], writes: undefined, longChat: false, salvage: true };
-    else if (arg === '--search') search = true;
+    if (arg === '--checkpoints' && argv.length === 1) return { quick: false, sizes: [], writes: undefined, longChat: false, checkpoints: true };
+    if (arg === '--search') search = true;
     else if (arg === '--chat-list-view') chatListView = true;
     else if (arg === '--quick') quick = true;
     else if (arg === '--long-chat') longChat = true;
@@ -84,7 +90,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     else if (arg.startsWith('--opens=')) viewArgs.opens = count(arg);
     else if (arg.startsWith('--sizes=')) sizes = arg.slice(8).split(',').map(Number);
     else if (arg.startsWith('--writes=')) writes = Number(arg.slice(9));
-    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat, --long-chat-view, --cards=N, --opens=N, --search, --chat-list-view, --salvage)`);
+    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat, --long-chat-view, --cards=N, --opens=N, --search, --chat-list-view, --salvage, --checkpoints alone)`);
   }
   if (!view && (viewArgs.cards !== undefined || viewArgs.opens !== undefined)) throw new Error('--cards and --opens go with --long-chat-view');
   if (view) {
@@ -324,6 +330,11 @@ async function main(): Promise<void> {
   const cache = cacheDir(ROOT);
   if (options.search) return searchOnly(cache, options.sizes);
   if (options.salvage) return salvageOnly();
+  if (options.checkpoints) {
+    const r = await benchCheckpoints();
+    process.stdout.write(`${checkpointText(r)}\n${JSON.stringify(r)}\n`);
+    return;
+  }
   if (options.chatListView) {
     const r = await benchChatListView((line) => process.stdout.write(`${line}\n`));
     process.stdout.write(`${JSON.stringify(r)}\n`);

@@ -337,6 +337,13 @@ app.addEventListener('click', (event) => {
     if (turn) promptEdit.start(turnId, turn.prompt);
   } else if (action === 'cancel-edit') {
     promptEdit.cancel();
+  } else if (action === 'open-diff' && turnId && actionEl.dataset.path) {
+    event.preventDefault(); // a link only to be focusable
+    host.post({ type: 'openFileDiff', turnId, path: actionEl.dataset.path });
+  } else if ((action === 'undo-files' || action === 'restore-files') && turnId) {
+    host.post({ type: 'undoFiles', turnId, scope: action === 'undo-files' ? 'turn' : 'from_turn' });
+  } else if (action === 'redo-files' && actionEl.dataset.undoId) {
+    host.post({ type: 'redoFiles', undoId: actionEl.dataset.undoId });
   } else if (action === 'pick-session') {
     host.post({ type: 'pickSession' });
   } else if (action === 'check-journal') {

@@ -198,6 +198,7 @@ export class ChatRenderer {
       replaced: facts.replaced.has(turn.id),
       // Edit and resend: the last prompt, once its reply is over and nothing runs.
       editable: last && turn.status !== 'running' && !state.live.running && !locked,
+      files: state.files.get(turn.id),
     };
     const key = turnKey(turn, ctx);
     const cached = this.turns.get(turn.id);

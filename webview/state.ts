@@ -6,6 +6,7 @@ import type { SessionRecord } from '../src/core/events';
 import { compareCursors, EMPTY_TRANSCRIPT, type Transcript, type TurnCursor } from '../src/core/transcript';
 import type { ChatAction, HostMessage, LiveState } from '../src/protocol/messages';
 import type { QueuedPromptView } from '../src/core/outbox';
+import type { TurnFilesView } from '../src/protocol/messages';
 import { BUSY_CODE } from './input';
 import type { ListedModels } from './render/modelPicker';
 import { applyUpdates, NO_SEQ, olderToAsk, prependPage, trackSeq, type SeqTrack, type Suffix } from './paging';
@@ -31,6 +32,8 @@ export interface ViewState {
   readonly live: LiveState;
   /** The chat's queued messages, in the order they go out (the host's last `queue` or snapshot). */
   readonly queue: readonly QueuedPromptView[];
+  /** Each turn's file changes by turn id (the host's last `checkpoints`). */
+  readonly files: ReadonlyMap<string, TurnFilesView>;
   /**
    * The latest error the host reported, until dismissed or, when it refused an action (`action`),
    * until an action of the same kind succeeds (a Send after a full disk, once there is room).
@@ -65,6 +68,7 @@ export const INITIAL_VIEW_STATE: ViewState = {
   seq: NO_SEQ,
   live: IDLE_LIVE,
   queue: [],
+  files: new Map(),
   error: null,
   busy: new Set(),
   hostClockOffsetMs: 0,
@@ -117,8 +121,10 @@ function reduceMessage(state: ViewState, message: HostMessage): ViewState {
       return { ...state, live: message.live, busy: NOTHING_BUSY, error: errorAfter(state.error, message.live), hostClockOffsetMs: offsetFrom(state, message.hostNow) };
     case 'queue':
       return { ...state, queue: message.prompts };
+    case 'checkpoints':
+      return { ...state, files: new Map(message.turns.map((t) => [t.turnId, t])) };
     case 'orphan':
-      return { ...state, mode: 'orphan', session: null, transcript: EMPTY_TRANSCRIPT, hasOlder: false, turnCount: 0, olderAsked: null, live: IDLE_LIVE, queue: [], busy: NOTHING_BUSY };
+      return { ...state, mode: 'orphan', session: null, transcript: EMPTY_TRANSCRIPT, hasOlder: false, turnCount: 0, olderAsked: null, live: IDLE_LIVE, queue: [], files: new Map(), busy: NOTHING_BUSY };
     case 'error':
       return { ...state, error: { code: message.code, message: message.message, ...(message.action ? { action: message.action } : {}) }, busy: NOTHING_BUSY };
     case 'succeeded':

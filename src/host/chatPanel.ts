@@ -16,6 +16,7 @@ import type { ChangeMark, ChatRuntime } from '../runtime/chatRuntime';
 import { agentIcon } from './chatStatus';
 import { CHECK_JOURNAL_COMMAND } from './checkJournal';
 import { REPAIR_JOURNAL_COMMAND } from './repairJournal';
+import { checkpointsMessage, handleCheckpointMessage, isCheckpointMessage } from './checkpointActions';
 import { openOwnSetting } from './openSetting';
 import { clientIdOf, isOutboxMessage, PanelOutbox } from './panelOutbox';
 import { handleModelMessage } from './panelModels';
@@ -122,9 +123,16 @@ export class ChatPanel {
   /** `performance.now()` (ms) when the latest snapshot began reading the journal. */
   private snapshotReadAt = -Infinity;
 
-  /** Sends the full state: session, the transcript's last page read from the journal, live facts. */
+  /** Sends the full state: session, the transcript's last page read from the journal, live facts; then the checkpoints. */
   sendSnapshot(): Promise<void> {
-    return this.post(() => this.snapshot());
+    void this.post(() => this.snapshot());
+    return this.sendCheckpoints();
+  }
+
+  /** Sends the chat's checkpoints (each turn's "Files changed"), read now. */
+  sendCheckpoints(): Promise<void> {
+    const sessionId = this.session;
+    return sessionId ? this.post(() => checkpointsMessage(this.host.runtime, sessionId)) : Promise.resolve();
   }
 
   private async snapshot(): Promise<HostMessage> {
@@ -256,6 +264,7 @@ export class ChatPanel {
       const listModels = (provider: string) => this.host.listModels?.(provider) ?? Promise.resolve({ models: [] });
       return handleModelMessage({ runtime, listModels, post: (m) => void this.post(m) }, sessionId, message);
     }
+    if (isCheckpointMessage(message)) return handleCheckpointMessage(runtime, sessionId, message, (m) => void this.post(m));
     const result =
       message.type === 'stop' ? await runtime.stop(sessionId)
       : message.type === 'decide' ? await runtime.decide(sessionId, message.requestId, message.decision)

@@ -222,9 +222,11 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       else if (n.type === 'refresh' && n.sessionId === ALL_SESSIONS) void chat.sendSnapshot();
       else if (n.type === 'refresh') {
         void chat.sendChanges();
-        // Another window may have queued, edited, sent or discarded a message.
+        // Another window may have queued, edited, sent or discarded a message, or undone files.
         void chat.sendQueue();
+        void chat.sendCheckpoints();
       } else if (n.type === 'queue') void chat.sendQueue();
+      else if (n.type === 'files') void chat.sendCheckpoints();
       else {
         chat.panel.title = n.session.title;
         void chat.sendChanges();

@@ -4,6 +4,7 @@
  * and shows its message, and resolves undefined. Commands that take an argument object let tests
  * and keybindings skip the UI.
  */
+import { registerCheckpoints } from './checkpointActions';
 import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';
 import { type ChatRuntime, titleProblem } from '../runtime/chatRuntime';
@@ -76,6 +77,7 @@ export function registerCommands(deps: CommandDeps): void {
   command(RECOVER_CHATS_COMMAND, (runtime, args) => runRecoverChats(runtime, args as { name?: string; confirm?: boolean } | undefined));
   command(REPAIR_JOURNAL_COMMAND, (runtime) => runRepairJournal(runtime, String((context.extension.packageJSON as { version?: unknown }).version ?? 'unknown')));
   registerExportCommands(command, panels);
+  registerCheckpoints(context, ready, () => panels.activeSessionId(), command);
 }
 
 /**

@@ -4,7 +4,7 @@
  * wraps it with persistence and the async interface callers use.
  *
  * Its operations live in `operations/`, one concern per file, each a class building on the one
- * before: the database access (base.ts), the content store (contents.ts), sessions, turns and runs, invocations and events, boundary
+ * before: the database access (base.ts), the content store (contents.ts), checkpoints (checkpoints.ts), sessions, turns and runs, invocations and events, boundary
  * requests, tabs, instances, pages of long chats, full-text search, the chat list, the outbox (queued
  * messages and delivery states), Check Journal's reads (check.ts), chats recovered from a moved-aside
  * journal (recovered.ts), Repair Journal's evidence and release (repair.ts) and settlement of a prompt

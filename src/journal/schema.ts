@@ -376,6 +376,75 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX turns_by_replaced ON turns(replaces_turn_id) WHERE replaces_turn_id IS NOT NULL;
     `,
   },
+  {
+    version: 11,
+    description: 'checkpoints: the files each tool invocation changed, and the undos and redos of them',
+    // file_changes: one row per file an invocation changed, written with the invocation (or its
+    // result); before_/after_exists 0 for an absent file, after_exists NULL while the after image is
+    // not known; *_hash NULL when absent (a file over the size cap has its hash, its bytes are not
+    // in the store: checkpointed 0, reason 'too_large'); state
+    // 'pending' | 'applied' | 'not_applied' (core/checkpoints.ts). file_undos: one row per undo
+    // (scope 'turn' or 'from_turn', turn_ids the turns it took back as a JSON array, newest first;
+    // state 'undone', or 'redone' once redone); file_undo_items: what it did to each file (found: the
+    // file before the undo, which a redo puts back; wrote: what the undo left). Content hashes
+    // reference the content store (operations/contents.ts, CONTENT_REFERENCES), each column indexed.
+    sql: `
+      CREATE TABLE file_changes (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        turn_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        invocation_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        before_exists INTEGER NOT NULL,
+        before_hash TEXT,
+        before_size INTEGER NOT NULL,
+        after_exists INTEGER,
+        after_hash TEXT,
+        after_size INTEGER,
+        state TEXT NOT NULL,
+        checkpointed INTEGER NOT NULL,
+        reason TEXT,
+        added INTEGER,
+        removed INTEGER,
+        created_at INTEGER NOT NULL,
+        settled_at INTEGER
+      );
+      CREATE INDEX file_changes_by_session ON file_changes(session_id, turn_id);
+      CREATE UNIQUE INDEX file_changes_by_invocation ON file_changes(invocation_id, path);
+      CREATE INDEX file_changes_before ON file_changes(before_hash) WHERE before_hash IS NOT NULL;
+      CREATE INDEX file_changes_after ON file_changes(after_hash) WHERE after_hash IS NOT NULL;
+      CREATE TABLE file_undos (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        turn_id TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        turn_ids TEXT NOT NULL,
+        instance_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        redone_at INTEGER
+      );
+      CREATE INDEX file_undos_by_session ON file_undos(session_id, created_at);
+      CREATE TABLE file_undo_items (
+        undo_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        found_exists INTEGER NOT NULL,
+        found_hash TEXT,
+        found_size INTEGER NOT NULL,
+        wrote_exists INTEGER NOT NULL,
+        wrote_hash TEXT,
+        wrote_size INTEGER NOT NULL,
+        redo_outcome TEXT,
+        PRIMARY KEY (undo_id, path)
+      );
+      CREATE INDEX file_undo_items_by_session ON file_undo_items(session_id);
+      CREATE INDEX file_undo_items_found ON file_undo_items(found_hash) WHERE found_hash IS NOT NULL;
+      CREATE INDEX file_undo_items_wrote ON file_undo_items(wrote_hash) WHERE wrote_hash IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

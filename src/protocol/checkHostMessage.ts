@@ -75,6 +75,10 @@ const update: Check = (v, w) => {
 const promptText: Check = (v, w) => (typeof v === 'string' && v.length > 0 && v.length <= MAX_PROMPT_CHARS ? null : `${w} is not a message's text`);
 const queuedPrompt = strict({ clientId: id, text: promptText, hold: nullable(oneOf(HOLD_REASONS)), sendNow: bool, createdAt: num });
 
+const count = nullable(num);
+const fileChange = strict({ path: str, kind: oneOf(['created', 'modified', 'deleted']), added: count, removed: count, checkpointed: bool, pending: bool });
+const turnFiles = strict({ turnId: id, files: arrayOf(fileChange), undoneBy: nullable(id) });
+
 const cursor = strict({ createdAt: num, id });
 const seq = optional(num);
 
@@ -82,6 +86,7 @@ const seq = optional(num);
 const MESSAGES: Record<string, Record<string, Check>> = {
   snapshot: { session, transcript: strict({ turns: arrayOf(transcriptTurn) }), hasOlder: bool, turnCount: num, live, queue: arrayOf(queuedPrompt), hostNow: optional(num), seq },
   queue: { prompts: arrayOf(queuedPrompt), seq },
+  checkpoints: { turns: arrayOf(turnFiles), seq },
   page: { before: cursor, turns: arrayOf(transcriptTurn), hasOlder: bool, seq },
   update: { update, seq },
   changes: { session, updates: arrayOf(update), turnCount: num, seq },

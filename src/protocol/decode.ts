@@ -51,6 +51,9 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   // No control characters: a model name is shown in the header and sent to the provider as is.
   // eslint-disable-next-line no-control-regex
   z.strictObject({ type: z.literal('setModel'), model: z.string().trim().min(1).max(MAX_MODEL_NAME_CHARS).regex(/^[^\u0000-\u001f\u007f]+$/).nullable() }),
+  z.strictObject({ type: z.literal('openFileDiff'), turnId: id, path: z.string().min(1).max(4096) }),
+  z.strictObject({ type: z.literal('undoFiles'), turnId: id, scope: z.enum(['turn', 'from_turn']) }),
+  z.strictObject({ type: z.literal('redoFiles'), undoId: id }),
 ]);
 
 type Decoded = z.infer<typeof webviewMessageSchema>;

@@ -83,7 +83,13 @@ export type WebviewMessage =
    * The user picked a model in the chat's header (1..MAX_MODEL_NAME_CHARS characters, no control
    * characters), or `null` for the provider's setting: the chat's next turns run with it.
    */
-  | { readonly type: 'setModel'; readonly model: string | null };
+  | { readonly type: 'setModel'; readonly model: string | null }
+  /** Open VS Code's diff of a file a turn changed (before and after the turn, from the journal). */
+  | { readonly type: 'openFileDiff'; readonly turnId: string; readonly path: string }
+  /** Undo the files a turn changed (`turn`), or restore them to before it (`from_turn`: it and every later turn). */
+  | { readonly type: 'undoFiles'; readonly turnId: string; readonly scope: 'turn' | 'from_turn' }
+  /** Redo an undo (put back what it took back). */
+  | { readonly type: 'redoFiles'; readonly undoId: string };
 
 /** The user's actions on a chat that can fail with a refusal (the webview messages that carry them). */
 export type ChatAction = Extract<WebviewMessage['type'], 'send' | 'stop' | 'decide' | 'retry' | 'continue' | 'editQueued' | 'discardQueued' | 'sendQueued' | 'setModel'>;
@@ -147,6 +153,26 @@ interface Sequenced {
   readonly seq?: number;
 }
 
+/** One file a turn changed, as the "Files changed" list shows it (see core/checkpoints.ts). */
+export interface FileChangeView {
+  readonly path: string;
+  readonly kind: 'created' | 'modified' | 'deleted';
+  /** Lines added and removed (null: not counted: binary, too large, or not known). */
+  readonly added: number | null;
+  readonly removed: number | null;
+  /** False: "changed, not checkpointed" (over the size cap). */
+  readonly checkpointed: boolean;
+  /** The write's end is not known (a crash or Stop cut it): the file may or may not hold it. */
+  readonly pending: boolean;
+}
+
+/** A turn's checkpoint: the files it changed and the undo standing for it (null: none). */
+export interface TurnFilesView {
+  readonly turnId: string;
+  readonly files: readonly FileChangeView[];
+  readonly undoneBy: string | null;
+}
+
 /** Messages the host sends to a webview. */
 export type HostMessage = Sequenced & (
   /**
@@ -164,6 +190,8 @@ export type HostMessage = Sequenced & (
    * they go out (`compareQueued`). Held ones (`hold`) wait for the user's Send or Discard.
    */
   | { readonly type: 'queue'; readonly prompts: readonly QueuedPromptView[] }
+  /** The chat's checkpoints (every turn with file changes), after a snapshot and whenever they changed. */
+  | { readonly type: 'checkpoints'; readonly turns: readonly TurnFilesView[] }
   /**
    * The page of turns just before `before` (the view's oldest turn when it asked), oldest first.
    * A view whose oldest turn is no longer `before` (a snapshot came meanwhile) drops it.

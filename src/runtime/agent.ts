@@ -10,6 +10,7 @@
  *   `ctx.startInvocation` and `ctx.requestBoundary` and pass the decision back to their client.
  */
 import type { ProcessGroupRecord } from '../core/events';
+import type { FileChangeInput } from '../journal/operations/checkpoints';
 import type { BoundaryDecision, BoundaryKind, ErrorClass, ProviderId } from '../core/vocabulary';
 
 /** One earlier exchange, for agents without their own session history. */
@@ -82,7 +83,22 @@ export interface InvocationHandle {
   output(chunk: string): void;
   /** Journals the process group a `run` command started, so recovery can end it if this host dies. */
   processStarted?(group: ProcessGroupRecord): void;
-  finish(result: { status: 'completed' | 'failed' | 'denied' | 'stopped'; exitCode?: number | null; message?: string }): Promise<void>;
+  /**
+   * Journals file changes of this invocation (checkpoints): the before image of a file its tool is
+   * about to change, an after image it reported. Resolves once durable; a refusal stops the run.
+   */
+  recordFileChanges?(changes: readonly FileChangeInput[]): Promise<void>;
+  /**
+   * Ends the invocation; `fileChanges` (after images) and `fileChangesApplied` are journaled in the
+   * same transaction (see `FinishInvocationInput`).
+   */
+  finish(result: {
+    status: 'completed' | 'failed' | 'denied' | 'stopped';
+    exitCode?: number | null;
+    message?: string;
+    fileChanges?: readonly FileChangeInput[];
+    fileChangesApplied?: boolean;
+  }): Promise<void>;
 }
 
 /** What the runtime gives an agent for one run. */
@@ -93,8 +109,11 @@ export interface AgentTurnContext {
   text(delta: string): void;
   /** Tools executed by this product under the sandbox policy. */
   readonly tools: ToolRunner;
-  /** Journals an invocation that the agent's own client runs. */
-  startInvocation(tool: string, input: unknown, summary: string, diff?: string): Promise<InvocationHandle>;
+  /**
+   * Journals an invocation that the agent's own client runs; `fileChanges` (checkpoints: before
+   * images, and after images known ahead) in the same transaction.
+   */
+  startInvocation(tool: string, input: unknown, summary: string, diff?: string, fileChanges?: readonly FileChangeInput[]): Promise<InvocationHandle>;
   /** Journals a boundary request (before it is shown) and waits for its decision. */
   requestBoundary(request: {
     readonly invocationId?: string;

@@ -4,6 +4,7 @@
  * run through the sandbox (`toolRuntime.ts`). A refused write stops the run (`RunContext.refuse`).
  */
 import { randomUUID } from 'node:crypto';
+import type { FileChangeInput } from '../journal/operations/checkpoints';
 import type { AgentTurnContext, BoundaryOutcome, InvocationHandle } from './agent';
 import { closeWaiting } from './boundaryDecisions';
 import type { RunContext } from './runContext';
@@ -19,7 +20,7 @@ export function agentContextFor(scope: RuntimeScope, run: RunContext, tools: Too
     signal: run.abort.signal,
     text: (delta) => run.ledger.text(delta),
     tools: undefined as never,
-    startInvocation: (tool, input, summary, diff) => startInvocation(scope, run, { tool, input, summary, diff }),
+    startInvocation: (tool, input, summary, diff, fileChanges) => startInvocation(scope, run, { tool, input, summary, diff, fileChanges }),
     requestBoundary: (request) => requestBoundary(scope, run, request),
     setProviderState: async (state) => {
       const r = await runJournal(scope).write('setProviderState', run.sessionId, state, scope.now());
@@ -49,6 +50,7 @@ interface NewInvocation {
   readonly input: unknown;
   readonly summary: string;
   readonly diff: string | undefined;
+  readonly fileChanges: readonly FileChangeInput[] | undefined;
 }
 
 /** Journals an invocation's start (after the text before it) and gives the agent its handle. */
@@ -58,7 +60,7 @@ async function startInvocation(scope: RuntimeScope, run: RunContext, inv: NewInv
   const id = randomUUID();
   const started = await journal.write('startInvocation', {
     id, runId: run.runId, tool: inv.tool, input: JSON.stringify(inv.input ?? null), summary: inv.summary,
-    ...(inv.diff ? { diff: inv.diff } : {}), at: scope.now(),
+    ...(inv.diff ? { diff: inv.diff } : {}), ...(inv.fileChanges?.length ? { fileChanges: inv.fileChanges } : {}), at: scope.now(),
   });
   if (started.ok) scope.notifier.publish(run.sessionId, started.value);
   else run.refuse(started.message);
@@ -66,10 +68,16 @@ async function startInvocation(scope: RuntimeScope, run: RunContext, inv: NewInv
     id,
     output: (chunk) => run.ledger.output(id, chunk),
     processStarted: (group) => run.ledger.processGroup(id, group),
+    recordFileChanges: async (changes) => {
+      const recorded = await journal.write('recordFileChanges', id, changes, scope.now());
+      if (recorded.ok) scope.notifier.filesChanged(run.sessionId);
+      else run.refuse(recorded.message);
+    },
     finish: async (result) => {
       await run.ledger.flush();
       const finished = await journal.write('finishInvocation', { id, ...result, at: scope.now() });
       if (finished.ok) scope.notifier.publish(run.sessionId, finished.value.events);
+      if (finished.ok && (inv.fileChanges?.length || result.fileChanges?.length || result.fileChangesApplied !== undefined)) scope.notifier.filesChanged(run.sessionId);
     },
   };
 }

@@ -15,6 +15,7 @@
  * actionable. `start()` registers this extension host as an instance and recovers runs orphaned by
  * dead hosts; `recoverOrphans()` repeats that check (the host calls it on a timer).
  */
+import { FileUndo } from './fileUndo';
 import { randomUUID } from 'node:crypto';
 import type { SessionRecord } from '../core/events';
 import { fail, ok, type Result } from '../core/result';
@@ -70,6 +71,8 @@ export class ChatRuntime {
   }
   private disposed = false;
   private readonly offExternal: () => void;
+  /** Checkpoints: each turn's file changes, Undo, Restore and Redo (fileUndo.ts). */
+  readonly files: FileUndo;
 
   constructor(private readonly options: ChatRuntimeOptions) {
     const log = options.log ?? (() => undefined);
@@ -85,6 +88,7 @@ export class ChatRuntime {
       defaultModel: (provider) => options.defaultModel?.(provider) ?? null,
     };
     this.ends = new RunEnds(this.scope, (claimed) => startDriving(this.outbox, claimed));
+    this.files = new FileUndo(this.scope, options.workspaceRoot);
     this.offExternal = options.journal.onExternalChange((ids) => void this.onExternalChange(ids));
   }
 

@@ -24,7 +24,9 @@ export type RuntimeNotification =
   /** Another window changed this chat: views re-read it from the journal. */
   | { readonly type: 'refresh'; readonly sessionId: string }
   /** This window changed the chat's queue (a message queued, edited, discarded, sent or held): views re-read it. */
-  | { readonly type: 'queue'; readonly sessionId: string };
+  | { readonly type: 'queue'; readonly sessionId: string }
+  /** This window journaled file changes of the chat, or an undo or redo of them: views re-read its checkpoints. */
+  | { readonly type: 'files'; readonly sessionId: string };
 
 /** `refresh` target meaning every open chat. */
 export const ALL_SESSIONS = '*';
@@ -82,6 +84,11 @@ export class Notifier {
       const readAt = performance.now();
       this.emit({ type: 'live', sessionId, live: await this.liveStateOf(sessionId), readAt });
     }).catch((error: unknown) => this.log(`[runtime] could not read the live state of chat ${sessionId}: ${(error as Error).message}`));
+  }
+
+  /** Tells listeners that the chat's checkpoints changed (`files`). */
+  filesChanged(sessionId: string): void {
+    this.emit({ type: 'files', sessionId });
   }
 
   /** Forgets every listener (the runtime is disposed). */

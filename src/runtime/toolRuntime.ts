@@ -13,9 +13,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { classifyAction, type SandboxAction } from '../core/sandboxPolicy';
+import { lineCounts, sameImage } from '../core/checkpoints';
 import { unifiedDiff } from '../core/unifiedDiff';
+import type { FileChangeInput } from '../journal/operations/checkpoints';
 import { processStartTime } from '../journal/processInfo';
 import type { AgentTurnContext, InvocationHandle, ToolCall, ToolResult, ToolRunner } from './agent';
+import { checkpointPath, imageOfBytes, readImage, type DiskImage } from './fileImages';
 import { COMMAND_MARK_ENV } from './orphanedCommands';
 
 /** Options of the tool runtime. */
@@ -28,6 +31,8 @@ export interface ToolRuntimeOptions {
   readonly maxReadBytes?: number;
   /** Most output characters kept for the agent from one command. */
   readonly maxOutputChars?: number;
+  /** Checkpoint writes (default true); off only to measure what checkpoints cost (`npm run bench -- --checkpoints`). */
+  readonly checkpoints?: boolean;
 }
 
 /** Tool runner bound to one run's context (see module docstring). */
@@ -41,21 +46,26 @@ export class SandboxedToolRunner implements ToolRunner {
   async run(call: ToolCall): Promise<ToolResult> {
     const root = this.options.workspaceRoot;
     const summary = call.name === 'run' ? call.input.command : call.input.path;
-    // A write shows what it changes (a unified diff against the file as it is now).
-    const diff = call.name === 'write' && root ? await diffOfWrite(root, call.input.path, call.input.content) : undefined;
-    const handle = await this.ctx.startInvocation(call.name, call.input, summary, diff);
+    // A write shows what it changes (a unified diff against the file as it is now) and is
+    // checkpointed: the file before and after, journaled with the invocation, before it runs.
+    const checkpoints = this.options.checkpoints !== false;
+    const planned = call.name === 'write' && root ? await planWrite(root, call.input.path, call.input.content, checkpoints) : undefined;
+    const diff = planned?.diff;
+    const checkpoint = checkpoints ? planned : undefined;
+    const handle = await this.ctx.startInvocation(call.name, call.input, summary, diff, checkpoint ? [checkpoint.change] : undefined);
     if (!root) {
       const message = 'No folder is open, so the agent has no workspace to work in. Open a folder and try again.';
       await handle.finish({ status: 'failed', message });
       return { status: 'failed', output: '', message };
     }
-    const refused = await this.askIfCrossing(call, root, handle, diff);
+    const { refused, asked } = await this.askIfCrossing(call, root, handle, diff);
     if (refused) return refused;
     if (this.ctx.signal.aborted) {
-      await handle.finish({ status: 'stopped', message: 'Stopped before it ran.' });
+      await handle.finish({ status: 'stopped', message: 'Stopped before it ran.', fileChangesApplied: false });
       return { status: 'failed', output: '', message: 'Stopped' };
     }
     try {
+      if (checkpoint && asked) await recheckBefore(root, checkpoint, handle);
       return await this.execute(call, root, handle);
     } catch (error) {
       const message = (error as Error).message;
@@ -66,10 +76,10 @@ export class SandboxedToolRunner implements ToolRunner {
 
   /**
    * When the policy says the call crosses the sandbox, raises a boundary request and waits for its
-   * decision. The result of a call that may not run (denied, or stopped meanwhile; its invocation
-   * finished), or undefined when it may run.
+   * decision. `refused`: the result of a call that may not run (denied, or stopped meanwhile; its
+   * invocation finished), undefined when it may run; `asked`: whether it waited for a decision.
    */
-  private async askIfCrossing(call: ToolCall, root: string, handle: InvocationHandle, diff: string | undefined): Promise<ToolResult | undefined> {
+  private async askIfCrossing(call: ToolCall, root: string, handle: InvocationHandle, diff: string | undefined): Promise<{ refused?: ToolResult; asked: boolean }> {
     const action: SandboxAction =
       call.name === 'run' ? { type: 'command', command: call.input.command } : { type: call.name, path: call.input.path };
     // Paths are judged where they really lead: a symlink inside the workspace that points outside
@@ -79,7 +89,7 @@ export class SandboxedToolRunner implements ToolRunner {
       action.type === 'command'
         ? classifyAction(action, rootReal, (word) => realTarget(root, word))
         : classifyAction({ ...action, path: realTarget(root, action.path) }, rootReal);
-    if (verdict.type !== 'boundary') return undefined;
+    if (verdict.type !== 'boundary') return { asked: false };
     const outcome = await this.ctx.requestBoundary({
       invocationId: handle.id,
       kind: verdict.kind,
@@ -93,15 +103,15 @@ export class SandboxedToolRunner implements ToolRunner {
     if (!outcome.approved && this.ctx.signal.aborted) {
       // Stop closed the request: the invocation was stopped, not denied (a fresh user saw a card
       // "Closed because the run was stopped" under a "Denied" badge).
-      await handle.finish({ status: 'stopped', message: 'Stopped before it ran.' });
-      return { status: 'failed', output: '', message: 'Stopped' };
+      await handle.finish({ status: 'stopped', message: 'Stopped before it ran.', fileChangesApplied: false });
+      return { refused: { status: 'failed', output: '', message: 'Stopped' }, asked: true };
     }
     if (!outcome.approved) {
       const message = 'The request was denied, so it did not run.';
       await handle.finish({ status: 'denied', message });
-      return { status: 'denied', message };
+      return { refused: { status: 'denied', message }, asked: true };
     }
-    return undefined;
+    return { asked: true };
   }
 
   /** Executes a call the policy lets run and finishes its invocation; throws on a failed read or write. */
@@ -153,21 +163,57 @@ export class SandboxedToolRunner implements ToolRunner {
 /** Largest existing file (bytes) a write is diffed against; larger ones show only the new content. */
 const MAX_DIFF_SOURCE_BYTES = 256 * 1024;
 
-/** The unified diff a write of `content` to `target` makes (`/dev/null` for a new file). */
-async function diffOfWrite(root: string, target: string, content: string): Promise<string | undefined> {
+/** A write about to run: its diff for the card, its checkpoint, and the before image it was taken from. */
+interface PlannedWrite {
+  readonly diff: string | undefined;
+  readonly change: FileChangeInput;
+  readonly before: DiskImage | undefined;
+}
+
+/**
+ * Reads the file a write of `content` to `target` replaces, once, for both the unified diff it
+ * makes (`/dev/null` for a new file) and its checkpoint (before and after images, +/- counts). A
+ * file that cannot be read (a folder at the path) gets no checkpoint and the diff of a new file.
+ * With `images` false (checkpoints off) the file is read without hashing, as for the diff alone.
+ */
+async function planWrite(root: string, target: string, content: string, images: boolean): Promise<PlannedWrite> {
   const file = path.resolve(root, target);
-  // Inside the workspace: the path relative to it; outside: the absolute path (not `../../x`).
-  const relative = path.relative(root, file);
-  const label = relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
-  let before: string | undefined;
+  const label = checkpointPath(root, file);
+  let before: DiskImage | undefined;
   try {
-    const stat = await fs.promises.stat(file);
-    if (stat.size > MAX_DIFF_SOURCE_BYTES) return undefined;
-    before = await fs.promises.readFile(file, 'utf8');
+    before = images ? await readImage(root, file) : await readForDiff(file);
   } catch {
     before = undefined;
   }
-  return unifiedDiff(before ?? '', content, before === undefined ? '/dev/null' : label, label);
+  const beforeText = before?.bytes && before.bytes.byteLength <= MAX_DIFF_SOURCE_BYTES ? Buffer.from(before.bytes).toString('utf8') : undefined;
+  const exists = before?.image.exists ?? false;
+  const diff = exists && beforeText === undefined ? undefined : unifiedDiff(beforeText ?? '', content, exists ? label : '/dev/null', label);
+  const counts = lineCounts(diff);
+  const after = images ? imageOfBytes(new Uint8Array(Buffer.from(content, 'utf8'))) : { input: { exists: false } as const };
+  const change: FileChangeInput = {
+    path: label, before: before?.input ?? { exists: false }, after: after.input, ...(counts ? { added: counts.added, removed: counts.removed } : {}),
+  };
+  return { diff, change, before };
+}
+
+/** The file's bytes for the diff only (checkpoints off): no hash, absent when missing. */
+async function readForDiff(file: string): Promise<DiskImage> {
+  try {
+    const bytes = new Uint8Array(await fs.promises.readFile(file));
+    return { input: { exists: true, bytes }, image: { exists: true, hash: null, size: bytes.byteLength }, bytes };
+  } catch {
+    return { input: { exists: false }, image: { exists: false, hash: null, size: 0 }, bytes: null };
+  }
+}
+
+/**
+ * Reads the file again right before the write when it may have changed since the invocation was
+ * journaled (an approval was awaited), and journals the image it really replaces.
+ */
+async function recheckBefore(root: string, planned: PlannedWrite, handle: InvocationHandle): Promise<void> {
+  const now = await readImage(root, planned.change.path);
+  if (planned.before && sameImage(now.image, planned.before.image)) return;
+  await handle.recordFileChanges?.([{ path: planned.change.path, before: now.input, added: null, removed: null }]);
 }
 
 /** The workspace root with symlinks resolved (the root itself if it cannot be resolved). */

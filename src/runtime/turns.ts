@@ -10,6 +10,7 @@ import { fail, ok, type Result } from '../core/result';
 import { buildTranscript, type Transcript } from '../core/transcript';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, HistoryEntry } from './agent';
 import { agentContextFor } from './agentContext';
+import { fileNoteFor } from './fileNote';
 import type { RuntimeRefusal } from './refusals';
 import { RunContext } from './runContext';
 import type { RunEnds } from './runEnd';
@@ -143,8 +144,10 @@ async function agentStart(scope: RuntimeScope, settings: TurnSettings, run: RunC
     if (!agent) return { outcome: { status: 'failed', errorClass: 'agent_unavailable', message: `The agent "${session?.provider ?? '?'}" is not available in this version.` } };
     const history = historyFrom(await journal.read('listHistory', run.sessionId, run.turnId));
     const providerState = await journal.read('getProviderState', run.sessionId);
+    // After an undo or redo of its file changes the agent is told which files were put back.
+    const note = await fileNoteFor(scope, run.sessionId, turn);
     const request: AgentTurnRequest = {
-      sessionId: run.sessionId, turnId: run.turnId, prompt: turn.prompt, origin: turn.origin, history, providerState, cwd: settings.workspaceRoot() ?? process.cwd(),
+      sessionId: run.sessionId, turnId: run.turnId, prompt: note ? `${note}\n\n${turn.prompt}` : turn.prompt, origin: turn.origin, history, providerState, cwd: settings.workspaceRoot() ?? process.cwd(),
       ...(turn.model ? { model: turn.model } : {}),
       ...(await replacedPrompt(scope, turn)),
     };

@@ -29,6 +29,7 @@ import { longChatJourney, seedLongChatJournal } from './longChatJourney';
 import { queueJourney } from './queueJourney';
 import { repairJourney, seedDamagedJournal } from './repairJourney';
 import { modelEditJourney, prepareModelEditJourney } from './modelEditJourney';
+import { checkpointsJourney } from './checkpointsJourney';
 
 type Journey = (ctx: HostCrashContext) => Promise<void>;
 
@@ -53,6 +54,7 @@ const JOURNEYS: readonly [string, Journey, Prepare?][] = [
   ['queue', queueJourney],
   ['repair', repairJourney, async () => ({ settings: {}, env: {}, seed: seedDamagedJournal, dispose: async () => undefined })],
   ['model-edit', modelEditJourney, prepareModelEditJourney],
+  ['checkpoints', checkpointsJourney],
   ['long-chat', longChatJourney, async () => ({ settings: {}, env: {}, seed: seedLongChatJournal, dispose: async () => undefined })],
   ['claude-restart', claudeRestartJourney, async () => {
     const setup = await prepareClaudeJourney();

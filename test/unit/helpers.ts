@@ -106,6 +106,12 @@ export async function editJournalFile(file: string, edit: (db: Database) => void
   db.close();
 }
 
+/** SQL that takes a schema-11 database back to schema 10 (drops the checkpoints' tables); before UNDO_SCHEMA_10. */
+export const UNDO_SCHEMA_11 = `
+  DROP TABLE file_undo_items; DROP TABLE file_undos; DROP TABLE file_changes;
+  PRAGMA user_version = 10;
+`;
+
 /** SQL that takes a schema-10 database back to schema 9 (drops the replaced turn's link); before UNDO_SCHEMA_9. */
 export const UNDO_SCHEMA_10 = `
   DROP INDEX turns_by_replaced; ALTER TABLE turns DROP COLUMN replaces_turn_id;

@@ -10,7 +10,9 @@ import { turnOriginLabel } from '../labels';
 import { userMarkdownFragment } from '../markdown';
 import { renderErrorBanner } from './banner';
 import type { RenderErrorSink } from './failed';
+import { filesKey, ranCommands, renderFilesChanged } from './filesChanged';
 import { renderItems } from './items';
+import type { TurnFilesView } from '../../src/protocol/messages';
 
 /** What a turn's rendering depends on besides the turn object itself. */
 export interface TurnContext {
@@ -30,6 +32,8 @@ export interface TurnContext {
   readonly replaced?: boolean;
   /** The chat's last turn, its reply over: its prompt offers Edit (edit and resend). */
   readonly editable?: boolean;
+  /** The files the turn changed (checkpoints), if any. */
+  readonly files?: TurnFilesView;
 }
 
 /**
@@ -42,7 +46,7 @@ export function turnKey(turn: TranscriptTurn, ctx: TurnContext): string {
     .map((i) => ('id' in i ? `${i.id}:${ctx.actionableIds.has(i.id) ? 'a' : '-'}${ctx.busyRequestIds.has(i.id) ? 'b' : '-'}` : ''));
   const banner = turn.errorClass ? `${ctx.followedUp ? 'f' : '-'}${ctx.running ? 'r' : '-'}${ctx.busyTurn ? 'b' : '-'}` : '';
   const working = turn.status === 'running' && turn.items.length === 0 ? 'w' : '';
-  return `${pending.join(',')}|${banner}|${working}|${pending.length > 0 && ctx.hostLost ? 'lost' : ''}|${ctx.replaced ? 'x' : ''}${ctx.editable ? 'e' : ''}`;
+  return `${pending.join(',')}|${banner}|${working}|${pending.length > 0 && ctx.hostLost ? 'lost' : ''}|${ctx.replaced ? 'x' : ''}${ctx.editable ? 'e' : ''}|${filesKey(ctx.files, ranCommands(turn), ctx.running)}`;
 }
 
 /**
@@ -76,6 +80,8 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext): HTMLElement 
   if (turn.status === 'running' && turn.items.length === 0) {
     body.appendChild(h('div', { class: 'agent-working' }, h('vscode-progress-ring', { class: 'inline-ring' }), 'Working…'));
   }
+  const files = renderFilesChanged(turn, ctx.files, ctx.running);
+  if (files) body.appendChild(files);
   if (view) body.appendChild(renderErrorBanner(view, turn.id, ctx.busyTurn));
   return section;
 }

@@ -27,7 +27,12 @@ export interface StoredContent {
  * The columns that hold content hashes (`table.column`). A table that references the store adds its
  * column here (and an index on it), so deleting a chat keeps content another row still needs.
  */
-export const CONTENT_REFERENCES: readonly { readonly table: string; readonly column: string }[] = [];
+export const CONTENT_REFERENCES: readonly { readonly table: string; readonly column: string }[] = [
+  { table: 'file_changes', column: 'before_hash' },
+  { table: 'file_changes', column: 'after_hash' },
+  { table: 'file_undo_items', column: 'found_hash' },
+  { table: 'file_undo_items', column: 'wrote_hash' },
+];
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

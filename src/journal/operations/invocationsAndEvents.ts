@@ -4,6 +4,7 @@ import type { ErrorClass, InvocationStatus } from '../../core/vocabulary';
 import { JournalRefusedError } from '../errors';
 import { INDEX_PENDING_EVENTS, SEARCH_BATCH } from '../schema';
 import type { InvocationRecord } from '../records';
+import type { FileChangeInput } from './checkpoints';
 import { TurnRunOps } from './turnsAndRuns';
 import { parseProcessGroup, toEvent, toInvocation } from './rows';
 
@@ -16,6 +17,14 @@ export interface FinishInvocationInput {
   readonly message?: string;
   /** Recovery stopped the command's process group, still running after its host died. */
   readonly processGroupStopped?: boolean;
+  /** After images (or anything else) of the invocation's file changes, recorded in the same transaction. */
+  readonly fileChanges?: readonly FileChangeInput[];
+  /**
+   * Whether the invocation's `pending` file changes happened. Left out: `completed` says applied,
+   * `denied` not applied, any other end leaves them `pending` (a Stop or a failure may have come
+   * after the write).
+   */
+  readonly fileChangesApplied?: boolean;
   readonly at: number;
 }
 
@@ -103,8 +112,11 @@ export abstract class InvocationEventOps extends TurnRunOps {
     );
   }
 
-  /** Journals a tool invocation as running and appends `invocation_started`. */
-  startInvocation(input: { id: string; runId: string; tool: string; input: string; summary: string; diff?: string; at: number }): LedgerEvent[] {
+  /**
+   * Journals a tool invocation as running and appends `invocation_started`; its file changes
+   * (`fileChanges`: the before images, and after images when known ahead) in the same transaction.
+   */
+  startInvocation(input: { id: string; runId: string; tool: string; input: string; summary: string; diff?: string; fileChanges?: readonly FileChangeInput[]; at: number }): LedgerEvent[] {
     const run = this.getRun(input.runId);
     if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
     this.touch(run.sessionId);
@@ -112,6 +124,7 @@ export abstract class InvocationEventOps extends TurnRunOps {
       'INSERT INTO invocations (id, run_id, turn_id, session_id, tool, input, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       [input.id, input.runId, run.turnId, run.sessionId, input.tool, input.input, 'running', input.at],
     );
+    if (input.fileChanges?.length) this.putFileChanges({ id: input.id, runId: input.runId, turnId: run.turnId, sessionId: run.sessionId }, input.fileChanges, input.at);
     return this.appendEvents(input.runId, [
       { kind: 'invocation_started', payload: { invocationId: input.id, tool: input.tool, summary: input.summary, ...(input.diff ? { diff: input.diff } : {}) } },
     ], input.at);
@@ -166,6 +179,9 @@ export abstract class InvocationEventOps extends TurnRunOps {
       [input.status, input.failureClass ?? null, input.at, input.id],
     );
     if (changed === 0) return { finished: false, events: [] };
+    if (input.fileChanges?.length) this.putFileChanges(inv, input.fileChanges, input.at);
+    const applied = input.fileChangesApplied ?? (input.status === 'completed' ? true : input.status === 'denied' ? false : undefined);
+    if (applied !== undefined) this.settleFileChanges(input.id, applied, input.at);
     const events = this.appendEvents(inv.runId, [
       {
         kind: 'invocation_finished',

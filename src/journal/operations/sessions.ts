@@ -1,11 +1,11 @@
 /** Operations on sessions (chats): create, rename, delete with everything under them, provider state. */
 import type { SessionRecord } from '../../core/events';
 import { JournalRefusedError } from '../errors';
-import { ContentOps } from './contents';
+import { CheckpointOps } from './checkpoints';
 import { toSession } from './rows';
 
-/** The operations of this concern, on top of ContentOps (see module docstring). */
-export abstract class SessionOps extends ContentOps {
+/** The operations of this concern, on top of CheckpointOps (see module docstring). */
+export abstract class SessionOps extends CheckpointOps {
   /**
    * Creates a session in the workspace folder `session.workspace` (unset or null: unknown). Throws
    * a constraint error if the id exists.
@@ -62,7 +62,7 @@ export abstract class SessionOps extends ContentOps {
     this.touch(id);
     if (!this.getSession(id)) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
     if (this.all("SELECT 1 FROM runs WHERE session_id = ? AND status = 'running' LIMIT 1", [id]).length > 0) return { deleted: false };
-    for (const table of ['events', 'boundary_requests', 'invocations', 'runs', 'turns', 'tabs', 'queued_prompts']) {
+    for (const table of ['events', 'boundary_requests', 'invocations', 'runs', 'turns', 'tabs', 'queued_prompts', 'file_changes', 'file_undo_items', 'file_undos']) {
       this.run(`DELETE FROM ${table} WHERE session_id = ?`, [id]);
     }
     this.run('DELETE FROM sessions WHERE id = ?', [id]);

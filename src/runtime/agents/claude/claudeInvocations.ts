@@ -8,7 +8,11 @@
  * came are ended by the runtime when the run ends.
  */
 import type { AgentTurnContext, InvocationHandle } from '../../agent';
+import { ToolCheckpoints } from '../toolCheckpoints';
 import { diffOfTool, summarizeTool } from './claudeTools';
+
+/** Claude Code's file tools and the input field naming the file each changes (checkpoints). */
+const FILE_TOOLS: Readonly<Record<string, string>> = { Write: 'file_path', Edit: 'file_path', MultiEdit: 'file_path', NotebookEdit: 'notebook_path' };
 
 /** Longest tool output journaled per invocation, in characters. */
 const MAX_TOOL_OUTPUT_CHARS = 16_000;
@@ -19,12 +23,26 @@ export class ClaudeInvocations {
   private readonly finished = new Set<string>();
   private readonly denied = new Set<string>();
   private readonly journalWrites: Promise<unknown>[] = [];
+  private readonly checkpoints: ToolCheckpoints;
 
   constructor(
     private readonly ctx: AgentTurnContext,
     private readonly cwd: string,
     private readonly log: (line: string) => void,
-  ) {}
+  ) {
+    this.checkpoints = new ToolCheckpoints(cwd, log);
+  }
+
+  /**
+   * The tool was allowed and has not run yet (its permission answer is still ours to give):
+   * journals the before image of the file a file tool changes.
+   */
+  async allowed(toolUseId: string, toolName: string, toolInput: Record<string, unknown>): Promise<void> {
+    const field = FILE_TOOLS[toolName];
+    const file = field ? toolInput[field] : undefined;
+    if (typeof file !== 'string' || !file) return;
+    await this.checkpoints.before(toolUseId, await this.handles.get(toolUseId), [file]);
+  }
 
   /**
    * The invocation of `toolUseId`, started on first sight; undefined when the run is stopped
@@ -60,9 +78,10 @@ export class ClaudeInvocations {
       if (!h) return;
       const denied = this.denied.has(toolUseId);
       if (output && !denied) h.output(output.length > MAX_TOOL_OUTPUT_CHARS ? `${output.slice(0, MAX_TOOL_OUTPUT_CHARS)}\n… (output truncated)\n` : output);
-      if (denied) await h.finish({ status: 'denied', message: 'The request was denied, so it did not run.' });
-      else if (isError) await h.finish({ status: 'failed', message: firstLine(output) || 'The tool failed.' });
-      else await h.finish({ status: 'completed' });
+      const files = await this.checkpoints.after(toolUseId);
+      if (denied) await h.finish({ status: 'denied', message: 'The request was denied, so it did not run.', ...files });
+      else if (isError) await h.finish({ status: 'failed', message: firstLine(output) || 'The tool failed.', ...files });
+      else await h.finish({ status: 'completed', ...files });
     })().catch((error: Error) => this.log(`[claude] could not finish an invocation: ${error.message}`)));
   }
 

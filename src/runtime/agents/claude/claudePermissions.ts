@@ -32,7 +32,11 @@ export function claudeCanUseTool(ctx: AgentTurnContext, cwd: string, invocations
         invocations.markDenied(options.toolUseID);
         return { behavior: 'deny', message: 'The permission request was withdrawn.' };
       }
-      if (outcome.approved) return { behavior: 'allow', updatedInput: toolInput };
+      if (outcome.approved) {
+        // Checkpoints: the file as it is before the tool runs, journaled before Claude Code hears the answer.
+        await invocations.allowed(options.toolUseID, toolName, toolInput);
+        return { behavior: 'allow', updatedInput: toolInput };
+      }
       invocations.markDenied(options.toolUseID);
       return ctx.signal.aborted ? stopped : { behavior: 'deny', message: CLAUDE_DENY_MESSAGE };
     } catch (error) {

@@ -96,6 +96,8 @@ export class CodexApprovals {
       ...(diff ? { detail: diff } : {}),
     });
     if (this.stopped() || this.ctx.signal.aborted) return 'cancel';
+    // Checkpoints: the files as they are before the change, journaled before Codex hears the answer.
+    if (outcome.approved) await this.invocations.beforeChange(params.itemId);
     return outcome.approved ? 'accept' : 'decline';
   }
 }

@@ -5,6 +5,7 @@
  * output and finish follow its start; after Stop (or a host shutdown) nothing more is journaled.
  */
 import type { AgentTurnContext, InvocationHandle } from '../../agent';
+import { ToolCheckpoints } from '../toolCheckpoints';
 import { displayCommand, relativeTo, unifiedDiff, type FileUpdateChange, type ThreadItem } from './codexItems';
 
 /** How an invocation ended, as Codex reported it. */
@@ -25,6 +26,8 @@ export class CodexInvocations {
   private readonly streamedItems = new Set<string>();
   /** Command output received per item through deltas (to complete it from `aggregatedOutput`). */
   private readonly outputs = new Map<string, string>();
+  /** Checkpoints of `fileChange` items (before on approval or start, after on completion). */
+  private readonly checkpoints: ToolCheckpoints;
   private lastTextItem: string | undefined;
   private wroteText = false;
 
@@ -34,7 +37,8 @@ export class CodexInvocations {
     private readonly cwd: string,
     private readonly stopped: () => boolean,
     private readonly log: (line: string) => void,
-  ) {}
+  ) {
+    this.checkpoints = new ToolCheckpoints(cwd, log);}
 
   /** Waits until everything queued so far reached the runtime. */
   drain(): Promise<void> {
@@ -85,6 +89,9 @@ export class CodexInvocations {
         const changes = item.changes ?? [];
         this.changes.set(item.id, changes);
         this.start(item.id, 'edit', { files: changes.map((c) => c.path) }, this.filesSubject(changes), unifiedDiff(changes, this.cwd));
+        // Without an approval Codex may apply the change meanwhile: the before image is then what
+        // the file held when it was read (an undo finds nothing to put back, never a wrong one).
+        this.enqueue(() => this.beforeChange(item.id));
         break;
       }
       case 'mcpToolCall':
@@ -157,13 +164,24 @@ export class CodexInvocations {
     });
   }
 
+  /**
+   * Journals the before images of a `fileChange` item's files (their old and, for a move, new
+   * paths), once: on its approval, before Codex hears it, or at its start.
+   */
+  async beforeChange(itemId: string): Promise<void> {
+    const changes = this.changes.get(itemId);
+    if (!changes?.length || this.stopped()) return;
+    const files = changes.flatMap((c) => (c.kind.move_path ? [c.path, c.kind.move_path] : [c.path]));
+    await this.checkpoints.before(itemId, await this.invocations.get(itemId), files);
+  }
+
   /** Ends the invocation of `itemId` (once). */
   finish(itemId: string, result: CodexInvocationEnd): void {
     const handle = this.invocations.get(itemId);
     if (!handle || this.finished.has(itemId)) return;
     this.finished.add(itemId);
     this.enqueue(async () => {
-      if (!this.stopped()) await (await handle)?.finish(result);
+      if (!this.stopped()) await (await handle)?.finish({ ...result, ...(await this.checkpoints.after(itemId)) });
     });
   }
 

@@ -1,0 +1,147 @@
+/**
+ * What a chat tab does with checkpoints: the "Files changed" lists it sends the view
+ * (`checkpointsMessage`), and the view's Open diff / Undo / Restore / Redo (`handleCheckpointMessage`).
+ * A conflict (a file changed since the agent, or the undo, left it) is decided per file in a
+ * QuickPick listing each with its diff one click away (`chooseConflicts`); nothing is overwritten
+ * that the user did not pick. Also **Agent Chats: Undo Last Turn's Changes** (`undoLastTurn`).
+ */
+import * as vscode from 'vscode';
+import { conflictKey, type ConflictChoice, type RestoreConflict } from '../core/checkpoints';
+import type { HostMessage, TurnFilesView, WebviewMessage } from '../protocol/messages';
+import type { ChatRuntime } from '../runtime/chatRuntime';
+import type { RestoreResult } from '../runtime/fileUndo';
+import { CHECKPOINT_SCHEME, CheckpointContentProvider, checkpointUri, openFileDiff } from './checkpointContent';
+
+/** The view's checkpoint messages. */
+export type CheckpointMessage = Extract<WebviewMessage, { type: 'openFileDiff' | 'undoFiles' | 'redoFiles' }>;
+
+/** True for a message `handleCheckpointMessage` handles. */
+export function isCheckpointMessage(m: WebviewMessage): m is CheckpointMessage {
+  return m.type === 'openFileDiff' || m.type === 'undoFiles' || m.type === 'redoFiles';
+}
+
+/** The `checkpoints` message of a chat: every turn with file changes. */
+export async function checkpointsMessage(runtime: ChatRuntime, sessionId: string): Promise<HostMessage> {
+  const turns: TurnFilesView[] = (await runtime.files.checkpoints(sessionId)).map((t) => ({
+    turnId: t.turnId,
+    undoneBy: t.undoneBy,
+    files: t.files.map((f) => ({ path: f.path, kind: f.kind, added: f.added, removed: f.removed, checkpointed: f.checkpointed, pending: f.pending })),
+  }));
+  return { type: 'checkpoints', turns };
+}
+
+/**
+ * Handles Open diff, Undo / Restore and Redo from the view; a refusal or failure is posted as an
+ * `error` message (and told in a notification for an undo), an undo's outcome in a notification.
+ */
+export async function handleCheckpointMessage(runtime: ChatRuntime, sessionId: string, message: CheckpointMessage, post: (m: HostMessage) => void): Promise<void> {
+  if (message.type === 'openFileDiff') {
+    if (!(await openFileDiff(runtime, sessionId, message.turnId, message.path))) post({ type: 'error', code: 'not_found', message: `That turn did not change ${message.path}.` });
+    return;
+  }
+  const result = message.type === 'undoFiles'
+    ? await runtime.files.undo(sessionId, message.turnId, message.scope, chooseConflicts)
+    : await runtime.files.redo(sessionId, message.undoId, chooseConflicts);
+  if (!result.ok) {
+    post({ type: 'error', code: result.reason, message: result.message });
+    return;
+  }
+  void tellOutcome(message.type === 'redoFiles' ? 'Redo' : 'Undo', result.value);
+}
+
+/** Undoes the changes of the newest turn of the chat that has changes and no undo standing. */
+export async function undoLastTurn(runtime: ChatRuntime, sessionId: string): Promise<void> {
+  const turns = await runtime.files.checkpoints(sessionId);
+  const last = [...turns].reverse().find((t) => !t.undoneBy);
+  if (!last) {
+    void vscode.window.showInformationMessage('No turn of this chat has file changes to undo.');
+    return;
+  }
+  const result = await runtime.files.undo(sessionId, last.turnId, 'turn', chooseConflicts);
+  if (!result.ok) void vscode.window.showErrorMessage(result.message);
+  else void tellOutcome('Undo', result.value);
+}
+
+/** Says what an undo or redo did, in a notification. */
+async function tellOutcome(what: 'Undo' | 'Redo', result: RestoreResult): Promise<void> {
+  if (result.kind === 'cancelled') return;
+  if (result.kind === 'nothing') return void vscode.window.showInformationMessage(`${what}: no file to put back.`);
+  if (result.kind === 'already') return void vscode.window.showInformationMessage(`${what}: already done (in this or another window).`);
+  const count = (o: string) => result.files.filter((f) => f.outcome === o).length;
+  const parts = [
+    `${count('restored') + count('conflict_restored')} file(s) put back`,
+    count('conflict_kept') ? `${count('conflict_kept')} left as you changed them` : '',
+    count('not_checkpointed') ? `${count('not_checkpointed')} not checkpointed (over 5 MB), left as they are` : '',
+    result.changedMeanwhile.length ? `${result.changedMeanwhile.length} changed during the ${what.toLowerCase()}, left as they are` : '',
+  ].filter(Boolean);
+  void vscode.window.showInformationMessage(`${what}: ${parts.join('; ')}.`);
+}
+
+/** A QuickPick item of one conflict. */
+interface ConflictItem extends vscode.QuickPickItem {
+  readonly conflict: RestoreConflict;
+}
+
+/**
+ * Asks which conflicting files to put back anyway: a multi-select QuickPick, none picked at first
+ * (keeping the user's version is the default); each item's button opens the diff between what the
+ * file holds now and what would be put back. Escape cancels the whole undo.
+ */
+export function chooseConflicts(conflicts: readonly RestoreConflict[]): Promise<ReadonlyMap<string, ConflictChoice> | undefined> {
+  return new Promise((resolve) => {
+    const pick = vscode.window.createQuickPick<ConflictItem>();
+    pick.canSelectMany = true;
+    pick.title = 'These files changed since the agent wrote them';
+    pick.placeholder = 'Check the files to put back anyway (their changes are lost); the others stay as they are. Enter to go on, Escape to cancel.';
+    const diffButton = { iconPath: new vscode.ThemeIcon('diff'), tooltip: 'Show what putting it back would change' };
+    pick.items = conflicts.map((c) => ({ label: c.path, description: c.found.exists ? 'changed since' : 'deleted since', conflict: c, buttons: [diffButton] }));
+    pick.selectedItems = [];
+    let done = false;
+    pick.onDidTriggerItemButton(({ item }) => {
+      const file = workspaceFile(item.conflict.path);
+      const now = file ?? checkpointUri(item.conflict.path, item.conflict.found, 'after');
+      void vscode.commands.executeCommand('vscode.diff', now, checkpointUri(item.conflict.path, item.conflict.restore, 'before'), `${item.conflict.path} (now ↔ put back)`, { preview: true });
+    });
+    pick.onDidAccept(() => {
+      done = true;
+      const chosen = new Set(pick.selectedItems.map((i) => i.conflict));
+      resolve(new Map(conflicts.map((c) => [conflictKey(c.group, c.path), chosen.has(c) ? 'restore' : 'keep'])));
+      pick.dispose();
+    });
+    pick.onDidHide(() => {
+      if (!done) resolve(undefined);
+      pick.dispose();
+    });
+    pick.show();
+  });
+}
+
+/** The file on disk of a checkpoint path in the first workspace folder (absolute paths as they are). */
+function workspaceFile(path: string): vscode.Uri | undefined {
+  if (path.startsWith('/')) return vscode.Uri.file(path);
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  return folder ? vscode.Uri.joinPath(folder.uri, path) : undefined;
+}
+
+/**
+ * Registers the checkpoint content provider and the commands: **Undo Last Turn's Changes** (the
+ * active chat tab's, or `{ sessionId }`) and `nativeAgentChats.openFileDiff` (`{ sessionId, turnId,
+ * path }`, hidden from the palette: the view's file links and tests). `command` is `chatCommand`'s.
+ */
+export function registerCheckpoints(
+  context: vscode.ExtensionContext, ready: Promise<ChatRuntime>, activeSessionId: () => string | undefined,
+  command: (id: string, run: (runtime: ChatRuntime, args?: unknown) => Promise<unknown>) => void,
+): void {
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointContentProvider(ready)));
+  command('nativeAgentChats.undoLastTurnChanges', async (runtime, args) => {
+    const given = (args as { sessionId?: unknown } | undefined)?.sessionId;
+    const sessionId = typeof given === 'string' ? given : activeSessionId();
+    if (!sessionId) return void vscode.window.showInformationMessage('Undo Last Turn\'s Changes acts on the active chat tab: select the chat, then run it again.');
+    return undoLastTurn(runtime, sessionId);
+  });
+  command('nativeAgentChats.openFileDiff', async (runtime, args) => {
+    const a = args as { sessionId?: unknown; turnId?: unknown; path?: unknown } | undefined;
+    if (typeof a?.sessionId !== 'string' || typeof a.turnId !== 'string' || typeof a.path !== 'string') throw new Error('openFileDiff needs { sessionId, turnId, path }.');
+    return openFileDiff(runtime, a.sessionId, a.turnId, a.path);
+  });
+}

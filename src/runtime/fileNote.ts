@@ -1,0 +1,40 @@
+/**
+ * The agent hears of undos and redos: the prompt of the first turn after them starts with a short
+ * note naming the files put back (`core/checkpoints.ts` `fileNote`), so its picture of the workspace
+ * is not stale. Read from the journal when the turn starts, so it holds whichever window undid.
+ */
+import type { TurnRecord } from '../core/events';
+import { fileNote, type RestoreNews } from '../core/checkpoints';
+import type { RuntimeScope } from './scope';
+
+/**
+ * The note for `turn` of chat `sessionId`: the undos and redos journaled after the turn before it
+ * was created and up to this one's creation ('' when none). Reads nothing more than the chat's
+ * undos unless there are some.
+ */
+export async function fileNoteFor(scope: Pick<RuntimeScope, 'journal'>, sessionId: string, turn: Pick<TurnRecord, 'id' | 'createdAt'>): Promise<string> {
+  const undos = await scope.journal.read('listUndos', sessionId);
+  if (undos.length === 0) return '';
+  const turns = await scope.journal.read('listTurns', sessionId);
+  const at = turns.findIndex((t) => t.id === turn.id);
+  const since = at > 0 ? turns[at - 1]!.createdAt : Number.NEGATIVE_INFINITY;
+  const within = (t: number | null) => t !== null && t > since && t <= turn.createdAt;
+  const news: { at: number; news: RestoreNews }[] = [];
+  for (const u of undos) {
+    if (within(u.createdAt)) {
+      news.push({ at: u.createdAt, news: {
+        kind: 'undo',
+        restored: u.items.filter((i) => i.outcome === 'restored' || i.outcome === 'conflict_restored').map((i) => i.path),
+        kept: u.items.filter((i) => i.outcome === 'conflict_kept').map((i) => i.path),
+      } });
+    }
+    if (within(u.redoneAt)) {
+      news.push({ at: u.redoneAt!, news: {
+        kind: 'redo',
+        restored: u.items.filter((i) => i.redoOutcome === 'restored' || i.redoOutcome === 'conflict_restored').map((i) => i.path),
+        kept: u.items.filter((i) => i.redoOutcome === 'conflict_kept').map((i) => i.path),
+      } });
+    }
+  }
+  return fileNote(news.sort((a, b) => a.at - b.at).map((n) => n.news));
+}

@@ -1,0 +1,220 @@
+/**
+ * Checkpoints end to end in plain Node: the product's own `write` tool (the local agent, and a
+ * scripted agent calling the tool runtime) and an agent's own tool (a scripted agent using
+ * `startInvocation` / `recordFileChanges` as Claude and Codex do) on real files in a temporary
+ * workspace and a real journal; undo restores bytes exactly, conflicts are never overwritten, redo,
+ * oversize and binary files, two windows undoing one turn at once, and the note the next prompt carries.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { conflictKey, MAX_CHECKPOINT_BYTES } from '../../src/core/checkpoints';
+import { contentHash } from '../../src/journal/contentHash';
+import type { Agent, AgentTurnContext, AgentTurnRequest } from '../../src/runtime/agent';
+import { LocalAgent } from '../../src/runtime/agents/localAgent';
+import { openRuntime, pendingRequest, type RuntimeHarness } from './harness';
+import { trackedTempDir } from './helpers';
+
+/** An agent that runs `script` per turn and records the prompts it was given. */
+function scripted(script: (ctx: AgentTurnContext, request: AgentTurnRequest) => Promise<void>, prompts: string[] = []): Agent {
+  return {
+    provider: 'local',
+    label: 'scripted',
+    runTurn: async (request, ctx) => {
+      prompts.push(request.prompt);
+      await script(ctx, request);
+      return { status: 'completed' };
+    },
+  };
+}
+
+/** Sends `prompt` in a new or given chat and waits for the turn to end; returns the chat and turn ids. */
+async function turn(h: RuntimeHarness, prompt: string, sessionId?: string): Promise<{ sessionId: string; turnId: string }> {
+  let sid = sessionId;
+  if (!sid) {
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    sid = s.value.id;
+  }
+  const sent = await h.runtime.send(sid, prompt);
+  assert.ok(sent.ok, !sent.ok ? sent.message : '');
+  await h.runtime.whenIdle(sid);
+  return { sessionId: sid, turnId: sent.value.turnId };
+}
+
+const local = () => {
+  const agent = new LocalAgent();
+  return { agentFor: (p: string) => (p === 'local' ? agent : undefined) };
+};
+
+const CASES: Record<string, Buffer> = {
+  'crlf.txt': Buffer.from('one\r\ntwo\r\n', 'utf8'),
+  'no-final-newline.txt': Buffer.from('last line', 'utf8'),
+  'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+  'bom.txt': Buffer.from('\ufeffbom\n', 'utf8'),
+  'binary.bin': Buffer.from([0, 255, 0, 1, 2, 0xc3, 0x28, 0x80]),
+};
+
+describe('checkpoints of the product\'s own write tool', () => {
+  it('journals before and after with the invocation; Undo puts each file back byte for byte and removes a created one; Redo puts the agent\'s back', async () => {
+    const h = await openRuntime(local());
+    for (const [name, bytes] of Object.entries(CASES)) fs.writeFileSync(path.join(h.workspace, name), bytes);
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    const turns: string[] = [];
+    for (const name of [...Object.keys(CASES), 'sub/created.txt']) turns.push((await turn(h, `write ${name}\n\`\`\`\nby the agent ${name}\n\`\`\``, s.value.id)).turnId);
+    const rows = await h.journal.read('listFileChanges', s.value.id);
+    assert.deepEqual(rows.map((r) => [r.path, r.state, r.checkpointed]), [...Object.keys(CASES), 'sub/created.txt'].map((p) => [p, 'applied', true]));
+    for (const r of rows) {
+      const before = CASES[r.path];
+      assert.equal(r.before.exists, before !== undefined);
+      if (before) assert.deepEqual(Buffer.from((await h.journal.read('getContent', r.before.hash!))!), before, r.path);
+      assert.deepEqual(Buffer.from((await h.journal.read('getContent', r.after!.hash!))!).toString(), `by the agent ${r.path}\n`);
+    }
+    assert.deepEqual([rows[4]!.added, rows[4]!.removed, rows[5]!.added, rows[5]!.removed], [1, 1, 1, 0], 'binary.bin: one line each way; created.txt: one added');
+    // Restore to before the first turn: every later turn too, newest first.
+    const undone = await h.runtime.files.undo(s.value.id, turns[0]!, 'from_turn');
+    assert.ok(undone.ok && undone.value.kind === 'applied');
+    assert.deepEqual(undone.value.files.map((f) => f.outcome), Array(6).fill('restored'));
+    for (const [name, bytes] of Object.entries(CASES)) assert.deepEqual(fs.readFileSync(path.join(h.workspace, name)), bytes, name);
+    assert.equal(fs.existsSync(path.join(h.workspace, 'sub/created.txt')), false);
+    const cps = await h.runtime.files.checkpoints(s.value.id);
+    assert.deepEqual(cps.map((c) => c.undoneBy), Array(6).fill(undone.value.id));
+    // Undo again is answered with the undo that stands.
+    const again = await h.runtime.files.undo(s.value.id, turns[2]!, 'turn');
+    assert.deepEqual(again.ok && again.value, { kind: 'already', by: undone.value.id });
+    const redone = await h.runtime.files.redo(s.value.id, undone.value.id);
+    assert.ok(redone.ok && redone.value.kind === 'applied');
+    for (const name of [...Object.keys(CASES), 'sub/created.txt']) assert.equal(fs.readFileSync(path.join(h.workspace, name), 'utf8'), `by the agent ${name}\n`);
+    assert.deepEqual((await h.runtime.files.checkpoints(s.value.id)).map((c) => c.undoneBy), Array(6).fill(null));
+    await h.close();
+  });
+
+  it('a file changed since the agent wrote it is a conflict: kept without a choice, restored only when the user chooses so', async () => {
+    const h = await openRuntime(local());
+    fs.writeFileSync(path.join(h.workspace, 'a.txt'), 'original a\n');
+    fs.writeFileSync(path.join(h.workspace, 'b.txt'), 'original b\n');
+    const first = await turn(h, 'write a.txt\n```\nagent a\n```');
+    await turn(h, 'write b.txt\n```\nagent b\n```', first.sessionId);
+    fs.writeFileSync(path.join(h.workspace, 'a.txt'), 'the user edited a\n');
+    const seen: string[] = [];
+    const kept = await h.runtime.files.undo(first.sessionId, first.turnId, 'from_turn', async (conflicts) => {
+      seen.push(...conflicts.map((c) => c.path));
+      return new Map([[conflictKey(conflicts[0]!.group, 'a.txt'), 'keep']]);
+    });
+    assert.ok(kept.ok && kept.value.kind === 'applied');
+    assert.deepEqual(seen, ['a.txt']);
+    assert.deepEqual(kept.value.files.map((f) => [f.path, f.outcome]), [['b.txt', 'restored'], ['a.txt', 'conflict_kept']]);
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'a.txt'), 'utf8'), 'the user edited a\n');
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'b.txt'), 'utf8'), 'original b\n');
+    // Redo: b gets the agent's content back; a, which the undo left alone, stays the user's.
+    const redone = await h.runtime.files.redo(first.sessionId, kept.value.id);
+    assert.ok(redone.ok && redone.value.kind === 'applied');
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'a.txt'), 'utf8'), 'the user edited a\n');
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'b.txt'), 'utf8'), 'agent b\n');
+    // Now the user chooses to restore a anyway.
+    const restored = await h.runtime.files.undo(first.sessionId, first.turnId, 'turn', async (conflicts) => new Map(conflicts.map((c) => [conflictKey(c.group, c.path), 'restore'])));
+    assert.ok(restored.ok && restored.value.kind === 'applied');
+    assert.deepEqual(restored.value.files.map((f) => f.outcome), ['conflict_restored']);
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'a.txt'), 'utf8'), 'original a\n');
+    // Cancelling at the conflicts writes nothing and journals nothing.
+    fs.writeFileSync(path.join(h.workspace, 'b.txt'), 'the user edited b\n');
+    const undosBefore = (await h.journal.read('listUndos', first.sessionId)).length;
+    const cancelled = await h.runtime.files.undo(first.sessionId, (await h.runtime.files.checkpoints(first.sessionId))[1]!.turnId, 'turn', async () => undefined);
+    assert.deepEqual(cancelled.ok && cancelled.value, { kind: 'cancelled' });
+    assert.equal((await h.journal.read('listUndos', first.sessionId)).length, undosBefore);
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'b.txt'), 'utf8'), 'the user edited b\n');
+    await h.close();
+  });
+
+  it('a file over the cap is "changed, not checkpointed": compared by its hash, a created one removed, one whose old bytes were not kept left alone', async () => {
+    const big = 'x'.repeat(MAX_CHECKPOINT_BYTES + 1);
+    const h = await openRuntime({ agentFor: () => scripted(async (ctx) => {
+      await ctx.tools.run({ name: 'write', input: { path: 'big.txt', content: big } });
+      await ctx.tools.run({ name: 'write', input: { path: 'was-big.txt', content: 'small now\n' } });
+    }) });
+    fs.writeFileSync(path.join(h.workspace, 'was-big.txt'), Buffer.alloc(MAX_CHECKPOINT_BYTES + 10, 0x61));
+    const t = await turn(h, 'go');
+    const rows = await h.journal.read('listFileChanges', t.sessionId);
+    assert.deepEqual(rows.map((r) => [r.path, r.checkpointed, r.reason, r.after?.hash ?? null]), [
+      ['big.txt', false, 'too_large', contentHash(big)], ['was-big.txt', false, 'too_large', contentHash('small now\n')],
+    ]);
+    assert.equal(await h.journal.read('getContent', contentHash(big)), null, 'the bytes over the cap are not stored');
+    const undone = await h.runtime.files.undo(t.sessionId, t.turnId, 'turn');
+    assert.ok(undone.ok && undone.value.kind === 'applied');
+    assert.deepEqual(undone.value.files.map((f) => [f.path, f.outcome]), [['big.txt', 'restored'], ['was-big.txt', 'not_checkpointed']]);
+    assert.equal(fs.existsSync(path.join(h.workspace, 'big.txt')), false, 'a created file needs no content to be taken back');
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'was-big.txt'), 'utf8'), 'small now\n');
+    await h.close();
+  });
+
+  it('a denied write is no change; an agent\'s own tool that deletes a file gets it recreated by Undo', async () => {
+    const outside = path.join(trackedTempDir('nac-outside-'), 'x.txt');
+    const h = await openRuntime({ agentFor: () => scripted(async (ctx, request) => {
+      // Claude's and Codex's way: the before image when the tool is allowed, the after image on its result.
+      const handle = await ctx.startInvocation('Delete', { path: 'gone.txt' }, 'gone.txt');
+      await handle.recordFileChanges!([{ path: 'gone.txt', before: { exists: true, bytes: fs.readFileSync(path.join(request.cwd, 'gone.txt')) } }]);
+      fs.rmSync(path.join(request.cwd, 'gone.txt'));
+      await handle.finish({ status: 'completed', fileChanges: [{ path: 'gone.txt', after: { exists: false } }] });
+      await ctx.tools.run({ name: 'write', input: { path: outside, content: 'never\n' } });
+    }) });
+    fs.writeFileSync(path.join(h.workspace, 'gone.txt'), 'keep me\r\n');
+    const s = await h.runtime.createSession('local');
+    assert.ok(s.ok);
+    await h.runtime.send(s.value.id, 'go');
+    const denied = await pendingRequest(h, s.value.id);
+    await h.runtime.decide(s.value.id, denied, 'deny');
+    await h.runtime.whenIdle(s.value.id);
+    const rows = await h.journal.read('listFileChanges', s.value.id);
+    assert.deepEqual(rows.map((r) => [r.path, r.state]), [['gone.txt', 'applied'], [outside, 'not_applied']]);
+    const cps = await h.runtime.files.checkpoints(s.value.id);
+    assert.deepEqual(cps[0]!.files.map((f) => [f.path, f.kind]), [['gone.txt', 'deleted']]);
+    const undone = await h.runtime.files.undo(s.value.id, cps[0]!.turnId, 'turn');
+    assert.ok(undone.ok && undone.value.kind === 'applied');
+    assert.deepEqual(fs.readFileSync(path.join(h.workspace, 'gone.txt')), Buffer.from('keep me\r\n'));
+    assert.equal(fs.existsSync(outside), false);
+    await h.close();
+  });
+
+  it('the next prompt tells the agent which files an undo put back; deleting the chat drops its content', async () => {
+    const prompts: string[] = [];
+    const h = await openRuntime({ agentFor: () => scripted(async (ctx, request) => {
+      if (request.prompt.endsWith('write')) await ctx.tools.run({ name: 'write', input: { path: 'n.txt', content: 'agent\n' } });
+    }, prompts) });
+    fs.writeFileSync(path.join(h.workspace, 'n.txt'), 'mine\n');
+    const t = await turn(h, 'write');
+    const undone = await h.runtime.files.undo(t.sessionId, t.turnId, 'turn');
+    assert.ok(undone.ok && undone.value.kind === 'applied');
+    await turn(h, 'next', t.sessionId);
+    await turn(h, 'after that', t.sessionId);
+    assert.match(prompts[1]!, /^\[Files changed since your last reply\. The user undid your earlier changes to n\.txt: those files are back as they were before your changes\. .*\]\n\nnext$/);
+    assert.equal(prompts[2], 'after that', 'told once');
+    const hash = (await h.journal.read('listFileChanges', t.sessionId))[0]!.after!.hash!;
+    assert.ok(await h.journal.read('getContent', hash));
+    assert.ok((await h.runtime.deleteSession(t.sessionId)).ok);
+    assert.equal(await h.journal.read('getContent', hash), null);
+    await h.close();
+  });
+});
+
+describe('two windows undoing the same turn at once', () => {
+  it('one conditional transaction decides: one applies, the other writes nothing', async () => {
+    const a = await openRuntime(local());
+    fs.writeFileSync(path.join(a.workspace, 'w.txt'), 'before\n');
+    const t = await turn(a, 'write w.txt\n```\nafter\n```');
+    const b = await openRuntime({ ...local(), file: a.file, workspace: a.workspace, instance: 'host-b' });
+    const [ra, rb] = await Promise.all([a.runtime.files.undo(t.sessionId, t.turnId, 'turn'), b.runtime.files.undo(t.sessionId, t.turnId, 'turn')]);
+    const kinds = [ra.ok && ra.value.kind, rb.ok && rb.value.kind].sort();
+    assert.deepEqual(kinds, ['already', 'applied']);
+    assert.equal(fs.readFileSync(path.join(a.workspace, 'w.txt'), 'utf8'), 'before\n');
+    assert.equal((await a.journal.read('listUndos', t.sessionId)).length, 1);
+    // The other window redoes it.
+    const undoId = (await b.journal.read('listUndos', t.sessionId))[0]!.id;
+    const [xa, xb] = await Promise.all([a.runtime.files.redo(t.sessionId, undoId), b.runtime.files.redo(t.sessionId, undoId)]);
+    assert.deepEqual([xa.ok && xa.value.kind, xb.ok && xb.value.kind].sort(), ['already', 'applied']);
+    assert.equal(fs.readFileSync(path.join(a.workspace, 'w.txt'), 'utf8'), 'after\n');
+    await b.close();
+    await a.close();
+  });
+});

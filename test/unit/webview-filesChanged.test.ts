@@ -1,0 +1,66 @@
+/**
+ * The "Files changed" list of a turn in the chat view (webview/render/filesChanged.ts, on happy-dom):
+ * what it lists and offers, the host's `checkpoints` message through the view's strict check and its
+ * reducer, and a turn redrawn when its checkpoint changes.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { TranscriptTurn } from '../../src/core/transcript';
+import type { HostMessage, TurnFilesView } from '../../src/protocol/messages';
+import { useHappyDom } from './happyDom';
+
+useHappyDom();
+
+const turn = (items: TranscriptTurn['items'] = []): TranscriptTurn => ({
+  id: 't1', sessionId: 's', prompt: 'p', origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt: 1, finishedAt: 2, items,
+} as unknown as TranscriptTurn);
+
+const files: TurnFilesView = {
+  turnId: 't1',
+  undoneBy: null,
+  files: [
+    { path: 'src/a.ts', kind: 'modified', added: 3, removed: 1, checkpointed: true, pending: false },
+    { path: 'new.txt', kind: 'created', added: 2, removed: 0, checkpointed: true, pending: false },
+    { path: 'big.bin', kind: 'modified', added: null, removed: null, checkpointed: false, pending: true },
+  ],
+};
+
+describe('the "Files changed" list', () => {
+  test('lists each file with its kind and counts, says what is not checkpointed, and offers Undo and Restore; an undone turn offers Redo', async () => {
+    const { renderFilesChanged } = await import('../../webview/render/filesChanged');
+    const el = renderFilesChanged(turn(), files, false)!;
+    const lines = [...el.querySelectorAll('.file-change')].map((li) => li.textContent);
+    assert.deepEqual(lines, [
+      'src/a.tsmodified+3 −1',
+      'new.txtcreated+2 −0',
+      'big.binmodifiedchanged, not checkpointed (over 5 MB): cannot be put backmay be partly written (cut short)',
+    ]);
+    const link = el.querySelector('[data-action="open-diff"]') as HTMLElement;
+    assert.deepEqual([link.dataset.turnId, link.dataset.path], ['t1', 'src/a.ts']);
+    assert.deepEqual([...el.querySelectorAll('vscode-button')].map((b) => [b.getAttribute('data-action'), b.textContent, b.hasAttribute('disabled')]), [
+      ['undo-files', 'Undo changes of this turn', false], ['restore-files', 'Restore to before this turn', false],
+    ]);
+    const running = renderFilesChanged(turn(), files, true)!;
+    assert.ok([...running.querySelectorAll('vscode-button')].every((b) => b.hasAttribute('disabled')), 'no undo while a run is live');
+    const undone = renderFilesChanged(turn(), { ...files, undoneBy: 'u1' }, false)!;
+    assert.equal(undone.querySelector('.files-title')!.textContent, 'Files changed (undone)');
+    assert.deepEqual([...undone.querySelectorAll('vscode-button')].map((b) => [b.getAttribute('data-action'), b.getAttribute('data-undo-id')]), [['redo-files', 'u1']]);
+  });
+
+  test('a turn that ran commands says their changes are not listed; a turn with neither shows nothing', async () => {
+    const { renderFilesChanged } = await import('../../webview/render/filesChanged');
+    assert.equal(renderFilesChanged(turn(), undefined, false), null);
+    const ran = turn([{ type: 'invocation', id: 'i', tool: 'run', summary: 'npm i', status: 'completed', output: '' } as TranscriptTurn['items'][number]]);
+    assert.match(renderFilesChanged(ran, undefined, false)!.textContent!, /Commands ran in this turn; files they changed are not listed/);
+  });
+
+  test('the view checks and keeps the host\'s checkpoints message; a malformed one is a problem', async () => {
+    const { hostMessageProblem } = await import('../../src/protocol/checkHostMessage');
+    const { INITIAL_VIEW_STATE, reduceHostMessage } = await import('../../webview/state');
+    const message: HostMessage = { type: 'checkpoints', turns: [files], seq: 1 };
+    assert.equal(hostMessageProblem(message), null);
+    assert.match(hostMessageProblem({ ...message, turns: [{ ...files, files: [{ ...files.files[0], kind: 'renamed' }] }] })!, /kind is not one of/);
+    const state = reduceHostMessage(INITIAL_VIEW_STATE, message);
+    assert.deepEqual(state.files.get('t1'), files);
+  });
+});
