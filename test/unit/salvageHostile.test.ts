@@ -187,3 +187,26 @@ describe('salvage races and reruns', () => {
     }
   });
 });
+
+describe('salvage of a long chat', () => {
+  it('recovers a chat whose rows together pass the largest change the journal takes (64 MB)', { todo: 'importRecoveredChat writes a chat in one log record: a chat of more than 64 MB (many command outputs, each written in its own change) is shown recoverable whole, then refused whole on apply' }, async () => {
+    const sql = await loadSqlJs(WASM_PATH);
+    const corpus = await buildCorpus(sql, trackedTempDir('nac-salvage-'), { chats: 3 });
+    fs.renameSync(corpus.aside, corpus.file);
+    // 66 command outputs of 1 MB in chat 1's first reply: each was a change of its own when written.
+    await editJournalFile(corpus.file, (db) => db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 66)
+      INSERT INTO events (run_id, seq, session_id, turn_id, kind, payload, at)
+      SELECT '${chatId(1)}-r0', 1000 + i, '${chatId(1)}', '${chatId(1)}-t0', 'text', json_object('text', printf('%.*c', 1048576, 'z')), 1 FROM n`));
+    const name = path.basename(quarantine(corpus.file, 1_765_000_000_003));
+    const h = await openLocal({ file: corpus.file });
+    try {
+      const dry = await planSalvage(h.journal, name);
+      assert.equal(dry.plan.items.find((i) => i.sessionId === chatId(1))?.action, 'import');
+      const applied = await applySalvage(h.journal, dry, { now: Date.now });
+      assert.deepEqual(applied.failed, []);
+      assert.deepEqual(applied.imported.map((c) => c.sessionId).sort(), [0, 1, 2].map(chatId));
+    } finally {
+      await h.close();
+    }
+  });
+});
