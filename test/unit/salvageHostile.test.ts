@@ -6,7 +6,9 @@
  * of its runs. The moved-aside files stay byte-identical throughout.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -17,7 +19,7 @@ import { quarantine } from '../../src/journal/workerOpen';
 import { checkJournal } from '../../src/runtime/journalCheck';
 import { applySalvage, planSalvage } from '../../src/runtime/salvage';
 import { openLocal } from './harness';
-import { UNDO_SCHEMA_4, UNDO_SCHEMA_5, UNDO_SCHEMA_6, UNDO_SCHEMA_7, WASM_PATH, editJournalFile, logAsNewerBuild, trackedTempDir, waitFor } from './helpers';
+import { CHILD_NODE_FLAGS, UNDO_SCHEMA_4, UNDO_SCHEMA_5, UNDO_SCHEMA_6, UNDO_SCHEMA_7, WASM_PATH, editJournalFile, logAsNewerBuild, trackedTempDir, waitFor } from './helpers';
 import { buildCorpus, chatId } from './salvageCorpus';
 
 /** sha256 of every moved-aside file in `dir`, by name. */
@@ -130,6 +132,42 @@ describe('salvage races and reruns', () => {
     } finally {
       await b.close();
       await a.close();
+    }
+  });
+
+  it('an apply killed (SIGKILL) among its imports finishes on the next run, never twice', async () => {
+    const sql = await loadSqlJs(WASM_PATH);
+    const corpus = await buildCorpus(sql, trackedTempDir('nac-salvage-'), { chats: 40 });
+    const name = path.basename(corpus.aside);
+    const before = hashes(corpus.dir);
+    const script = `const { openJournal } = require(${JSON.stringify(require.resolve('./helpers'))});
+      const { planSalvage, applySalvage } = require(${JSON.stringify(require.resolve('../../src/runtime/salvage'))});
+      (async () => { const j = await openJournal(${JSON.stringify(corpus.file)}); const dry = await planSalvage(j, ${JSON.stringify(name)});
+        await applySalvage(j, dry, { now: Date.now, log: (line) => process.stdout.write(line + '\\n') }); process.stdout.write('done\\n'); })();`;
+    const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (/recovered chat/.test(out)) child.kill('SIGKILL');
+    });
+    const [, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+    assert.equal(signal, 'SIGKILL', out);
+    const h = await openLocal({ file: corpus.file });
+    try {
+      const cut = (await h.journal.read('listSessions')).length;
+      assert.ok(cut >= 1 && cut < 40, `the kill landed among the imports (${cut} of 40 imported)`);
+      const again = await applySalvage(h.journal, await planSalvage(h.journal, name), { now: Date.now });
+      assert.deepEqual(again.failed, []);
+      assert.equal(again.imported.length, 40 - cut);
+      for (const [id, ref] of corpus.reference) {
+        assert.equal((await h.journal.read('listTurns', id)).length, ref.turns.length, id);
+        assert.equal((await h.journal.read('recoveryStatus', [id]))[0]?.copy.recovered?.source, name, id);
+      }
+      await waitFor('every run left running to be settled', async () => (await checkJournal(h.journal))?.runsInFlight.length === 0);
+      assert.deepEqual((await checkJournal(h.journal))?.ruleFindings, []);
+      assert.deepEqual(hashes(corpus.dir), before);
+    } finally {
+      await h.close();
     }
   });
 
