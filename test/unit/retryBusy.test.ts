@@ -37,4 +37,24 @@ describe('Retry and Continue beside another window\'s run', () => {
       await windowB.close();
     }
   });
+
+  it('a Retry of a turn another window already retried is refused, even after that retry ended', { todo: 'followUpTarget reads isFollowedUp before the write: a Retry pressed in window B while window A\'s Retry of the same turn started and failed at once starts a second one; startTurn should check the parent is not followed up inside its transaction (and retryBusy\'s first test retry distinct turns)' }, async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    const windowA = await openJournal(file);
+    const windowB = await openJournal(file);
+    try {
+      assert.ok((await windowA.write('createSession', { id: 's', title: 's', provider: 'local', createdAt: 1, updatedAt: 1 })).ok);
+      assert.ok((await windowA.write('startTurn', { turn: turn('t1', 2), run: { id: 'r1', instanceId: 'A', provider: 'local' } })).ok);
+      assert.ok((await windowA.write('finishRun', { runId: 'r1', status: 'failed', turnStatus: 'failed', errorClass: 'agent_error', at: 3 })).ok);
+      // Window B read t1 as not followed up; then A's Retry of it started and failed at once.
+      assert.equal(await windowB.read('isFollowedUp', 't1'), false);
+      assert.ok((await windowA.write('startTurn', { turn: turn('t2', 4, 't1'), run: { id: 'r2', instanceId: 'A', provider: 'local' } })).ok);
+      assert.ok((await windowA.write('finishRun', { runId: 'r2', status: 'failed', turnStatus: 'failed', errorClass: 'agent_error', at: 5 })).ok);
+      const second = await windowB.write('startTurn', { turn: turn('t3', 6, 't1'), run: { id: 'r3', instanceId: 'B', provider: 'local' } });
+      assert.equal(second.ok, false, 'the prompt would go to the agent a second time');
+    } finally {
+      await windowA.close();
+      await windowB.close();
+    }
+  });
 });
