@@ -7,8 +7,9 @@
  * - `closed`: the journal was closed (the extension host is shutting down).
  * - `row_unreadable`: the chat has a row this build cannot read; writes to that chat only are refused.
  * - `busy`: a Retry or Continue found a run of the chat still running (in any window).
+ * - `not_retryable`: a Retry or Continue of a turn that already has a follow-up (in any window).
  */
-export const JOURNAL_REFUSALS = ['read_only', 'storage_failed', 'not_found', 'closed', 'row_unreadable', 'busy'] as const;
+export const JOURNAL_REFUSALS = ['read_only', 'storage_failed', 'not_found', 'closed', 'row_unreadable', 'busy', 'not_retryable'] as const;
 export type JournalRefusal = (typeof JOURNAL_REFUSALS)[number];
 
 /** Thrown inside a write to abort its transaction with a refusal (caught by the journal). */

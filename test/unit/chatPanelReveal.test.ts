@@ -49,7 +49,8 @@ describe('a search result revealed in a chat tab', () => {
         return { chat, posted, receive: (raw: unknown) => receive(raw) };
       };
       const expected = { type: 'reveal', at: cursorOf(turn), terms: ['quorblefrump'] };
-      const kinds = (posted: HostMessage[]) => posted.map((m) => m.type);
+      // The checkpoints' list follows every snapshot (its own message); the order under test is the rest's.
+      const kinds = (posted: HostMessage[]) => posted.map((m) => m.type).filter((t) => t !== 'checkpoints');
       const reveals = (posted: HostMessage[]) => posted.filter((m) => m.type === 'reveal').map(({ type, ...rest }) => ({ type, at: (rest as { at: unknown }).at, terms: (rest as { terms: unknown }).terms }));
 
       const hidden = tab(false);

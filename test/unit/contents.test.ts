@@ -74,6 +74,16 @@ describe('content store', () => {
     });
   });
 
+  it('storing bytes again whose row was damaged repairs the row instead of keeping the damage', async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    await withProbe(file, (probe, write) => {
+      const ref = write(() => probe.put('original'));
+      probe['db'].run('UPDATE contents SET body = ? WHERE hash = ?', ['tampered', ref.hash]);
+      assert.deepEqual(write(() => probe.put('original')), ref);
+      assert.equal(Buffer.from(probe.getContent(ref.hash)!).toString('utf8'), 'original');
+    });
+  });
+
   it('drops content that no row references when a chat is deleted', async () => {
     await withProbe(path.join(tempDir(), 'journal.sqlite'), (probe, write) => {
       const ref = write(() => probe.put('orphan'));

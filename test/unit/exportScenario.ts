@@ -104,6 +104,9 @@ async function seedDeadRun(journal: Journal, sessionId: string, at: number, prom
   assert.ok((await journal.write('startTurn', {
     turn: { id: turnId, sessionId, prompt, origin: 'prompt', parentTurnId: null, createdAt: at },
     run: { id: runId, instanceId: DEAD_HOST, provider: 'local' },
+    // The dead window left two runs of the chat running (as a build before the journal's busy check
+    // could): the earlier one does not count as busy for the seed.
+    endedRunIds: (await journal.read('listRunsInFlight')).map((r) => r.id),
   })).ok);
   assert.ok((await journal.write('appendEvents', runId, [{ kind: 'text', payload: { text: `Running \`${command}\`…\n` } }], at)).ok);
   assert.ok((await journal.write('startInvocation', { id: `${turnId}-inv`, runId, tool: 'run', input: '{}', summary: command, at })).ok);

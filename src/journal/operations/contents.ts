@@ -55,15 +55,20 @@ function encodeContent(bytes: Uint8Array): { encoding: 'utf8' | 'base64'; body: 
 export abstract class ContentOps extends OperationsBase {
   /**
    * Stores `bytes` (a string: its UTF-8 encoding) at `at` (ms since the epoch) unless the same bytes
-   * are stored already, and returns their address. Call inside the write that references them.
+   * are stored already (a stored row that no longer matches its hash is rewritten), and returns their address. Call inside the write that references them.
    */
   protected storeContent(bytes: Uint8Array | string, at: number): StoredContent {
     const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
     const hash = contentHash(data);
-    if (!this.one('SELECT 1 FROM contents WHERE hash = ?', [hash])) {
-      const { encoding, body } = encodeContent(data);
-      this.run('INSERT INTO contents (hash, size, encoding, body, created_at) VALUES (?, ?, ?, ?, ?)', [hash, data.byteLength, encoding, body, at]);
-    }
+    const stored = this.one('SELECT 1 AS x FROM contents WHERE hash = ?', [hash]);
+    if (stored && this.intact(hash)) return { hash, size: data.byteLength };
+    const { encoding, body } = encodeContent(data);
+    // A row whose bytes no longer match its hash is rewritten with the right ones: kept damaged, every
+    // later reference to the same bytes would share the damage.
+    this.run(
+      'INSERT INTO contents (hash, size, encoding, body, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(hash) DO UPDATE SET size = excluded.size, encoding = excluded.encoding, body = excluded.body',
+      [hash, data.byteLength, encoding, body, at],
+    );
     return { hash, size: data.byteLength };
   }
 
@@ -81,6 +86,15 @@ export abstract class ContentOps extends OperationsBase {
     else throw new Error(`Stored content ${hash} has an unknown encoding ${String(row.encoding)}.`);
     if (contentHash(bytes) !== hash) throw new Error(`Stored content ${hash} does not match its hash: it was damaged.`);
     return bytes;
+  }
+
+  /** Whether the row at `hash` gives back bytes that match it (false: damaged). */
+  private intact(hash: string): boolean {
+    try {
+      return this.getContent(hash) !== null;
+    } catch {
+      return false;
+    }
   }
 
   /** Deletes the content no column of `CONTENT_REFERENCES` lists (after a chat was deleted). */

@@ -75,7 +75,8 @@ export abstract class TurnRunOps extends SessionOps {
    * and its run (status running) in the caller's transaction. `turn.clientId` and `turn.sentFrom`
    * are recorded when given (a message of the composer or the queue), else NULL (Retry, Continue).
    * @throws JournalRefusedError('busy') while another run of the chat is running (in any window, or
-   * orphaned and not yet recovered; `input.endedRunIds` aside), 'not_found' for an unknown chat.
+   * orphaned and not yet recovered; `input.endedRunIds` aside), 'not_retryable' when the parent turn
+   * (Retry, Continue) already has a follow-up, 'not_found' for an unknown chat.
    */
   startTurn(input: StartTurnInput): { turn: TurnRecord; run: RunRecord } {
     const t = input.turn;
@@ -86,6 +87,10 @@ export abstract class TurnRunOps extends SessionOps {
     // window last looked, and two runs of one chat at once would interleave their replies.
     if (this.all("SELECT id FROM runs WHERE session_id = ? AND status = 'running'", [t.sessionId]).some((r) => !ended.includes(r.id as string))) {
       throw new JournalRefusedError('busy', 'The agent is already working on this chat (in this or another window). Wait for it or press Stop.');
+    }
+    // A turn is followed up once: two windows pressing Retry on it would send its prompt twice.
+    if (t.parentTurnId !== null && this.one('SELECT 1 AS x FROM turns WHERE parent_turn_id = ? LIMIT 1', [t.parentTurnId])) {
+      throw new JournalRefusedError('not_retryable', 'That turn was already retried or continued (in this or another window).');
     }
     return this.insertTurnAndRun(input);
   }

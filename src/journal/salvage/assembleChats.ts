@@ -46,7 +46,11 @@ const ORDER: Partial<Record<SalvagedTable, string>> = { turns: 'created_at, id',
 /** Every chat in `db` (see module docstring), newest first. */
 export function assembleChats(db: Database, evidence: ChatEvidence): SalvagedChat[] {
   const bySession = new Map<string, Record<SalvagedTable, SalvageRow[]>>();
+  // A journal of an older schema (queued messages came with 5) or a file that is no journal at all
+  // lacks some tables: they hold nothing to recover, rather than failing the whole read.
+  const present = new Set((db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values ?? []).map((r) => String(r[0])));
   for (const table of SALVAGED_TABLES) {
+    if (!present.has(table)) continue;
     const result = db.exec(`SELECT * FROM "${table}"${ORDER[table] ? ` ORDER BY ${ORDER[table]}` : ''}`)[0];
     for (const values of result?.values ?? []) {
       const row = Object.fromEntries(result!.columns.map((c, i) => [c, values[i] as string | number | null]));

@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { SqlJsStatic } from 'sql.js';
+import type { Database, SqlJsStatic } from 'sql.js';
 import type { SalvageRead } from '../../core/salvage';
 import { SCHEMA_VERSION } from '../schema';
 import { assembleChats } from './assembleChats';
@@ -51,6 +51,10 @@ export function readMovedAside(sql: SqlJsStatic, aside: string): SalvageRead {
     // A newer build's log may hold statements this build cannot run: the snapshot's rows are shown, nothing is imported.
     const replay = newer ? { logs: [], notApplied: new Map<string, number>(), failed: new Map<string, number>(), notes: [] } : replayLogs(scratch, aside, snapshot.checkpoint);
     notes.push(...replay.notes);
+    // A newer build's migration may be only in the log (logged like any write): its version is then
+    // the scratch database's after the replay, and the columns it added would be lost as well.
+    const newerByLog = !newer && scratchVersion(scratch) > SCHEMA_VERSION;
+    if (newerByLog) notes.push(`Its log holds a newer version's change of the journal's structure (schema ${scratchVersion(scratch)}).`);
     const chats = assembleChats(scratch, { lost: snapshot.lostByChat, notApplied: replay.notApplied, failed: replay.failed });
     const found = new Set(chats.map((c) => c.sessionId));
     const gone = [...snapshot.lostByChat.keys()].filter((id) => !found.has(id));
@@ -64,8 +68,13 @@ export function readMovedAside(sql: SqlJsStatic, aside: string): SalvageRead {
         notes.push(`Rows of ${t.table} in ${t.lost.length} range${t.lost.length === 1 ? '' : 's'} could not be read and not all could be matched to their chats: a chat shown whole may still miss some of them.`);
       }
     }
-    return { ...base, newer, logs: replay.logs, notes, chats };
+    return { ...base, newer: newer || newerByLog, logs: replay.logs, notes, chats };
   } finally {
     scratch.close();
   }
+}
+
+/** The scratch database's `user_version` (0 when unreadable). */
+function scratchVersion(db: Database): number {
+  return Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
 }
