@@ -11,6 +11,7 @@ import { journalVerdict } from '../core/journalCheck';
 import { journalCheckMarkdown } from '../core/journalCheckMarkdown';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 import { checkJournal } from '../runtime/journalCheck';
+import { withJournalProgress } from './journalProgress';
 import { showReport } from './reportDocuments';
 import { REPAIR_JOURNAL_BUTTON, REPAIR_JOURNAL_COMMAND } from './repairJournal';
 
@@ -25,22 +26,7 @@ export const CHECK_JOURNAL_BUTTON = 'Check Journal';
  * verdict (for tests and callers), or undefined when the user cancelled.
  */
 export async function runCheckJournal(runtime: ChatRuntime): Promise<string | undefined> {
-  const report = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'Agent Chats: Checking the chat journal', cancellable: true },
-    (progress, token) => {
-      let shown = 0;
-      return checkJournal(runtime.journal, {
-        instanceId: runtime.instanceId,
-        cancelled: () => token.isCancellationRequested,
-        onProgress: (p) => {
-          // withProgress adds up increments (percent); report only the growth since the last call.
-          const percent = Math.floor((100 * p.done) / Math.max(1, p.total));
-          progress.report({ message: p.step, increment: percent - shown });
-          shown = percent;
-        },
-      });
-    },
-  );
+  const report = await withJournalProgress('Agent Chats: Checking the chat journal', (hooks) => checkJournal(runtime.journal, { instanceId: runtime.instanceId, ...hooks }));
   if (!report) return undefined;
   await showReport('Journal check', journalCheckMarkdown(report));
   offerRepair(new Set(report.unreadableRows.filter((r) => r.writtenBy === 'damaged').map((r) => r.sessionId)).size);

@@ -8,6 +8,7 @@
  * tabs here; other windows re-read them when they replay the log.
  */
 import * as vscode from 'vscode';
+import { withJournalProgress } from './journalProgress';
 import { showReport } from './reportDocuments';
 import { itemsToApply } from '../core/repairPlan';
 import { repairDryRunMarkdown, repairResultWords } from '../core/repairMarkdown';
@@ -32,21 +33,7 @@ export type RepairRun = { readonly applied: RepairOutcome } | { readonly stopped
  * the modal instead of the user.
  */
 export async function runRepairJournal(runtime: ChatRuntime, build: string, confirm?: (message: string) => Promise<boolean>): Promise<RepairRun> {
-  const dry = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'Agent Chats: Reading the chat journal for a repair (nothing is changed)', cancellable: true },
-    (progress, token) => {
-      let shown = 0;
-      return planRepair(runtime.journal, {
-        instanceId: runtime.instanceId,
-        cancelled: () => token.isCancellationRequested,
-        onProgress: (p) => {
-          const percent = Math.floor((100 * p.done) / Math.max(1, p.total));
-          progress.report({ message: p.step, increment: percent - shown });
-          shown = percent;
-        },
-      });
-    },
-  );
+  const dry = await withJournalProgress('Agent Chats: Reading the chat journal for a repair (nothing is changed)', (hooks) => planRepair(runtime.journal, { instanceId: runtime.instanceId, ...hooks }));
   if (!dry) return { stopped: 'cancelled' };
   const markdown = repairDryRunMarkdown(dry.plan, `${runtime.journal.file}.before-repair-<time>`);
   await showReport('Journal repair (dry run)', markdown);

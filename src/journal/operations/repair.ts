@@ -12,6 +12,7 @@
  */
 import { Buffer } from 'node:buffer';
 import type { SqlValue } from 'sql.js';
+import type { SetAsideFinding } from '../../core/journalCheck';
 import type { ChatRepairEvidence, JournalRepairContext, PlannedRow, UnreadableRowEvidence } from '../../core/repairEvidence';
 import { sameRows } from '../../core/repairEvidence';
 import { setAsideNote } from '../../core/repairPlan';
@@ -40,15 +41,7 @@ export interface ReleaseChatInput {
 export type ReleaseChatResult = { readonly released: true; readonly setAside: number } | { readonly released: false; readonly why: string };
 
 /** A row set aside by a repair, as Check Journal lists it. */
-export interface QuarantinedRowRecord {
-  readonly table: string;
-  readonly rowid: number;
-  readonly rowKey: string;
-  readonly sessionId: string;
-  readonly reason: string;
-  readonly at: number;
-  readonly build: string;
-}
+export type QuarantinedRowRecord = SetAsideFinding;
 
 /** What depends on a row of each fencing table: statements counting the rows that name it (`?` = its key). */
 const DEPENDENTS: Readonly<Record<string, readonly string[]>> = {
