@@ -4,7 +4,7 @@
  * wraps it with persistence and the async interface callers use.
  *
  * Its operations live in `operations/`, one concern per file, each a class building on the one
- * before: the database access (base.ts), the content store (contents.ts), sessions, turns and runs, invocations and events, boundary
+ * before: the database access (base.ts), the content store (contents.ts), attachments (attachments.ts), sessions, turns and runs, invocations and events, boundary
  * requests, tabs, instances, pages of long chats, full-text search, the chat list, the outbox (queued
  * messages and delivery states), Check Journal's reads (check.ts); row decoding is rows.ts. `ops.ts`
  * lists which are reads and which writes.
@@ -17,6 +17,7 @@ import { CheckOps } from './operations/check';
 
 export type { StatementRecorder } from './operations/base';
 export type { StoredContent } from './operations/contents';
+export type { AttachmentInput, AttachmentRecord, ResolveAttachmentInput } from './operations/attachments';
 export type { CreateBoundaryRequestInput, SettleBoundaryRequestInput } from './operations/boundaryRequests';
 export type { FinishInvocationInput } from './operations/invocationsAndEvents';
 export { UnreadableRowError } from './operations/rows';

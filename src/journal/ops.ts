@@ -19,7 +19,7 @@ export const READ_OPS = [
   'listSessionPendingBoundaryRequests', 'listRestartClosures', 'hasSessionGrant', 'listTabs', 'getInstance', 'listInstances', 'listProcessGroups',
   'readTurnPage', 'readChangesSince', 'listHistory', 'isFollowedUp', 'searchChats', 'listChats', 'getChatListItem',
   'checkTables', 'checkRows', 'checkStructure',
-  'listQueuedPrompts', 'getQueuedPrompt', 'getContent',
+  'listQueuedPrompts', 'getQueuedPrompt', 'getContent', 'listAttachments',
 ] as const;
 
 /** Operations that write: each runs as a logged transaction under the write lock. */
@@ -27,7 +27,7 @@ export const WRITE_OPS = [
   'createSession', 'renameSession', 'deleteSession', 'setProviderState', 'startTurn', 'finishRun', 'appendEvents', 'requestStop',
   'startInvocation', 'setInvocationStatus', 'finishInvocation', 'createBoundaryRequest', 'settleBoundaryRequest', 'recordTab',
   'removeTab', 'registerInstance', 'removeInstance', 'assignWorkspace',
-  'submitPrompt', 'editQueuedPrompt', 'discardQueuedPrompt', 'sendQueuedPrompt', 'markDelivered',
+  'submitPrompt', 'editQueuedPrompt', 'discardQueuedPrompt', 'sendQueuedPrompt', 'markDelivered', 'resolveAttachment',
 ] as const;
 
 /** Methods only the worker calls (write-group bookkeeping, migrations): not operations of the door. */

@@ -7,6 +7,7 @@
  * type must equal `WebviewMessage` of `messages.ts` (checked by the compiler below).
  */
 import { z } from 'zod';
+import { ATTACHMENT_KINDS, MAX_ATTACHMENT_PATH_CHARS, MAX_ATTACHMENTS } from '../core/attachments';
 import { SETTING_ID_SHAPE } from '../core/settingIds';
 import { BOUNDARY_DECISIONS } from '../core/vocabulary';
 import { MAX_ID_CHARS, MAX_PROMPT_CHARS, MAX_VIEW_ERROR_CHARS, type WebviewMessage } from './messages';
@@ -19,10 +20,21 @@ const id = z.string().min(1).max(MAX_ID_CHARS);
 // Trimmed: a message of blanks is no message (the view ignores it too), and edges of blanks are not part of it.
 const prompt = z.string().trim().min(1).max(MAX_PROMPT_CHARS);
 
+const line = z.number().int().min(1).max(10_000_000);
+// A file's lines (first ≤ last), a path ('' only for the problems of the whole workspace).
+const attachmentRef = z
+  .strictObject({
+    kind: z.enum(ATTACHMENT_KINDS),
+    path: z.string().max(MAX_ATTACHMENT_PATH_CHARS),
+    range: z.strictObject({ startLine: line, endLine: line }).refine((r) => r.startLine <= r.endLine, 'the range ends before it starts').optional(),
+  })
+  .refine((a) => a.path.length > 0 || a.kind === 'problems', 'an attachment needs a path');
+const attachments = z.array(attachmentRef).max(MAX_ATTACHMENTS).readonly().optional();
+
 /** Schemas of the messages a webview may send (see `WebviewMessage` for what each means). */
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
-  z.strictObject({ type: z.literal('send'), text: prompt, clientId: id }),
+  z.strictObject({ type: z.literal('send'), text: prompt, clientId: id, attachments }),
   z.strictObject({ type: z.literal('editQueued'), clientId: id, text: prompt }),
   z.strictObject({ type: z.literal('discardQueued'), clientId: id }),
   z.strictObject({ type: z.literal('sendQueued'), clientId: id }),

@@ -6,6 +6,7 @@
  *
  * Every message is a member of a discriminated union on `type`.
  */
+import type { AttachmentRef } from '../core/attachments';
 import type { SessionRecord } from '../core/events';
 import type { Transcript, TranscriptTurn, TranscriptUpdate, TurnCursor } from '../core/transcript';
 import type { QueuedPromptView } from '../core/outbox';
@@ -33,8 +34,10 @@ export type WebviewMessage =
    * carrying it), so a view reloaded meanwhile posts it again with the same id: the journal never
    * makes a second turn of it, and refuses the same id with another text (`conflict`). While the
    * agent works the message is queued (a `queue` message shows it), otherwise it starts a turn.
+   * `attachments`: what the user attached (at most MAX_ATTACHMENTS); the host reads them, and
+   * refuses the message (giving it back) when one cannot be read.
    */
-  | { readonly type: 'send'; readonly text: string; readonly clientId: string }
+  | { readonly type: 'send'; readonly text: string; readonly clientId: string; readonly attachments?: readonly AttachmentRef[] }
   /** The user edited a queued message (1..MAX_PROMPT_CHARS characters); refused once it was sent. */
   | { readonly type: 'editQueued'; readonly clientId: string; readonly text: string }
   /** The user removed a queued message (Discard). */
@@ -188,7 +191,7 @@ export const HEARTBEAT = { intervalMs: 2000, lostAfterMs: 6000 } as const;
 export interface WebviewPersistedState {
   readonly sessionId?: string;
   readonly draft?: string;
-  readonly unacknowledged?: readonly { readonly clientId: string; readonly text: string }[];
+  readonly unacknowledged?: readonly { readonly clientId: string; readonly text: string; readonly attachments?: readonly AttachmentRef[] }[];
   readonly scrollAnchor?: { readonly turnId: string; readonly offset: number };
   readonly bannerShown?: string;
 }

@@ -28,7 +28,7 @@ import { isInstanceAlive } from './instance';
 import { liveStateOf, otherLiveInstances } from './liveState';
 import type { ChatListEntry } from '../core/chatList';
 import type { QueuedPromptView } from '../core/outbox';
-import { discardQueued, editQueued, queueOf, sendOrBusy, sendQueued, startDriving, submit, type OutboxDeps, type SendQueuedOutcome, type SubmitOutcome } from './outbox';
+import { discardQueued, editQueued, queueOf, sendOrBusy, sendQueued, startDriving, submit, type OutboxDeps, type SendQueuedOutcome, type SubmitOutcome, type SubmittedMessage } from './outbox';
 import { chatListEntryOf, chatListOf } from './chatList';
 import { ALL_SESSIONS, Notifier, type RuntimeNotification } from './notifications';
 import { changesOf, pageOf, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
@@ -46,7 +46,7 @@ export type { RuntimeRefusal } from './refusals';
 export { STOP_ELSEWHERE_NOTICE } from './stopAcrossWindows';
 export { cleanTitle, MAX_TITLE_CHARS, NEW_CHAT_TITLE, titleProblem } from './titles';
 export { historyFrom } from './turns';
-export type { SendQueuedOutcome, SubmitOutcome } from './outbox';
+export type { SendQueuedOutcome, SubmitOutcome, SubmittedMessage } from './outbox';
 export { MAX_CHANGE_EVENTS, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
 
 /** Options of the runtime. */
@@ -295,9 +295,10 @@ export class ChatRuntime {
    * The user sent a message: it becomes a turn at once, or waits in the chat's queue while a run is
    * live (in any window) or messages wait before it — decided in one journal transaction. A
    * `clientId` seen before makes nothing new (`duplicate`); seen with another text it is refused
-   * (`conflict`). Also refused: `invalid` (a full queue), `not_found`, `no_agent`, the journal's refusals.
+   * (`conflict`). Its attachments are read and journaled with it (src/runtime/attachments/). Also
+   * refused: `invalid` (a full queue, an attachment that cannot be read), `not_found`, `no_agent`, the journal's refusals.
    */
-  submit(sessionId: string, message: { readonly clientId: string; readonly text: string }): Promise<Result<SubmitOutcome, RuntimeRefusal>> {
+  submit(sessionId: string, message: SubmittedMessage): Promise<Result<SubmitOutcome, RuntimeRefusal>> {
     return submit(this.outbox, sessionId, message);
   }
 

@@ -13,6 +13,7 @@ import { fail, ok, type Result } from '../core/result';
 import type { QueuedPromptState } from '../core/vocabulary';
 import type { NextTurnIds } from '../journal/core';
 import { MAX_PROMPT_CHARS } from '../protocol/messages';
+import { readAttachments, type AttachmentRequest } from './attachments/readAttachments';
 import type { RuntimeRefusal } from './refusals';
 import { RunContext } from './runContext';
 import type { ClaimedTurn, RunEnds } from './runEnd';
@@ -43,21 +44,30 @@ export function messageProblem(text: string): string | null {
   return null;
 }
 
+/** A message as the user sent it: its client id, its text, and what they attached (read here: readAttachments.ts). */
+export interface SubmittedMessage {
+  readonly clientId: string;
+  readonly text: string;
+  readonly attachments?: readonly AttachmentRequest[];
+}
+
 /**
  * The user sent a message (see `ChatRuntime.submit`). `queue` false: start now or answer `busy`
- * (`ChatRuntime.send`, whose callers have no queue), with a client id made here.
+ * (`ChatRuntime.send`, whose callers have no queue), with a client id made here. Its attachments
+ * are read first (an unreadable one refuses the message, `invalid`) and journaled with it.
  */
-export async function submit(
-  deps: OutboxDeps, sessionId: string, message: { readonly clientId: string; readonly text: string }, queue = true,
-): Promise<Result<SubmitOutcome, RuntimeRefusal>> {
+export async function submit(deps: OutboxDeps, sessionId: string, message: SubmittedMessage, queue = true): Promise<Result<SubmitOutcome, RuntimeRefusal>> {
   const { scope } = deps;
   const problem = messageProblem(message.text) ?? (message.clientId.length === 0 ? 'A message needs a client id.' : null);
   if (problem) return fail('invalid', problem);
   const ready = await agentReady(deps, sessionId);
   if (!ready.ok) return ready;
+  const attachments = await readAttachments(message.attachments ?? [], deps.settings.workspaceRoot());
+  if (!attachments.ok) return fail('invalid', attachments.message);
   const next = nextIds(scope);
   const r = await scope.journal.write('submitPrompt', {
     sessionId, clientId: message.clientId, text: message.text, at: scope.now(), next, queue, endedRunIds: deps.ends.endedHere(sessionId),
+    ...(attachments.value.length ? { attachments: attachments.value } : {}),
   });
   if (!r.ok) return r;
   const v = r.value;

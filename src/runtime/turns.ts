@@ -10,6 +10,7 @@ import { fail, ok, type Result } from '../core/result';
 import { buildTranscript, type Transcript } from '../core/transcript';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, HistoryEntry } from './agent';
 import { agentContextFor } from './agentContext';
+import { attachmentsForAgent } from './attachments/pendingAttachments';
 import type { RuntimeRefusal } from './refusals';
 import { RunContext } from './runContext';
 import type { RunEnds } from './runEnd';
@@ -92,6 +93,8 @@ export async function startTurn(
   const started = await journal.write('startTurn', {
     turn: { id: run.turnId, sessionId, prompt, origin: from.origin, parentTurnId: from.parentTurnId, createdAt: scope.now() },
     run: { id: run.runId, instanceId: scope.instance.id, provider: session.provider },
+    // Retry and Continue send what the parent turn sent, from the journal (never re-read from disk).
+    ...(from.parentTurnId ? { attachmentsOf: from.parentTurnId } : {}),
   });
   if (!started.ok) {
     if (scope.active.get(sessionId) === run) scope.active.delete(sessionId);
@@ -162,7 +165,9 @@ async function drive(scope: RuntimeScope, ends: RunEnds, run: RunContext, start:
   else if (run.aborted) outcome = { status: 'completed' };
   else {
     try {
-      outcome = await start.agent.runTurn(start.request, start.ctx);
+      // A file outside the workspace is asked for first (a boundary request): Stop may come meanwhile.
+      const attachments = await attachmentsForAgent(scope, run, start.ctx);
+      outcome = run.aborted ? { status: 'completed' } : await start.agent.runTurn({ ...start.request, attachments }, start.ctx);
     } catch (error) {
       outcome = { status: 'failed', errorClass: 'agent_error', message: `The agent failed: ${(error as Error).message}` };
     }

@@ -106,6 +106,12 @@ export async function editJournalFile(file: string, edit: (db: Database) => void
   db.close();
 }
 
+/** SQL that takes a schema-7 database back to schema 6 (drops the attachments); before UNDO_SCHEMA_6. */
+export const UNDO_SCHEMA_7 = `
+  DROP TABLE attachments;
+  PRAGMA user_version = 6;
+`;
+
 /** SQL that takes a schema-6 database back to schema 5 (drops the content store); before UNDO_SCHEMA_5. */
 export const UNDO_SCHEMA_6 = `
   DROP TABLE contents;

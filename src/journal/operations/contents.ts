@@ -27,7 +27,10 @@ export interface StoredContent {
  * The columns that hold content hashes (`table.column`). A table that references the store adds its
  * column here (and an index on it), so deleting a chat keeps content another row still needs.
  */
-export const CONTENT_REFERENCES: readonly { readonly table: string; readonly column: string }[] = [];
+export const CONTENT_REFERENCES: readonly { readonly table: string; readonly column: string }[] = [
+  // What was sent with a prompt (operations/attachments.ts), indexed by attachments_by_content.
+  { table: 'attachments', column: 'content_hash' },
+];
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

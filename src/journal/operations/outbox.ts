@@ -14,6 +14,7 @@ import { JournalRefusedError } from '../errors';
 import type { RunRecord } from '../records';
 import { ChatListOps } from './chatList';
 import { toQueuedPrompt } from './rows';
+import type { AttachmentInput } from './attachments';
 import type { FinishRunInput, NextTurnIds, QueueMove } from './turnsAndRuns';
 
 /** The schema version that has the outbox (client ids, delivery states, `queued_prompts`). */
@@ -35,6 +36,8 @@ export interface SubmitPromptInput {
    * their end yet (a full disk; it writes them again later): not counted as running.
    */
   readonly endedRunIds?: readonly string[];
+  /** What the user attached (written with the turn or the queued message, in this transaction). */
+  readonly attachments?: readonly AttachmentInput[];
 }
 
 /**
@@ -83,7 +86,7 @@ export abstract class OutboxOps extends ChatListOps {
     if (seen) return seen.sessionId === input.sessionId && seen.text === input.text ? { kind: 'duplicate', turnId: seen.turnId } : { kind: 'conflict' };
     const waiting = this.one("SELECT 1 AS x FROM queued_prompts WHERE session_id = ? AND state = 'queued' AND hold IS NULL LIMIT 1", [input.sessionId]);
     if (!this.hasRunningRun(input.sessionId, input.endedRunIds) && !waiting) {
-      return { kind: 'started', ...this.startQueuedTurn(input.sessionId, input.clientId, input.text, 'composer', input.next, input.at) };
+      return { kind: 'started', ...this.startQueuedTurn(input.sessionId, input.clientId, input.text, 'composer', input.next, input.at, input.attachments) };
     }
     if (!input.queue) return { kind: 'busy' };
     const counts = this.one(
@@ -95,6 +98,7 @@ export abstract class OutboxOps extends ChatListOps {
       "INSERT INTO queued_prompts (client_id, session_id, text, state, position, hold, send_now, turn_id, created_at, updated_at) VALUES (?, ?, ?, 'queued', ?, NULL, 0, NULL, ?, ?)",
       [input.clientId, input.sessionId, input.text, Number(counts?.last ?? 0) + 1, input.at, input.at],
     );
+    if (input.attachments?.length) this.insertAttachments({ sessionId: input.sessionId, turnId: null, clientId: input.clientId }, input.attachments, input.at);
     return { kind: 'queued', prompt: this.getQueuedPrompt(input.clientId)! };
   }
 
@@ -150,14 +154,14 @@ export abstract class OutboxOps extends ChatListOps {
   /** The chat's messages still queued, in the order they go out (`compareQueued`); none before schema 5. */
   listQueuedPrompts(sessionId: string): QueuedPromptRecord[] {
     if (this.userVersion() < OUTBOX_SCHEMA) return [];
-    return this.decodeAll(this.all("SELECT * FROM queued_prompts WHERE session_id = ? AND state = 'queued'", [sessionId]), toQueuedPrompt).sort(compareQueued);
+    return this.queuedWithAttachments(this.decodeAll(this.all("SELECT * FROM queued_prompts WHERE session_id = ? AND state = 'queued'", [sessionId]), toQueuedPrompt)).sort(compareQueued);
   }
 
   /** A message of any chat's queue in any state (kept once sent or discarded), or undefined; none before schema 5. */
   getQueuedPrompt(clientId: string): QueuedPromptRecord | undefined {
     if (this.userVersion() < OUTBOX_SCHEMA) return undefined;
     const row = this.one('SELECT * FROM queued_prompts WHERE client_id = ?', [clientId]);
-    return row && this.decodeAll([row], toQueuedPrompt)[0];
+    return row && this.queuedWithAttachments(this.decodeAll([row], toQueuedPrompt))[0];
   }
 
   /**
@@ -190,18 +194,23 @@ export abstract class OutboxOps extends ChatListOps {
   /** Makes a queued message the chat's next turn (ids `next`) and marks it sent, in this transaction. */
   private claim(prompt: QueuedPromptRecord, sentFrom: SentFrom, next: NextTurnIds, at: number): { turn: TurnRecord; run: RunRecord } {
     const started = this.startQueuedTurn(prompt.sessionId, prompt.clientId, prompt.text, sentFrom, next, at);
+    this.claimAttachments(prompt.clientId, next.turnId);
     this.run("UPDATE queued_prompts SET state = 'sent', turn_id = ?, send_now = 0, updated_at = ? WHERE client_id = ? AND state = 'queued'", [
       next.turnId, at, prompt.clientId,
     ]);
-    return started;
+    // Read again: the turn now has the message's attachments.
+    return { turn: this.getTurn(next.turnId)!, run: started.run };
   }
 
-  /** Starts a prompt turn for a message (its client id on the turn) with the chat's provider. */
-  private startQueuedTurn(sessionId: string, clientId: string, text: string, sentFrom: SentFrom, next: NextTurnIds, at: number): { turn: TurnRecord; run: RunRecord } {
+  /** Starts a prompt turn for a message (its client id on the turn, its attachments) with the chat's provider. */
+  private startQueuedTurn(
+    sessionId: string, clientId: string, text: string, sentFrom: SentFrom, next: NextTurnIds, at: number, attachments?: readonly AttachmentInput[],
+  ): { turn: TurnRecord; run: RunRecord } {
     const provider = this.getSession(sessionId)!.provider;
     return this.startTurn({
       turn: { id: next.turnId, sessionId, prompt: text, origin: 'prompt', parentTurnId: null, createdAt: at, clientId, sentFrom },
       run: { id: next.runId, instanceId: next.instanceId, provider },
+      ...(attachments?.length ? { attachments } : {}),
     });
   }
 
