@@ -8,7 +8,8 @@
  *   run <shell command>       runs the command in the workspace folder (with a timeout)
  *   read <path>               reads a file
  *   write <path> + ```block``` writes the fenced block to the file
- * Anything else gets a short reply that points at those.
+ * Anything else gets a short reply that points at those. What the user attached it lists first
+ * (`receivedWords`): it has no model to read them.
  *
  * Delivery: the agent runs in this process, so it has the prompt as soon as `runTurn` starts
  * handling it; it acknowledges it there (`ctx.promptDelivered`), before any text or tool call.
