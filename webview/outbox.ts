@@ -6,6 +6,7 @@
  * destroys a hidden tab's view) posts the kept ones again with the same ids, and the journal makes
  * one turn of each. DOM-free (unit-tested); the entry point wires it to the composer and the host.
  */
+import type { AttachmentRef } from '../src/core/attachments';
 import type { WebviewMessage } from '../src/protocol/messages';
 import type { UnacknowledgedMessage } from './panelMemory';
 
@@ -32,29 +33,31 @@ export class ViewOutbox {
     private readonly makeId: () => string = () => newClientId(),
   ) {}
 
-  /** Posts `text` as a new message (a fresh client id), kept until the host answers it. Returns its id. */
-  send(text: string): string {
+  /** Posts `text` (with `attachments`) as a new message (a fresh client id), kept until the host answers it. Returns its id. */
+  send(text: string, attachments: readonly AttachmentRef[] = []): string {
     const clientId = this.makeId();
+    const message = { clientId, text, ...(attachments.length ? { attachments } : {}) };
     // Kept before it is posted: a view destroyed right after posting still has it.
-    this.store.saveUnacknowledged([...this.store.unacknowledged, { clientId, text }]);
-    this.post({ type: 'send', clientId, text });
+    this.store.saveUnacknowledged([...this.store.unacknowledged, message]);
+    this.post({ type: 'send', ...message });
     return clientId;
   }
 
   /** Posts every kept message again, with its own id, oldest first (a rebuilt view, once its chat has come). */
   resend(): void {
-    for (const { clientId, text } of this.store.unacknowledged) this.post({ type: 'send', clientId, text });
+    for (const { clientId, text, attachments } of this.store.unacknowledged) this.post({ type: 'send', clientId, text, ...(attachments?.length ? { attachments } : {}) });
   }
 
   /**
    * The host answered message `clientId` (`succeeded` or `error`): it is no longer kept. Returns its
-   * text, or undefined when it was not kept here (an answer to another view's post, or a second answer).
+   * text and attachments, or undefined when it was not kept here (an answer to another view's post,
+   * or a second answer).
    */
-  answered(clientId: string): string | undefined {
+  answered(clientId: string): { text: string; attachments: readonly AttachmentRef[] } | undefined {
     const kept = this.store.unacknowledged;
     const found = kept.find((m) => m.clientId === clientId);
     if (!found) return undefined;
     this.store.saveUnacknowledged(kept.filter((m) => m !== found));
-    return found.text;
+    return { text: found.text, attachments: found.attachments ?? [] };
   }
 }

@@ -18,6 +18,8 @@ import { CHECK_JOURNAL_COMMAND } from './checkJournal';
 import { openOwnSetting } from './openSetting';
 import { clientIdOf, isOutboxMessage, PanelOutbox } from './panelOutbox';
 import { attachmentRequests } from './attachmentSources';
+import type { WorkspaceFiles } from './mentionCompletions';
+import { PanelMentions } from './panelMentions';
 
 /** The webview view type (also in package.json's `onWebviewPanel:` activation event). */
 export const CHAT_VIEW_TYPE = 'nativeAgentChats.chat';
@@ -42,6 +44,8 @@ export interface ChatPanelHost {
   panelDisposed(panel: ChatPanel): void;
   /** The panel became active or inactive, or its chat's live state or title changed. */
   panelStateChanged?(panel: ChatPanel): void;
+  /** The workspace's paths for the `@` list, shared by the window's panels. */
+  workspaceFiles(): WorkspaceFiles;
 }
 
 /** One chat tab (see module docstring). `sessionId` is undefined for an orphan panel. */
@@ -50,6 +54,8 @@ export class ChatPanel {
   private disposed = false;
   /** The view's messages to send and its queue (`panelOutbox.ts`). */
   private readonly prompts: PanelOutbox;
+  /** The view's `@` list and drops (`panelMentions.ts`). */
+  private readonly mentions: PanelMentions;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -57,6 +63,9 @@ export class ChatPanel {
     private readonly host: ChatPanelHost,
   ) {
     this.prompts = new PanelOutbox({ get runtime() { return host.runtime; }, post: (m) => this.post(m), sendLive: () => this.sendLive(), attachmentRequests });
+    this.mentions = new PanelMentions({
+      files: () => host.workspaceFiles(), postNow: (m) => this.postNow(m), post: (m) => this.post(m), log: host.log,
+    });
     panel.webview.options = chatWebviewOptions(host.extensionUri);
     panel.iconPath = agentIcon(host.extensionUri, undefined);
     // A restored panel already shows the view (saying it is loading) since before the journal was
@@ -66,6 +75,7 @@ export class ChatPanel {
       panel.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
       panel.onDidDispose(() => this.dispose()),
       panel.onDidChangeViewState(() => this.host.panelStateChanged?.(this)),
+      this.mentions,
     );
   }
 
@@ -110,6 +120,20 @@ export class ChatPanel {
   }
 
   private outbox: Promise<void> = Promise.resolve();
+
+  /** Posts outside the ordered queue, with no `seq` (a `pong`, the `@` list); dropped if the panel is gone. */
+  private postNow(message: HostMessage): void {
+    if (!this.disposed) void this.panel.webview.postMessage(message).then(undefined, () => undefined);
+  }
+
+  /**
+   * Attaches `attachments` to the message being written in this tab (Add Selection to Chat, Add File
+   * to Chat, Ask About Selection…); `focus`: the composer takes the focus. In order with the panel's
+   * messages, so a view still loading gets it after its snapshot.
+   */
+  attachToComposer(attachments: HostMessage & { type: 'attach' }): Promise<void> {
+    return this.post(attachments);
+  }
   /** The `seq` of the last message sent (see `HostMessage`). */
   private seq = 0;
   /** Where the view's reads of the journal stopped; undefined until the first snapshot. */
@@ -212,10 +236,9 @@ export class ChatPanel {
   private async handle(message: WebviewMessage): Promise<void> {
     const runtime = this.host.runtime;
     // Answered at once, not behind journal-backed messages: it says the host lives, nothing more.
-    if (message.type === 'ping') {
-      if (!this.disposed) void this.panel.webview.postMessage({ type: 'pong' } satisfies HostMessage).then(undefined, () => undefined);
-      return;
-    }
+    if (message.type === 'ping') return this.postNow({ type: 'pong' });
+    if (message.type === 'complete') return this.mentions.complete(message.requestId, message.query);
+    if (message.type === 'attachUris') return this.mentions.attachUris(message.uris);
     if (message.type === 'ready' && this.waitingReveal) {
       const { turnId, terms } = this.waitingReveal;
       this.waitingReveal = undefined;

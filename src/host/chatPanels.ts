@@ -15,6 +15,7 @@ import { ALL_SESSIONS, type ChatRuntime, type RuntimeNotification } from '../run
 import type { HostMessage } from '../protocol/messages';
 import { logText, noticeText } from './notices';
 import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, renderHtml, type ChatPanelHost } from './chatPanel';
+import { WorkspaceFiles } from './mentionCompletions';
 import { pickChat, type ChatListSource } from './chatPicker';
 import { agentIcon, ChatStatus } from './chatStatus';
 
@@ -25,6 +26,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   private readonly restoring = new Set<vscode.WebviewPanel>();
   private shuttingDown = false;
   private readonly status = new ChatStatus();
+  private files: WorkspaceFiles | undefined;
 
   /**
    * @param ready resolves with the runtime once the journal is open and recovery has run;
@@ -194,6 +196,13 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   dispose(): void {
     this.shuttingDown = true;
     this.status.dispose();
+    this.files?.dispose();
+  }
+
+  /** The workspace's paths for the `@` list (read at the first `@` of any panel, then kept: mentionCompletions.ts). */
+  workspaceFiles(): WorkspaceFiles {
+    this.files ??= new WorkspaceFiles(this.log);
+    return this.files;
   }
 
   private adopt(panel: vscode.WebviewPanel, sessionId: string | undefined): ChatPanel {

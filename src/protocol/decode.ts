@@ -10,7 +10,9 @@ import { z } from 'zod';
 import { ATTACHMENT_KINDS, MAX_ATTACHMENT_PATH_CHARS, MAX_ATTACHMENTS } from '../core/attachments';
 import { SETTING_ID_SHAPE } from '../core/settingIds';
 import { BOUNDARY_DECISIONS } from '../core/vocabulary';
-import { MAX_ID_CHARS, MAX_PROMPT_CHARS, MAX_VIEW_ERROR_CHARS, type WebviewMessage } from './messages';
+import {
+  MAX_COMPLETION_QUERY_CHARS, MAX_ID_CHARS, MAX_PROMPT_CHARS, MAX_URI_CHARS, MAX_VIEW_ERROR_CHARS, type WebviewMessage,
+} from './messages';
 
 // No generated code: keeps zod from probing `new Function` (and `navigator`, which VS Code's
 // extension host reports as an error) — a strict-CSP-friendly validator.
@@ -50,6 +52,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('loadOlder'), before: z.strictObject({ createdAt: z.number().finite(), id }) }),
   z.strictObject({ type: z.literal('resync') }),
   z.strictObject({ type: z.literal('checkJournal') }),
+  z.strictObject({ type: z.literal('complete'), requestId: z.number().int().nonnegative(), query: z.string().max(MAX_COMPLETION_QUERY_CHARS) }),
+  z.strictObject({ type: z.literal('attachUris'), uris: z.array(z.string().min(1).max(MAX_URI_CHARS)).min(1).max(MAX_ATTACHMENTS).readonly() }),
 ]);
 
 type Decoded = z.infer<typeof webviewMessageSchema>;

@@ -21,6 +21,27 @@ export const MAX_PROMPT_CHARS = 100_000;
  */
 export const MAX_VIEW_ERROR_CHARS = 2_000;
 
+/** Longest text after `@` the host completes, in characters. */
+export const MAX_COMPLETION_QUERY_CHARS = 200;
+
+/** Most items one `completions` answer carries. */
+export const MAX_COMPLETION_ITEMS = 50;
+
+/** Longest URI a dropped file may have, in characters. */
+export const MAX_URI_CHARS = 4096;
+
+/**
+ * One item of the `@` list: what it attaches (`ref`), the words shown (`label`: a file's name, or
+ * "problems"/"selection"; `detail`: its folder or what it is) and where the query's characters
+ * matched `label` (`matches`: indexes, for the highlight).
+ */
+export interface CompletionItem {
+  readonly ref: AttachmentRef;
+  readonly label: string;
+  readonly detail: string;
+  readonly matches: readonly number[];
+}
+
 /** Longest id (session, turn, request) a message may carry, in characters. */
 export const MAX_ID_CHARS = 200;
 
@@ -68,7 +89,17 @@ export type WebviewMessage =
   /** The view found a gap in the messages' `seq`: send a full snapshot. */
   | { readonly type: 'resync' }
   /** The user clicked Check Journal on the read-only notice: run Agent Chats: Check Journal. */
-  | { readonly type: 'checkJournal' };
+  | { readonly type: 'checkJournal' }
+  /**
+   * The user typed `@` and `query` after it (0..MAX_COMPLETION_QUERY_CHARS characters): the host
+   * answers `completions` with the same `requestId` (a later request makes an earlier answer stale).
+   */
+  | { readonly type: 'complete'; readonly requestId: number; readonly query: string }
+  /**
+   * The user dropped files or folders on the chat (the URIs of `application/vnd.code.uri-list` or
+   * `text/uri-list`, at most MAX_ATTACHMENTS): the host answers `attach` with what they are.
+   */
+  | { readonly type: 'attachUris'; readonly uris: readonly string[] };
 
 /** The user's actions on a chat that can fail with a refusal (the webview messages that carry them). */
 export type ChatAction = Extract<WebviewMessage['type'], 'send' | 'stop' | 'decide' | 'retry' | 'continue' | 'editQueued' | 'discardQueued' | 'sendQueued'>;
@@ -166,6 +197,13 @@ export type HostMessage = Sequenced & (
   | { readonly type: 'succeeded'; readonly action: ChatAction; readonly clientId?: string; readonly queued?: boolean }
   /** The answer to a `ping`: the extension host is alive. */
   | { readonly type: 'pong' }
+  /** The answer to `complete` `requestId`: the items of the `@` list, best first (open editors before other files). */
+  | { readonly type: 'completions'; readonly requestId: number; readonly items: readonly CompletionItem[] }
+  /**
+   * Attach these to the message being written (chips above the text): dropped files, Add Selection
+   * to Chat, Add File to Chat, Ask About Selection…. `focus`: put the focus in the composer.
+   */
+  | { readonly type: 'attach'; readonly attachments: readonly AttachmentRef[]; readonly focus?: boolean }
 );
 
 /**
@@ -191,6 +229,8 @@ export const HEARTBEAT = { intervalMs: 2000, lostAfterMs: 6000 } as const;
 export interface WebviewPersistedState {
   readonly sessionId?: string;
   readonly draft?: string;
+  /** The composer's attachments not sent yet (chips), in order. */
+  readonly draftAttachments?: readonly AttachmentRef[];
   readonly unacknowledged?: readonly { readonly clientId: string; readonly text: string; readonly attachments?: readonly AttachmentRef[] }[];
   readonly scrollAnchor?: { readonly turnId: string; readonly offset: number };
   readonly bannerShown?: string;

@@ -10,6 +10,7 @@ import { turnOriginLabel } from '../labels';
 import { userMarkdownFragment } from '../markdown';
 import { renderErrorBanner } from './banner';
 import type { RenderErrorSink } from './failed';
+import { renderTurnAttachments } from './attachmentViews';
 import { renderItems } from './items';
 
 /** What a turn's rendering depends on besides the turn object itself. */
@@ -49,6 +50,7 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext): HTMLElement 
     { class: 'turn', 'data-turn-id': turn.id, 'data-status': turn.status },
     origin ? h('div', { class: 'turn-origin' }, origin) : null,
     h('div', { class: 'message user markdown' }, userMarkdownFragment(turn.prompt)),
+    renderTurnAttachments(turn.attachments),
   );
   const view = turn.errorClass ? describeErrorClass(turn.errorClass, turn, { followedUp: ctx.followedUp, running: ctx.running }) : null;
   // The banner is the one place that says a reload or restart ended the turn.
