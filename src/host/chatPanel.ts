@@ -64,7 +64,7 @@ export class ChatPanel {
   ) {
     this.prompts = new PanelOutbox({ get runtime() { return host.runtime; }, post: (m) => this.post(m), sendLive: () => this.sendLive(), attachmentRequests });
     this.mentions = new PanelMentions({
-      files: () => host.workspaceFiles(), postNow: (m) => this.postNow(m), post: (m) => this.post(m), log: host.log,
+      files: () => host.workspaceFiles(), postNow: (m) => this.postNow(m), post: (m) => this.post(m), log: host.log, visible: () => panel.visible,
     });
     panel.webview.options = chatWebviewOptions(host.extensionUri);
     panel.iconPath = agentIcon(host.extensionUri, undefined);
@@ -74,7 +74,10 @@ export class ChatPanel {
     this.disposables.push(
       panel.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
       panel.onDidDispose(() => this.dispose()),
-      panel.onDidChangeViewState(() => this.host.panelStateChanged?.(this)),
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) this.mentions.viewHidden();
+        this.host.panelStateChanged?.(this);
+      }),
       this.mentions,
     );
   }
@@ -132,7 +135,7 @@ export class ChatPanel {
    * messages, so a view still loading gets it after its snapshot.
    */
   attachToComposer(attachments: HostMessage & { type: 'attach' }): Promise<void> {
-    return this.post(attachments);
+    return this.mentions.attach(attachments);
   }
   /** The `seq` of the last message sent (see `HostMessage`). */
   private seq = 0;
@@ -244,9 +247,15 @@ export class ChatPanel {
       this.waitingReveal = undefined;
       const snapshot = this.sendSnapshot();
       this.postReveal(turnId, terms);
+      this.mentions.viewReady();
       return snapshot;
     }
-    if (message.type === 'ready' || message.type === 'resync') return this.sendSnapshot();
+    if (message.type === 'ready') {
+      const snapshot = this.sendSnapshot();
+      this.mentions.viewReady();
+      return snapshot;
+    }
+    if (message.type === 'resync') return this.sendSnapshot();
     if (message.type === 'loadOlder') return this.sendPage(message.before);
     if (message.type === 'pickSession') return this.host.pickSessionFor(this);
     if (message.type === 'checkJournal') return void vscode.commands.executeCommand(CHECK_JOURNAL_COMMAND);
@@ -309,8 +318,9 @@ export class ChatPanel {
   }
 
   /** Reveals the panel in its editor group. */
-  reveal(): void {
-    this.panel.reveal();
+  /** Brings the tab to the front of its editor group; `preserveFocus`: the focus stays where it is. */
+  reveal(preserveFocus = false): void {
+    this.panel.reveal(undefined, preserveFocus);
   }
 
   /** Releases the panel's listeners; tells the owner. Idempotent. */

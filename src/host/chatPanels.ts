@@ -27,6 +27,8 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   private shuttingDown = false;
   private readonly status = new ChatStatus();
   private files: WorkspaceFiles | undefined;
+  /** The chat tab that was active last (the editor commands attach to it when no chat tab is active). */
+  private lastActive: ChatPanel | undefined;
 
   /**
    * @param ready resolves with the runtime once the journal is open and recovery has run;
@@ -66,6 +68,15 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
    */
   activeSessionId(): string | undefined {
     return [...this.panels].find((p) => p.panel.active)?.sessionId;
+  }
+
+  /**
+   * The chat tab the editor's attach commands add to: the active one, else the one active last,
+   * else any open chat tab; undefined when no chat tab is open.
+   */
+  attachTarget(): ChatPanel | undefined {
+    const open = [...this.panels].filter((p) => p.sessionId);
+    return open.find((p) => p.panel.active) ?? (this.lastActive && open.includes(this.lastActive) ? this.lastActive : undefined) ?? open[0];
   }
 
   /** Every webview panel of this window's chat tabs, adopted or still being restored (for `TabRepair`). */
@@ -183,6 +194,8 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   }
 
   panelStateChanged(): void {
+    const active = [...this.panels].find((p) => p.panel.active && p.sessionId);
+    if (active) this.lastActive = active;
     this.status.update([...this.panels].map((p) => ({ sessionId: p.sessionId, title: p.panel.title, active: p.panel.active, live: p.live })));
   }
 

@@ -10,6 +10,7 @@ import { type ChatRuntime, titleProblem } from '../runtime/chatRuntime';
 import { ChatPanels } from './chatPanels';
 import { CHECK_JOURNAL_COMMAND, runCheckJournal } from './checkJournal';
 import { confirmDelete } from './confirmDelete';
+import { registerAttachCommands } from './attachCommands';
 import { registerExportCommands } from './exportCommands';
 import { logText, noticeText } from './notices';
 import { pickProvider, promptForApiKey, setting } from './providers';
@@ -72,6 +73,7 @@ export function registerCommands(deps: CommandDeps): void {
   command('nativeAgentChats.showLogs', async () => output.show());
   command(CHECK_JOURNAL_COMMAND, (runtime) => runCheckJournal(runtime));
   registerExportCommands(command, panels);
+  registerAttachCommands(command, panels);
 }
 
 /**
