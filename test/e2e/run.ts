@@ -27,6 +27,7 @@ import { HOST_CRASH_SETTINGS, hostCrashJourney, type HostCrashContext } from './
 import { agentRestartJourney, claudeRestartJourney, lmContinueJourney, prepareClaudeJourney } from './claudeRestartJourney';
 import { longChatJourney, seedLongChatJournal } from './longChatJourney';
 import { queueJourney } from './queueJourney';
+import { attachmentJourney } from './attachmentJourney';
 
 type Journey = (ctx: HostCrashContext) => Promise<void>;
 
@@ -49,6 +50,7 @@ const JOURNEYS: readonly [string, Journey, Prepare?][] = [
   ['host-crash', hostCrashJourney, async () => ({ settings: { ...HOST_CRASH_SETTINGS }, env: {}, dispose: async () => undefined })],
   ['tabs-after-restart', tabsAfterRestartJourney],
   ['queue', queueJourney],
+  ['attachments', attachmentJourney],
   ['long-chat', longChatJourney, async () => ({ settings: {}, env: {}, seed: seedLongChatJournal, dispose: async () => undefined })],
   ['claude-restart', claudeRestartJourney, async () => {
     const setup = await prepareClaudeJourney();
