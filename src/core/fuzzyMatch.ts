@@ -29,6 +29,20 @@ export function candidateOf(path: string, folder = false): FuzzyCandidate {
   return { path, lower: path.toLowerCase(), nameStart: path.lastIndexOf('/') + 1, folder };
 }
 
+/** Folders of `files` ('/'-separated paths), each once, in the order first seen. */
+export function foldersOf(files: readonly string[]): string[] {
+  const seen = new Set<string>();
+  for (const file of files) {
+    for (let i = file.indexOf('/'); i > 0; i = file.indexOf('/', i + 1)) seen.add(file.slice(0, i));
+  }
+  return [...seen];
+}
+
+/** The candidates of a workspace's files: its folders first, then the files, each prepared once. */
+export function candidatesOf(files: readonly string[]): FuzzyCandidate[] {
+  return [...foldersOf(files).map((f) => candidateOf(f, true)), ...files.map((f) => candidateOf(f))];
+}
+
 /** Indexes in `text` (from `from`) of `query`'s characters in order, first occurrence each, or undefined. */
 function subsequence(query: string, text: string, from: number): number[] | undefined {
   const at: number[] = [];

@@ -11,21 +11,12 @@
  */
 import * as vscode from 'vscode';
 import { attachmentLabel, type AttachmentRef } from '../core/attachments';
-import { candidateOf, fuzzyRank, type FuzzyCandidate } from '../core/fuzzyMatch';
+import { candidateOf, candidatesOf, fuzzyRank, type FuzzyCandidate } from '../core/fuzzyMatch';
 import { MAX_COMPLETION_ITEMS, type CompletionItem } from '../protocol/messages';
 import { attachmentPathOf } from './attachmentSources';
 
 /** Most files the index reads from VS Code's file search. */
 export const MAX_INDEXED_FILES = 200_000;
-
-/** Folders of `files` ('/'-separated paths), each once, in the order first seen. */
-export function foldersOf(files: readonly string[]): string[] {
-  const seen = new Set<string>();
-  for (const file of files) {
-    for (let i = file.indexOf('/'); i > 0; i = file.indexOf('/', i + 1)) seen.add(file.slice(0, i));
-  }
-  return [...seen];
-}
 
 /** The workspace's files and folders as match candidates (see module docstring). */
 export class WorkspaceFiles implements vscode.Disposable {
@@ -70,7 +61,7 @@ export class WorkspaceFiles implements vscode.Disposable {
     const uris = await vscode.workspace.findFiles('**/*', undefined, MAX_INDEXED_FILES, this.reads.token);
     const files = uris.map(attachmentPathOf).sort();
     this.log(`[mentions] ${files.length} files indexed in ${Date.now() - started} ms`);
-    return [...foldersOf(files).map((f) => candidateOf(f, true)), ...files.map((f) => candidateOf(f))];
+    return candidatesOf(files);
   }
 
   dispose(): void {
