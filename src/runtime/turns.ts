@@ -10,7 +10,7 @@ import { fail, ok, type Result } from '../core/result';
 import { buildTranscript, type Transcript } from '../core/transcript';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, HistoryEntry } from './agent';
 import { agentContextFor } from './agentContext';
-import { attachmentsForAgent } from './attachments/pendingAttachments';
+import { attachedToTurn, attachmentsForAgent } from './attachments/pendingAttachments';
 import type { RuntimeRefusal } from './refusals';
 import { RunContext } from './runContext';
 import type { RunEnds } from './runEnd';
@@ -139,8 +139,13 @@ async function agentStart(scope: RuntimeScope, settings: TurnSettings, run: RunC
     if (!agent) return { outcome: { status: 'failed', errorClass: 'agent_unavailable', message: `The agent "${session?.provider ?? '?'}" is not available in this version.` } };
     const history = historyFrom(await journal.read('listHistory', run.sessionId, run.turnId));
     const providerState = await journal.read('getProviderState', run.sessionId);
+    // Undefined while one waits for a boundary request: read in `drive` then (pendingAttachments.ts).
+    // The turn's record says whether it has any: no read for the usual prompt without (a read more
+    // here is a moment more before the agent holds its prompt).
+    const attachments = turn.attachments?.length ? await attachedToTurn(scope, run.turnId) : [];
     const request: AgentTurnRequest = {
       sessionId: run.sessionId, turnId: run.turnId, prompt: turn.prompt, origin: turn.origin, history, providerState, cwd: settings.workspaceRoot() ?? process.cwd(),
+      ...(attachments ? { attachments } : {}),
     };
     const ctx = agentContextFor(scope, run, { workspaceRoot: settings.workspaceRoot(), commandTimeoutMs: settings.commandTimeoutMs?.() ?? 30_000 });
     return { agent, request, ctx };
@@ -166,8 +171,8 @@ async function drive(scope: RuntimeScope, ends: RunEnds, run: RunContext, start:
   else {
     try {
       // A file outside the workspace is asked for first (a boundary request): Stop may come meanwhile.
-      const attachments = await attachmentsForAgent(scope, run, start.ctx);
-      outcome = run.aborted ? { status: 'completed' } : await start.agent.runTurn({ ...start.request, attachments }, start.ctx);
+      const request = start.request.attachments ? start.request : { ...start.request, attachments: await attachmentsForAgent(scope, run, start.ctx) };
+      outcome = run.aborted ? { status: 'completed' } : await start.agent.runTurn(request, start.ctx);
     } catch (error) {
       outcome = { status: 'failed', errorClass: 'agent_error', message: `The agent failed: ${(error as Error).message}` };
     }

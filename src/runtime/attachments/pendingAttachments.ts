@@ -48,22 +48,38 @@ async function settlePending(scope: RuntimeScope, run: RunContext, ctx: AgentTur
 }
 
 /**
+ * The attachments of turn `turnId` for its agent, in order, read from the journal, or undefined
+ * when one is still `pending` (its boundary request waits on the user: `attachmentsForAgent`, once
+ * the run is driven). Read before the agent starts, so that a send resolves with the agent holding
+ * its prompt, as without attachments. Throws when stored content is damaged (`getContent`), which
+ * fails the turn rather than sending something else.
+ */
+export async function attachedToTurn(scope: RuntimeScope, turnId: string): Promise<AgentAttachment[] | undefined> {
+  const listed = await runJournal(scope).read('listAttachments', turnId);
+  if (listed.some((a) => a.state === 'pending')) return undefined;
+  return contentsOf(scope, listed);
+}
+
+/**
  * The attachments of `run`'s turn for its agent, in order (see module docstring); pending ones are
- * asked for first. Empty when the run was stopped meanwhile. Throws when stored content is damaged
- * (`getContent`), which fails the turn rather than sending something else.
+ * asked for first. Empty when the run was stopped meanwhile. Throws as `attachedToTurn`.
  */
 export async function attachmentsForAgent(scope: RuntimeScope, run: RunContext, ctx: AgentTurnContext): Promise<AgentAttachment[]> {
   const journal = runJournal(scope);
   const listed = await journal.read('listAttachments', run.turnId);
-  if (listed.length === 0) return [];
   for (const a of listed) {
     if (a.state !== 'pending') continue;
     await settlePending(scope, run, ctx, a);
     if (run.aborted || run.refused) return [];
   }
-  const settled = listed.some((a) => a.state === 'pending') ? await journal.read('listAttachments', run.turnId) : listed;
+  return contentsOf(scope, await journal.read('listAttachments', run.turnId));
+}
+
+/** The text of each `attached` one of `listed` (the others are left out), from the content store. */
+async function contentsOf(scope: RuntimeScope, listed: readonly AttachmentRecord[]): Promise<AgentAttachment[]> {
+  const journal = runJournal(scope);
   const sent: AgentAttachment[] = [];
-  for (const a of settled) {
+  for (const a of listed) {
     if (a.state !== 'attached' || a.hash === null) continue;
     const bytes = await journal.read('getContent', a.hash);
     if (!bytes) throw new Error(`The content attached as ${a.path} is missing from the journal.`);
