@@ -78,6 +78,14 @@ export function attachmentLabel(a: AttachmentRef): string {
   return `${a.path}${lines}`;
 }
 
+/** What a journaled attachment's line says besides its label (the chat tab and the export): how much was sent, cut, or why not. */
+export function attachmentStatus(a: AttachmentView): string {
+  if (a.state === 'pending') return 'waits for your approval (outside the workspace)';
+  if (a.state === 'denied') return a.cutNote ?? 'not sent';
+  const size = `${a.sentSize.toLocaleString('en-US')} bytes`;
+  return a.cutNote ? `${size}; ${a.cutNote}` : size;
+}
+
 /** The longest run of backticks in `text`, so a fence can be longer than any run inside it. */
 function longestBacktickRun(text: string): number {
   let longest = 0;

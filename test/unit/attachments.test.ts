@@ -14,6 +14,7 @@ import { contentHash } from '../../src/journal/contentHash';
 import type { Agent, AgentTurnRequest } from '../../src/runtime/agent';
 import { LocalAgent } from '../../src/runtime/agents/localAgent';
 import { capText } from '../../src/runtime/attachments/readAttachments';
+import { chatToMarkdown } from '../../src/core/exportMarkdown';
 import { openRuntime, pendingRequest, type RuntimeHarness } from './harness';
 import { trackedTempDir, waitFor } from './helpers';
 
@@ -66,6 +67,9 @@ describe('attachments', () => {
       kind: 'file', path: 'src/a.ts', range: { startLine: 2, endLine: 3 }, state: 'attached', hash: contentHash('two\nthree'), sentSize: 9, originalSize: 9, cutNote: null,
     });
     assert.equal(turn?.attachments?.length, 3);
+    // The export lists them under the prompt as the chat tab does.
+    const session = (await again.runtime.getSession(h.sessionId))!;
+    assert.match(chatToMarkdown(session, await again.runtime.transcript(h.sessionId)), /\*\*Attached:\*\*\n- src\/a\.ts:2-3: 9 bytes\n- src\/: \d+ bytes\n- src\/a\.ts:1: 13 bytes/);
     await again.close();
   });
 

@@ -4,7 +4,7 @@
  * detail, the query's characters marked), and a turn's attachments in the transcript (what was
  * sent, its cut note, or why it was not sent).
  */
-import { attachmentLabel, type AttachmentRef, type AttachmentView } from '../../src/core/attachments';
+import { attachmentLabel, attachmentStatus, type AttachmentRef, type AttachmentView } from '../../src/core/attachments';
 import type { CompletionItem } from '../../src/protocol/messages';
 import { chipName, type MentionList } from '../attachments';
 import { h } from '../dom';
@@ -69,14 +69,6 @@ export function renderMentionList(box: HTMLElement, list: MentionList | undefine
     }),
   );
   box.querySelector(`#${mentionOptionId(list.active)}`)?.scrollIntoView?.({ block: 'nearest' });
-}
-
-/** What a journaled attachment's line says besides its label: how much was sent, cut or why not. */
-export function attachmentStatus(a: AttachmentView): string {
-  if (a.state === 'pending') return 'waits for your approval (outside the workspace)';
-  if (a.state === 'denied') return a.cutNote ?? 'not sent';
-  const size = `${a.sentSize.toLocaleString('en-US')} bytes`;
-  return a.cutNote ? `${size}; ${a.cutNote}` : size;
 }
 
 /** A turn's (or queued message's) attachments as a list under its prompt, or null when none. */
