@@ -113,13 +113,17 @@ export async function mentionItems(query: string, files: WorkspaceFiles, token: 
 
 /**
  * The attachments of dropped URIs (see `attachUris`): a folder as a folder, anything else as a
- * file; URIs that are not files VS Code can stat are left out.
+ * file; URIs that are not files VS Code can stat are left out. A remote window's workbench names
+ * the files of its Explorer `vscode-remote://<authority>/<path>`; the extension host runs on that
+ * remote, where the same file is `file:///<path>` (taken as it was, its path stayed absolute and its
+ * chip read `/tmp/…/workspace/package.json`: found in code-server).
  */
 export async function refsOfUris(uris: readonly string[]): Promise<AttachmentRef[]> {
   const refs: AttachmentRef[] = [];
   for (const text of uris) {
     try {
-      const uri = vscode.Uri.parse(text.trim(), true);
+      const dropped = vscode.Uri.parse(text.trim(), true);
+      const uri = dropped.scheme === 'vscode-remote' ? vscode.Uri.file(dropped.path) : dropped;
       const stat = await vscode.workspace.fs.stat(uri);
       refs.push({ kind: stat.type & vscode.FileType.Directory ? 'folder' : 'file', path: attachmentPathOf(uri) });
     } catch {

@@ -2,9 +2,9 @@
  * Attachments, as a user in a real workbench (issue 15): type `@gree` in the chat, pick
  * `greeting.js` from the list with the keyboard, send `help`: the local agent's reply lists the file
  * it received and the turn shows it under the prompt; select two lines of `src/greet.js` in an
- * editor and run Agent Chats: Add Selection to Chat: the chat shows the chip `src/greet.js:1-2`.
- * Chips and the sent turn are shot in a light, a High Contrast and a dark theme. (A drag from the
- * Explorer is not here: Playwright's dragTo did not deliver a drop into the webview's nested frames.)
+ * editor and run Agent Chats: Add Selection to Chat: the chat shows the chip `src/greet.js:1-2`;
+ * drag `package.json` from the Explorer onto the chat with Shift held: the chip `package.json`.
+ * Chips and the sent turn are shot in a light, a High Contrast and a dark theme.
  */
 import type { FrameLocator, Page } from 'playwright-core';
 import { stepper, visible } from './steps';
@@ -72,8 +72,8 @@ export async function attachmentJourney(ctx: JourneyContext): Promise<void> {
     await input().press('Enter');
     await visible(frame().locator('section.turn .turn-attachment', { hasText: 'src/greeting.js' }).first(), 'the attachment under the prompt', TIMEOUTS.command);
     await visible(frame().locator('section.turn', { hasText: 'I received 1 attachment' }).first(), "the local agent's list of what it received", TIMEOUTS.command);
-    const reply = await frame().locator('section.turn').last().innerText();
-    if (!/file src\/greeting\.js: \d+ lines?, \d+ bytes/.test(reply)) throw new Error(`the reply does not list the file: ${reply.slice(0, 300)}`);
+    // (The reply streams: the list's line comes after its heading.)
+    await visible(frame().locator('section.turn li', { hasText: /^file src\/greeting\.js ?: \d+ lines?, \d+ bytes$/ }).first(), 'the file in the reply\'s list', TIMEOUTS.command);
     await chipsShow(frame(), [], TIMEOUTS.ui);
   });
 
@@ -87,6 +87,23 @@ export async function attachmentJourney(ctx: JourneyContext): Promise<void> {
     await visible(page.locator('.statusbar-item', { hasText: /\(\d+ selected\)|2 lines selected/ }).first(), 'the selection in the status bar', TIMEOUTS.ui);
     await runCommand(page, 'Agent Chats: Add Selection to Chat', TIMEOUTS.ui);
     await chipsShow(frame(), ['src/greet.js:1-2'], TIMEOUTS.webview);
+  });
+
+  await step('drag-from-explorer', async () => {
+    await runCommand(page, 'View: Show Explorer', TIMEOUTS.ui);
+    const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'package.json' }).first();
+    await visible(row, 'package.json in the Explorer', TIMEOUTS.ui);
+    const from = (await row.boundingBox())!;
+    const to = (await page.locator('iframe.webview.ready:visible').first().boundingBox())!;
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+    await page.mouse.down();
+    // VS Code drops into a webview only with Shift held; without it, it opens the file in that editor group.
+    await page.keyboard.down('Shift');
+    for (let i = 1; i <= 20; i++) await page.mouse.move(from.x + (to.x + to.width / 2 - from.x) * i / 20, from.y + (to.y + to.height / 2 - from.y) * i / 20);
+    await ctx.shot('dragging');
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    await chipsShow(frame(), ['src/greet.js:1-2', 'package.json'], 10_000);
   });
 
   await step('in-themes', async () => {
