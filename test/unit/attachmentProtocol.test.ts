@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { MAX_ATTACHMENT_PATH_CHARS, MAX_ATTACHMENTS } from '../../src/core/attachments';
 import { clientIdOf } from '../../src/host/panelOutbox';
 import { decodeWebviewMessage } from '../../src/protocol/decode';
+import { MAX_COMPLETION_QUERY_CHARS } from '../../src/protocol/messages';
 
 const send = (attachments: unknown) => ({ type: 'send', text: 'explain', clientId: 'c1', attachments });
 
@@ -42,6 +43,25 @@ describe('send with attachments: decoding', () => {
       assert.ok(!d.ok, JSON.stringify(raw).slice(0, 120));
       assert.match(d.message, expected);
       assert.equal(clientIdOf(raw), 'c1');
+    }
+  });
+
+  it('the @ list\'s request and a drop\'s URIs pass when well-formed, and are refused with the field named', () => {
+    for (const m of [{ type: 'complete', requestId: 3, query: 'src/ut' }, { type: 'complete', requestId: 0, query: '' }, { type: 'attachUris', uris: ['file:///w/a.ts'] }]) {
+      const d = decodeWebviewMessage(m);
+      assert.ok(d.ok, JSON.stringify(m));
+      assert.deepEqual(d.value, m);
+    }
+    const cases: [unknown, RegExp][] = [
+      [{ type: 'complete', requestId: -1, query: 'a' }, /at "requestId"/],
+      [{ type: 'complete', requestId: 1, query: 'q'.repeat(MAX_COMPLETION_QUERY_CHARS + 1) }, /at "query"/],
+      [{ type: 'attachUris', uris: [] }, /at "uris"/],
+      [{ type: 'attachUris', uris: [''] }, /at "uris\.0"/],
+    ];
+    for (const [raw, expected] of cases) {
+      const d = decodeWebviewMessage(raw);
+      assert.ok(!d.ok, JSON.stringify(raw).slice(0, 80));
+      assert.match(d.message, expected);
     }
   });
 });
