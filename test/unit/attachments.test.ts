@@ -110,6 +110,26 @@ describe('attachments', () => {
     await h.close();
   });
 
+  it('an edit and resend journals and sends the edited message\'s attachments with the replaced prompt', async () => {
+    const workspace = trackedTempDir('nac-ws-');
+    fs.writeFileSync(path.join(workspace, 'notes.md'), 'notes\n');
+    const h = await recording({ workspace });
+    const first = await h.runtime.submit(h.sessionId, { clientId: 'c1', text: 'summarize' });
+    assert.ok(first.ok && first.value.kind === 'started');
+    await h.runtime.whenIdle(h.sessionId);
+    const edited = await h.runtime.submit(h.sessionId, {
+      clientId: 'c2', text: 'summarize this', replacesTurnId: first.value.turnId, attachments: [{ kind: 'file', path: 'notes.md' }],
+    });
+    assert.ok(edited.ok, edited.ok ? '' : edited.message);
+    await h.runtime.whenIdle(h.sessionId);
+    assert.deepEqual(h.requests[1]?.replaces, { prompt: 'summarize' });
+    assert.deepEqual(sentTexts(h.requests[1]), { 'notes.md': 'notes\n' });
+    const turn = (await h.runtime.transcript(h.sessionId)).turns[1];
+    assert.equal(turn?.replacesTurnId, first.value.turnId);
+    assert.deepEqual(turn?.attachments?.map((a) => [a.path, a.state, a.hash]), [['notes.md', 'attached', contentHash('notes\n')]]);
+    await h.close();
+  });
+
   it('keeps a queued message\'s attachments and sends them when it goes out', async () => {
     const workspace = trackedTempDir('nac-ws-');
     fs.writeFileSync(path.join(workspace, 'q.txt'), 'queued content\n');
