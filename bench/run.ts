@@ -11,6 +11,8 @@
  *   npm run bench -- --search          only the search section (index size, write cost, search and
  *                                      chat-list speed at 10 and 200 MB and 10,000 chats; search.ts);
  *                                      with --sizes=… at those sizes instead
+ *   npm run bench -- --attachments     only the attachments section (the @ list's filter on 50,000
+ *                                      paths; a send with a 256 KiB file against one without; attachments.ts)
  *   npm run bench -- --chat-list-view  only activation and Open Chat… with 10 and 10,000 chats in
  *                                      code-server (chatListView.ts; printed, not written)
  *   npm run bench -- --salvage         only the salvage corpus swept whole: every page, every log
@@ -35,6 +37,7 @@ import { cleanUp, runTask } from './procs';
 import { benchChatListView } from './chatListView';
 import { benchSalvage, keepSalvageSection, salvageMarkdown, withSalvageSection } from './salvage';
 import { benchCheckpoints, checkpointText } from './checkpoints';
+import { attachmentsMarkdown, benchAttachments } from './attachments';
 import { benchSearch, keepSearchSection, searchMarkdown, searchText, withSearchSection, type SearchBenchResult } from './search';
 import { TARGETS, describeMachine, markdownTable, textTable, verdictSummary, verdicts, type Machine } from './report';
 
@@ -56,6 +59,8 @@ export interface BenchOptions {
   readonly salvage?: boolean;
   /** `--checkpoints`: only what checkpoints cost (checkpoints.ts; printed, not written). */
   readonly checkpoints?: boolean;
+  /** `--attachments`: only the attachments section (attachments.ts). */
+  readonly attachments?: boolean;
 }
 
 /**
@@ -71,6 +76,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   let longChat = false;
   let search = false;
   let chatListView = false;
+  let attachments = false;
   let view: { cards?: number; opens?: number } | undefined;
   const count = (arg: string) => {
     const n = Number(arg.slice(arg.indexOf('=') + 1));
@@ -82,6 +88,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     if (arg === '--salvage') return { quick: false, sizes: [], writes: undefined, longChat: false, salvage: true };
     if (arg === '--checkpoints' && argv.length === 1) return { quick: false, sizes: [], writes: undefined, longChat: false, checkpoints: true };
     if (arg === '--search') search = true;
+    else if (arg === '--attachments') attachments = true;
     else if (arg === '--chat-list-view') chatListView = true;
     else if (arg === '--quick') quick = true;
     else if (arg === '--long-chat') longChat = true;
@@ -90,12 +97,16 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     else if (arg.startsWith('--opens=')) viewArgs.opens = count(arg);
     else if (arg.startsWith('--sizes=')) sizes = arg.slice(8).split(',').map(Number);
     else if (arg.startsWith('--writes=')) writes = Number(arg.slice(9));
-    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat, --long-chat-view, --cards=N, --opens=N, --search, --chat-list-view, --salvage, --checkpoints alone)`);
+    else throw new Error(`unknown argument ${arg} (use --quick, --sizes=1,10, --writes=N, --long-chat, --long-chat-view, --cards=N, --opens=N, --search, --attachments, --chat-list-view, --salvage, --checkpoints alone)`);
   }
   if (!view && (viewArgs.cards !== undefined || viewArgs.opens !== undefined)) throw new Error('--cards and --opens go with --long-chat-view');
   if (view) {
     if (quick || sizes || writes !== undefined) throw new Error('--long-chat-view runs alone or with --long-chat');
     return { quick, sizes: [], writes, longChat, longChatView: view };
+  }
+  if (attachments) {
+    if (quick || sizes || writes !== undefined || longChat || search || view || chatListView) throw new Error('--attachments runs alone');
+    return { quick: false, sizes: [], writes: undefined, longChat: false, attachments: true };
   }
   if (chatListView) {
     if (quick || sizes || writes !== undefined || longChat || search || view) throw new Error('--chat-list-view runs alone');
@@ -325,6 +336,19 @@ async function salvageOnly(): Promise<void> {
   fs.writeFileSync(DOC, withSalvageSection(fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '', section));
 }
 
+/** `--attachments`: runs attachments.ts and replaces its section of docs/BENCHMARKS.md. */
+async function attachmentsOnly(): Promise<void> {
+  const result = await benchAttachments((line) => process.stdout.write(`${line}\n`));
+  const section = attachmentsMarkdown(result);
+  const doc = fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '';
+  const start = doc.indexOf('## Attachments (');
+  const end = start < 0 ? -1 : doc.indexOf('\n## ', start + 1);
+  const next = start < 0 ? `${doc.trimEnd()}\n\n${section}` : `${doc.slice(0, start)}${section}${end < 0 ? '' : doc.slice(end + 1)}`;
+  fs.writeFileSync(DOC, next);
+  writeResults({ ...previousResults(), attachments: result });
+  process.stdout.write('\nWrote the attachments section of docs/BENCHMARKS.md and bench/results.json\n');
+}
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const cache = cacheDir(ROOT);
@@ -335,6 +359,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${checkpointText(r)}\n${JSON.stringify(r)}\n`);
     return;
   }
+  if (options.attachments) return attachmentsOnly();
   if (options.chatListView) {
     const r = await benchChatListView((line) => process.stdout.write(`${line}\n`));
     process.stdout.write(`${JSON.stringify(r)}\n`);

@@ -14,6 +14,7 @@ import { announcementsFor } from './announcer';
 import { buildSkeleton, setFlag } from './layout';
 import { ViewOutbox } from './outbox';
 import { PromptEdit } from './promptEdit';
+import { ComposerAttachments } from './composerAttachments';
 import { PanelMemory, type ScrollAnchor } from './panelMemory';
 import { ChatRenderer } from './render';
 import { tickElapsed } from './render/items';
@@ -55,6 +56,13 @@ const outbox = new ViewOutbox(memory, (m) => host.post(m));
 const promptEdit = new PromptEdit(sk.composer, (text) => memory.saveDraft(text));
 sk.composerBox.prepend(promptEdit.bar);
 sk.composer.value = memory.draft;
+// Before the composer's send key is wired: the `@` list takes Enter, Tab, arrows and Escape first.
+const attachments = new ComposerAttachments({
+  composerBox: sk.composerBox, composer: sk.composer, dropZone: app, post: (m) => host.post(m),
+  announce: (text) => (sk.announcer.textContent = text),
+  showError: (message) => setState({ ...state, error: { code: 'not_attached', message } }),
+  kept: memory.draftAttachments, keep: (refs) => memory.saveDraftAttachments(refs),
+});
 // 'input' as the user types; 'change' also after a paste or a programmatic edit is committed.
 for (const kind of ['input', 'change']) sk.composer.addEventListener(kind, () => memory.saveDraft(sk.composer.value ?? ''));
 /**
@@ -172,8 +180,12 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   // A message was missed (a gap in `seq`): ask once for the whole state; the rest goes on meanwhile.
   if (state.seq.resyncAsked && !previous.seq.resyncAsked) host.post({ type: 'resync' });
   if ((message.type === 'succeeded' || message.type === 'error') && message.clientId) acknowledge(message);
+  if (message.type === 'completions' || message.type === 'attach') attachments.receive(message);
   if (message.type === 'snapshot') {
-    if (memory.showSession(message.session.id)) sk.composer.value = '';
+    if (memory.showSession(message.session.id)) {
+      sk.composer.value = '';
+      attachments.take();
+    }
     if (previous.session?.id !== message.session.id) {
       // The header's model picker: what the chat's provider offers (the local agent offers nothing).
       if (message.session.provider !== 'local') host.post({ type: 'listModels' });
@@ -209,8 +221,10 @@ function acknowledge(message: Extract<HostMessage, { type: 'succeeded' | 'error'
   const posted = outbox.answered(clientId);
   const edited = message.type === 'error' && message.action === 'editQueued' ? renderer.queue.takeRefusedEdit(clientId) : undefined;
   renderer.queue.answered(clientId);
-  const back = message.type === 'error' ? posted ?? edited : undefined;
+  const back = message.type === 'error' ? posted?.text ?? edited : undefined;
   if (back !== undefined) giveBack(back);
+  // A refused message's attachments go back to the composer too.
+  if (message.type === 'error' && posted?.attachments.length) attachments.add(posted.attachments);
 }
 
 /** Gives text the user typed back in the composer, after what is there (the draft is saved). */
@@ -246,7 +260,7 @@ function send(): void {
     setState({ ...state, error: { code: decision.code ?? 'not_sent', message: decision.reason } });
     return;
   }
-  outbox.send(decision.text, promptEdit.finish());
+  outbox.send(decision.text, { replacesTurnId: promptEdit.finish(), attachments: attachments.take() });
   sk.composer.value = '';
   memory.saveDraft('');
   scroll.pin();

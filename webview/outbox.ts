@@ -6,6 +6,7 @@
  * destroys a hidden tab's view) posts the kept ones again with the same ids, and the journal makes
  * one turn of each. DOM-free (unit-tested); the entry point wires it to the composer and the host.
  */
+import type { AttachmentRef } from '../src/core/attachments';
 import type { WebviewMessage } from '../src/protocol/messages';
 import type { UnacknowledgedMessage } from './panelMemory';
 
@@ -34,11 +35,13 @@ export class ViewOutbox {
 
   /**
    * Posts `text` as a new message (a fresh client id), kept until the host answers it; with
-   * `replacesTurnId`, an edit and resend of that turn. Returns its id.
+   * `extra.replacesTurnId`, an edit and resend of that turn; `extra.attachments`: what the user
+   * attached (chips). Returns its id.
    */
-  send(text: string, replacesTurnId?: string): string {
+  send(text: string, extra: { readonly replacesTurnId?: string | undefined; readonly attachments?: readonly AttachmentRef[] } = {}): string {
+    const { replacesTurnId, attachments = [] } = extra;
     const clientId = this.makeId();
-    const message = { clientId, text, ...(replacesTurnId ? { replacesTurnId } : {}) };
+    const message = { clientId, text, ...(replacesTurnId ? { replacesTurnId } : {}), ...(attachments.length ? { attachments } : {}) };
     // Kept before it is posted: a view destroyed right after posting still has it.
     this.store.saveUnacknowledged([...this.store.unacknowledged, message]);
     this.post({ type: 'send', ...message });
@@ -47,20 +50,21 @@ export class ViewOutbox {
 
   /** Posts every kept message again, with its own id (and the turn it replaces), oldest first (a rebuilt view, once its chat has come). */
   resend(): void {
-    for (const { clientId, text, replacesTurnId } of this.store.unacknowledged) {
-      this.post({ type: 'send', clientId, text, ...(typeof replacesTurnId === 'string' ? { replacesTurnId } : {}) });
+    for (const { clientId, text, replacesTurnId, attachments } of this.store.unacknowledged) {
+      this.post({ type: 'send', clientId, text, ...(typeof replacesTurnId === 'string' ? { replacesTurnId } : {}), ...(attachments?.length ? { attachments } : {}) });
     }
   }
 
   /**
    * The host answered message `clientId` (`succeeded` or `error`): it is no longer kept. Returns its
-   * text, or undefined when it was not kept here (an answer to another view's post, or a second answer).
+   * text and attachments, or undefined when it was not kept here (an answer to another view's post,
+   * or a second answer).
    */
-  answered(clientId: string): string | undefined {
+  answered(clientId: string): { text: string; attachments: readonly AttachmentRef[] } | undefined {
     const kept = this.store.unacknowledged;
     const found = kept.find((m) => m.clientId === clientId);
     if (!found) return undefined;
     this.store.saveUnacknowledged(kept.filter((m) => m !== found));
-    return found.text;
+    return { text: found.text, attachments: found.attachments ?? [] };
   }
 }

@@ -6,7 +6,15 @@
  * without this, switching tabs threw away what the user was typing and where they were reading.
  * DOM-free (unit-tested): the entry point wires it to the composer, the transcript and `HostChannel`.
  */
+import { ATTACHMENT_KINDS, type AttachmentRef } from '../src/core/attachments';
 import type { WebviewPersistedState } from '../src/protocol/messages';
+
+/** Whether a kept value is an attachment reference (a damaged state may hold anything). */
+function isRef(v: unknown): v is AttachmentRef {
+  const r = v as Partial<AttachmentRef> | null;
+  return typeof r === 'object' && r !== null && typeof r.path === 'string' && (ATTACHMENT_KINDS as readonly unknown[]).includes(r.kind)
+    && (r.range === undefined || (typeof r.range === 'object' && r.range !== null && Number.isInteger(r.range.startLine) && Number.isInteger(r.range.endLine)));
+}
 
 /** A message the view posted (`send`) that the host has not answered yet. */
 export type UnacknowledgedMessage = NonNullable<WebviewPersistedState['unacknowledged']>[number];
@@ -58,8 +66,25 @@ export class PanelMemory {
   /** Records the messages posted and not answered yet (each `send` adds one, each answer removes one). */
   saveUnacknowledged(messages: readonly UnacknowledgedMessage[]): void {
     const { unacknowledged: _dropped, ...rest } = this.state;
-    const kept = messages.map(({ clientId, text, replacesTurnId }) => ({ clientId, text, ...(typeof replacesTurnId === 'string' ? { replacesTurnId } : {}) }));
+    const kept = messages.map(({ clientId, text, replacesTurnId, attachments }) => ({
+      clientId, text,
+      ...(typeof replacesTurnId === 'string' ? { replacesTurnId } : {}),
+      ...(attachments?.length ? { attachments: attachments.filter(isRef) } : {}),
+    }));
     this.save(messages.length > 0 ? { ...rest, unacknowledged: kept } : rest);
+  }
+
+  /** The composer's chips to put back when the view loads ([] when none; malformed entries left out). */
+  get draftAttachments(): AttachmentRef[] {
+    const kept: unknown = this.state.draftAttachments;
+    return Array.isArray(kept) ? kept.filter(isRef) : [];
+  }
+
+  /** Records the composer's chips (on every change; [] once sent). */
+  saveDraftAttachments(refs: readonly AttachmentRef[]): void {
+    const { draftAttachments: _dropped, ...rest } = this.state;
+    if (refs.length === 0 && _dropped === undefined) return;
+    this.save(refs.length ? { ...rest, draftAttachments: [...refs] } : rest);
   }
 
   /** The turn whose restart banner was last scrolled into view, if any. */

@@ -7,6 +7,7 @@ import type {
   BoundaryDecision, BoundaryKind, BoundaryStatus, ClosureReason, DeliveryState, ErrorClass, HoldReason, InvocationStatus,
   QueuedPromptState, RunStatus, SentFrom, TurnStatus,
 } from './vocabulary';
+import type { AttachmentView } from './attachments';
 
 /**
  * A `run` command's process group as journaled when it started: the group leader's pid (which is the
@@ -125,6 +126,8 @@ export interface TurnRecord {
    * shown collapsed as edited and left out of the history agents get. Null for every other turn.
    */
   readonly replacesTurnId?: string | null;
+  /** What the user attached to the prompt, in order (absent: nothing; see `src/core/attachments.ts`). */
+  readonly attachments?: readonly AttachmentView[];
 }
 
 /**
@@ -144,6 +147,8 @@ export interface QueuedPromptRecord {
   readonly turnId: string | null;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** What the user attached to the message, in order (absent: nothing). */
+  readonly attachments?: readonly AttachmentView[];
 }
 
 /** Session as lists and tabs need it. Times in ms since the epoch. */

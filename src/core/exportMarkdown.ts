@@ -11,6 +11,7 @@
  * Pure: the session and its whole transcript in, a string out. Times are ISO-8601 with the offset
  * the caller gives for each instant (the host: the machine's time zone, daylight saving included).
  */
+import { attachmentLabel, attachmentStatus, type AttachmentView } from './attachments';
 import type { SessionRecord } from './events';
 import { describeErrorClass, errorClassShortLabel, isRestartErrorClass, settledRequestText } from './errorClassWords';
 import {
@@ -117,9 +118,15 @@ function turnToMarkdown(turn: TranscriptTurn, chat: ChatContext): string {
     `## Turn ${n}`,
     `*${meta}*`,
     quote(prompt === '' ? '*(empty prompt)*' : prompt),
+    ...(turn.attachments?.length ? [attachmentsToMarkdown(turn.attachments)] : []),
     ...itemsToMarkdown(turn.items),
     ...(turn.errorClass ? [bannerToMarkdown(turn, chat)] : []),
   ].join('\n\n');
+}
+
+/** What was attached to a prompt, as the chat tab lists it under the prompt: label, then bytes sent and the cut note (or why it was not sent). */
+function attachmentsToMarkdown(attachments: readonly AttachmentView[]): string {
+  return ['**Attached:**', ...attachments.map((a) => `- ${escapeText(attachmentLabel(a))}: ${escapeText(attachmentStatus(a))}`)].join('\n');
 }
 
 /**

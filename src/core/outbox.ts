@@ -4,6 +4,7 @@
  * user. Pure and DOM-free (unit-tested); the journal applies them inside the transaction that ends a
  * run, so exactly one window sends each message (docs/ARCHITECTURE.md, "Prompts: the outbox").
  */
+import type { AttachmentView } from './attachments';
 import type { QueuedPromptRecord } from './events';
 import type { HoldReason, RunStatus } from './vocabulary';
 
@@ -17,6 +18,8 @@ export interface QueuedPromptView {
   readonly hold: HoldReason | null;
   readonly sendNow: boolean;
   readonly createdAt: number;
+  /** What the user attached to it (absent: nothing). */
+  readonly attachments?: readonly AttachmentView[];
 }
 
 /** The queue's order: Send now first, then by position (the order the messages were queued in). */
@@ -64,5 +67,5 @@ export function heldWords(hold: HoldReason): string {
 
 /** The view of a queued record. */
 export function queuedPromptView(p: QueuedPromptRecord): QueuedPromptView {
-  return { clientId: p.clientId, text: p.text, hold: p.hold, sendNow: p.sendNow, createdAt: p.createdAt };
+  return { clientId: p.clientId, text: p.text, hold: p.hold, sendNow: p.sendNow, createdAt: p.createdAt, ...(p.attachments ? { attachments: p.attachments } : {}) };
 }

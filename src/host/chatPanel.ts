@@ -22,6 +22,9 @@ import { clientIdOf, isOutboxMessage, PanelOutbox } from './panelOutbox';
 import { handleModelMessage } from './panelModels';
 import { openWorkspaceFile } from './openFile';
 import type { ModelList } from '../runtime/agents/modelLists';
+import { attachmentRequests } from './attachmentSources';
+import type { WorkspaceFiles } from './mentionCompletions';
+import { PanelMentions } from './panelMentions';
 
 /** The webview view type (also in package.json's `onWebviewPanel:` activation event). */
 export const CHAT_VIEW_TYPE = 'nativeAgentChats.chat';
@@ -48,6 +51,8 @@ export interface ChatPanelHost {
   panelStateChanged?(panel: ChatPanel): void;
   /** The models a provider offers in the chat's header (none when unset). */
   listModels?(provider: string): Promise<ModelList>;
+  /** The workspace's paths for the `@` list, shared by the window's panels. */
+  workspaceFiles(): WorkspaceFiles;
 }
 
 /** One chat tab (see module docstring). `sessionId` is undefined for an orphan panel. */
@@ -56,13 +61,18 @@ export class ChatPanel {
   private disposed = false;
   /** The view's messages to send and its queue (`panelOutbox.ts`). */
   private readonly prompts: PanelOutbox;
+  /** The view's `@` list and drops (`panelMentions.ts`). */
+  private readonly mentions: PanelMentions;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
     private session: string | undefined,
     private readonly host: ChatPanelHost,
   ) {
-    this.prompts = new PanelOutbox({ get runtime() { return host.runtime; }, post: (m) => this.post(m), sendLive: () => this.sendLive() });
+    this.prompts = new PanelOutbox({ get runtime() { return host.runtime; }, post: (m) => this.post(m), sendLive: () => this.sendLive(), attachmentRequests });
+    this.mentions = new PanelMentions({
+      files: () => host.workspaceFiles(), postNow: (m) => this.postNow(m), post: (m) => this.post(m), log: host.log, visible: () => panel.visible,
+    });
     panel.webview.options = chatWebviewOptions(host.extensionUri);
     panel.iconPath = agentIcon(host.extensionUri, undefined);
     // A restored panel already shows the view (saying it is loading) since before the journal was
@@ -71,7 +81,11 @@ export class ChatPanel {
     this.disposables.push(
       panel.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
       panel.onDidDispose(() => this.dispose()),
-      panel.onDidChangeViewState(() => this.host.panelStateChanged?.(this)),
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) this.mentions.viewHidden();
+        this.host.panelStateChanged?.(this);
+      }),
+      this.mentions,
     );
   }
 
@@ -116,6 +130,20 @@ export class ChatPanel {
   }
 
   private outbox: Promise<void> = Promise.resolve();
+
+  /** Posts outside the ordered queue, with no `seq` (a `pong`, the `@` list); dropped if the panel is gone. */
+  private postNow(message: HostMessage): void {
+    if (!this.disposed) void this.panel.webview.postMessage(message).then(undefined, () => undefined);
+  }
+
+  /**
+   * Attaches `attachments` to the message being written in this tab (Add Selection to Chat, Add File
+   * to Chat, Ask About Selection…); `focus`: the composer takes the focus. In order with the panel's
+   * messages, so a view still loading gets it after its snapshot.
+   */
+  attachToComposer(attachments: HostMessage & { type: 'attach' }): Promise<void> {
+    return this.mentions.attach(attachments);
+  }
   /** The `seq` of the last message sent (see `HostMessage`). */
   private seq = 0;
   /** Where the view's reads of the journal stopped; undefined until the first snapshot. */
@@ -225,18 +253,23 @@ export class ChatPanel {
   private async handle(message: WebviewMessage): Promise<void> {
     const runtime = this.host.runtime;
     // Answered at once, not behind journal-backed messages: it says the host lives, nothing more.
-    if (message.type === 'ping') {
-      if (!this.disposed) void this.panel.webview.postMessage({ type: 'pong' } satisfies HostMessage).then(undefined, () => undefined);
-      return;
-    }
+    if (message.type === 'ping') return this.postNow({ type: 'pong' });
+    if (message.type === 'complete') return this.mentions.complete(message.requestId, message.query);
+    if (message.type === 'attachUris') return this.mentions.attachUris(message.uris);
     if (message.type === 'ready' && this.waitingReveal) {
       const { turnId, terms } = this.waitingReveal;
       this.waitingReveal = undefined;
       const snapshot = this.sendSnapshot();
       this.postReveal(turnId, terms);
+      this.mentions.viewReady();
       return snapshot;
     }
-    if (message.type === 'ready' || message.type === 'resync') return this.sendSnapshot();
+    if (message.type === 'ready') {
+      const snapshot = this.sendSnapshot();
+      this.mentions.viewReady();
+      return snapshot;
+    }
+    if (message.type === 'resync') return this.sendSnapshot();
     if (message.type === 'loadOlder') return this.sendPage(message.before);
     if (message.type === 'pickSession') return this.host.pickSessionFor(this);
     if (message.type === 'checkJournal') return void vscode.commands.executeCommand(CHECK_JOURNAL_COMMAND);
@@ -315,8 +348,9 @@ export class ChatPanel {
   }
 
   /** Reveals the panel in its editor group. */
-  reveal(): void {
-    this.panel.reveal();
+  /** Brings the tab to the front of its editor group; `preserveFocus`: the focus stays where it is. */
+  reveal(preserveFocus = false): void {
+    this.panel.reveal(undefined, preserveFocus);
   }
 
   /** Releases the panel's listeners; tells the owner. Idempotent. */

@@ -15,6 +15,7 @@ import { ALL_SESSIONS, type ChatRuntime, type RuntimeNotification } from '../run
 import type { HostMessage } from '../protocol/messages';
 import { logText, noticeText } from './notices';
 import { CHAT_VIEW_TYPE, ChatPanel, chatWebviewOptions, renderHtml, type ChatPanelHost } from './chatPanel';
+import { WorkspaceFiles } from './mentionCompletions';
 import { pickChat, type ChatListSource } from './chatPicker';
 import { agentIcon, ChatStatus } from './chatStatus';
 import type { ModelList } from '../runtime/agents/modelLists';
@@ -26,6 +27,9 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   private readonly restoring = new Set<vscode.WebviewPanel>();
   private shuttingDown = false;
   private readonly status = new ChatStatus();
+  private files: WorkspaceFiles | undefined;
+  /** The chat tab that was active last (the editor commands attach to it when no chat tab is active). */
+  private lastActive: ChatPanel | undefined;
 
   /**
    * @param ready resolves with the runtime once the journal is open and recovery has run;
@@ -73,6 +77,15 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
    */
   activeSessionId(): string | undefined {
     return [...this.panels].find((p) => p.panel.active)?.sessionId;
+  }
+
+  /**
+   * The chat tab the editor's attach commands add to: the active one, else the one active last,
+   * else any open chat tab; undefined when no chat tab is open.
+   */
+  attachTarget(): ChatPanel | undefined {
+    const open = [...this.panels].filter((p) => p.sessionId);
+    return open.find((p) => p.panel.active) ?? (this.lastActive && open.includes(this.lastActive) ? this.lastActive : undefined) ?? open[0];
   }
 
   /** Every webview panel of this window's chat tabs, adopted or still being restored (for `TabRepair`). */
@@ -190,6 +203,8 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   }
 
   panelStateChanged(): void {
+    const active = [...this.panels].find((p) => p.panel.active && p.sessionId);
+    if (active) this.lastActive = active;
     this.status.update([...this.panels].map((p) => ({ sessionId: p.sessionId, title: p.panel.title, active: p.panel.active, live: p.live })));
   }
 
@@ -203,6 +218,13 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   dispose(): void {
     this.shuttingDown = true;
     this.status.dispose();
+    this.files?.dispose();
+  }
+
+  /** The workspace's paths for the `@` list (read at the first `@` of any panel, then kept: mentionCompletions.ts). */
+  workspaceFiles(): WorkspaceFiles {
+    this.files ??= new WorkspaceFiles(this.log);
+    return this.files;
   }
 
   private adopt(panel: vscode.WebviewPanel, sessionId: string | undefined): ChatPanel {

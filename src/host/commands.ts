@@ -13,6 +13,7 @@ import { CHECK_JOURNAL_COMMAND, runCheckJournal } from './checkJournal';
 import { RECOVER_CHATS_COMMAND, runRecoverChats } from './salvageJournal';
 import { REPAIR_JOURNAL_COMMAND, runRepairJournal } from './repairJournal';
 import { confirmDelete } from './confirmDelete';
+import { registerAttachCommands } from './attachCommands';
 import { registerExportCommands } from './exportCommands';
 import { logText, noticeText } from './notices';
 import { pickProvider, promptForApiKey, setting } from './providers';
@@ -78,6 +79,7 @@ export function registerCommands(deps: CommandDeps): void {
   command(REPAIR_JOURNAL_COMMAND, (runtime) => runRepairJournal(runtime, String((context.extension.packageJSON as { version?: unknown }).version ?? 'unknown')));
   registerExportCommands(command, panels);
   registerCheckpoints(context, ready, () => panels.activeSessionId(), command);
+  registerAttachCommands(command, panels);
 }
 
 /**

@@ -9,6 +9,8 @@
  * Then `TabRepair` reopens journaled tabs VS Code did not restore and replaces tabs left by a dead
  * extension host. The providers are wired in agentRegistry.ts, the commands in commands.ts.
  */
+import type { CompletionItem } from '../protocol/messages';
+import { mentionItems } from './mentionCompletions';
 import * as vscode from 'vscode';
 import { Journal } from '../journal/journal';
 import { SCHEMA_VERSION } from '../journal/schema';
@@ -48,6 +50,8 @@ export interface NativeAgentChatsApi {
   readonly secretsForTests?: vscode.SecretStorage;
   /** The Agent Chats view's data, only in test mode. */
   readonly chatTreeForTests?: ChatTree;
+  /** The `@` list's items for `query` (mentionCompletions.ts), only in test mode. */
+  readonly mentionItemsForTests?: (query: string) => Promise<CompletionItem[]>;
 }
 
 /** What `deactivate` ends: set as each part starts. */
@@ -89,7 +93,10 @@ export function activate(context: vscode.ExtensionContext): NativeAgentChatsApi 
     ready,
     journalFile,
     openSessionIds: () => panels.openSessionIds(),
-    ...(context.extensionMode === vscode.ExtensionMode.Test ? { secretsForTests: context.secrets, chatTreeForTests: chatTree } : {}),
+    ...(context.extensionMode === vscode.ExtensionMode.Test ? {
+      secretsForTests: context.secrets, chatTreeForTests: chatTree,
+      mentionItemsForTests: (query: string) => mentionItems(query, panels.workspaceFiles(), new vscode.CancellationTokenSource().token),
+    } : {}),
   };
 }
 

@@ -11,6 +11,8 @@
 import type { QueuedPromptView } from '../core/outbox';
 import type { HostMessage, WebviewMessage } from '../protocol/messages';
 import { MAX_ID_CHARS } from '../protocol/messages';
+import type { AttachmentRef } from '../core/attachments';
+import type { AttachmentRequest } from '../runtime/attachments/readAttachments';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 
 /** The view's messages this module answers. */
@@ -38,6 +40,12 @@ export interface OutboxPanel {
   post(message: HostMessage | (() => Promise<HostMessage | undefined>)): Promise<void>;
   /** Re-sends the live state (after a refusal: what the view showed may be stale). */
   sendLive(): Promise<void>;
+  /**
+   * The text of the attachments only the host can read (a selection's lines in its editor, the
+   * problems of a file: attachmentSources.ts); files and folders pass as they are (the runtime reads them).
+   * Absent: every reference passes as it is.
+   */
+  attachmentRequests?(refs: readonly AttachmentRef[]): Promise<AttachmentRequest[]>;
 }
 
 /** One panel's outbox handling (see module docstring). */
@@ -92,7 +100,13 @@ export class PanelOutbox {
     const { runtime } = this.panel;
     const { clientId } = message;
     if (message.type === 'send') {
-      const result = await runtime.submit(sessionId, { clientId, text: message.text, ...(message.replacesTurnId ? { replacesTurnId: message.replacesTurnId } : {}) });
+      const refs = message.attachments ?? [];
+      const attachments = refs.length && this.panel.attachmentRequests ? await this.panel.attachmentRequests(refs) : refs;
+      const result = await runtime.submit(sessionId, {
+        clientId, text: message.text,
+        ...(message.replacesTurnId ? { replacesTurnId: message.replacesTurnId } : {}),
+        ...(attachments.length ? { attachments } : {}),
+      });
       if (result.ok) {
         const outcome = result.value;
         // A message posted again (a rebuilt view) that is still queued says so too.

@@ -13,6 +13,7 @@
  * such model rejects it instead). An error the provider raises on it comes later, through the
  * stream: the prompt was delivered, and the turn fails (`agent_error`).
  */
+import { promptWithAttachments } from '../core/attachments';
 import * as vscode from 'vscode';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest } from '../runtime/agent';
 import { PRODUCT_TOOLS, decodeToolCall, toolResultText } from '../runtime/agents/productTools';
@@ -63,9 +64,12 @@ export class VscodeLmAgent implements Agent {
     );
     messages.push(
       vscode.LanguageModelChatMessage.User(
-        request.origin === 'continue'
-          ? `Your previous reply to "${request.prompt}" was interrupted by a VS Code restart. Continue where you left off.`
-          : request.prompt,
+        promptWithAttachments(
+          request.origin === 'continue'
+            ? `Your previous reply to "${request.prompt}" was interrupted by a VS Code restart. Continue where you left off.`
+            : request.prompt,
+          request.attachments ?? [],
+        ),
       ),
     );
     const tools: vscode.LanguageModelChatTool[] = PRODUCT_TOOLS.map((t) => ({ name: t.name, description: t.description, inputSchema: t.parameters }));

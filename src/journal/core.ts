@@ -4,7 +4,7 @@
  * wraps it with persistence and the async interface callers use.
  *
  * Its operations live in `operations/`, one concern per file, each a class building on the one
- * before: the database access (base.ts), the content store (contents.ts), checkpoints (checkpoints.ts), sessions, turns and runs, invocations and events, boundary
+ * before: the database access (base.ts), the content store (contents.ts), checkpoints (checkpoints.ts), attachments (attachments.ts), sessions, turns and runs, invocations and events, boundary
  * requests, tabs, instances, pages of long chats, full-text search, the chat list, the outbox (queued
  * messages and delivery states), Check Journal's reads (check.ts), chats recovered from a moved-aside
  * journal (recovered.ts), Repair Journal's evidence and release (repair.ts) and settlement of a prompt
@@ -19,6 +19,7 @@ import { RepairSettleOps } from './operations/repairSettle';
 
 export type { FenceDetail, StatementRecorder } from './operations/base';
 export type { StoredContent } from './operations/contents';
+export type { AttachmentInput, AttachmentRecord, ResolveAttachmentInput } from './operations/attachments';
 export type { CreateBoundaryRequestInput, SettleBoundaryRequestInput } from './operations/boundaryRequests';
 export type { FinishInvocationInput } from './operations/invocationsAndEvents';
 export { UnreadableRowError } from './operations/rows';

@@ -19,7 +19,7 @@ export const READ_OPS = [
   'listSessionPendingBoundaryRequests', 'listRestartClosures', 'hasSessionGrant', 'listTabs', 'getInstance', 'listInstances', 'listProcessGroups',
   'readTurnPage', 'readChangesSince', 'listHistory', 'isFollowedUp', 'searchChats', 'listChats', 'getChatListItem',
   'checkTables', 'checkRows', 'checkStructure', 'repairContext', 'repairEvidence', 'listQuarantinedRows', 'turnSettlementEvidence',
-  'listQueuedPrompts', 'getQueuedPrompt', 'getContent', 'recoveryStatus', 'listFileChanges', 'listUndos',
+  'listQueuedPrompts', 'getQueuedPrompt', 'getContent', 'recoveryStatus', 'listFileChanges', 'listUndos', 'listAttachments',
 ] as const;
 
 /** Operations that write: each runs as a logged transaction under the write lock. */
@@ -28,7 +28,7 @@ export const WRITE_OPS = [
   'startInvocation', 'setInvocationStatus', 'finishInvocation', 'createBoundaryRequest', 'settleBoundaryRequest', 'recordTab',
   'removeTab', 'registerInstance', 'removeInstance', 'assignWorkspace',
   'setSessionModel', 'submitPrompt', 'editQueuedPrompt', 'discardQueuedPrompt', 'sendQueuedPrompt', 'markDelivered', 'importRecoveredChat',
-  'releaseFencedChat', 'settleTurn', 'recordFileChanges', 'recordUndo', 'recordRedo',
+  'releaseFencedChat', 'settleTurn', 'recordFileChanges', 'recordUndo', 'recordRedo', 'resolveAttachment',
 ] as const;
 
 /** Methods only the worker calls (write-group bookkeeping, migrations): not operations of the door. */

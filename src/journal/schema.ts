@@ -445,6 +445,41 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX file_undo_items_wrote ON file_undo_items(wrote_hash) WHERE wrote_hash IS NOT NULL;
     `,
   },
+  {
+    version: 12,
+    description: 'attachments: what the user attached to a prompt (a turn or a queued message), its content in the store',
+    // attachments: one row per attachment of a turn (turn_id) or of a queued message (client_id; the
+    // turn it becomes gets turn_id in the claiming transaction). kind file/folder/selection/problems;
+    // path relative to the workspace folder ('/'-separated) or absolute outside it; start_line and
+    // end_line (1-based, inclusive) for lines of a file; content_hash: the bytes sent, in `contents`
+    // (NULL while state 'pending': a file outside the workspace read only after a boundary request,
+    // or once 'denied'); sent_size and original_size in bytes; cut_note when cut (or not sent).
+    // Listed in CONTENT_REFERENCES (operations/contents.ts): deleting a chat keeps content other
+    // chats' rows reference.
+    sql: `
+      CREATE TABLE attachments (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        turn_id TEXT,
+        client_id TEXT,
+        position INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        path TEXT NOT NULL,
+        start_line INTEGER,
+        end_line INTEGER,
+        state TEXT NOT NULL,
+        content_hash TEXT,
+        sent_size INTEGER NOT NULL,
+        original_size INTEGER NOT NULL,
+        cut_note TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX attachments_by_turn ON attachments(turn_id, position) WHERE turn_id IS NOT NULL;
+      CREATE INDEX attachments_by_client ON attachments(client_id, position) WHERE client_id IS NOT NULL;
+      CREATE INDEX attachments_by_session ON attachments(session_id);
+      CREATE INDEX attachments_by_content ON attachments(content_hash) WHERE content_hash IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

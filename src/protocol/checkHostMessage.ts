@@ -7,6 +7,7 @@
  * only (an array of objects with a string `type`); a malformed item is drawn by the view's per-item
  * isolation as one that could not be shown.
  */
+import { ATTACHMENT_KINDS, ATTACHMENT_STATES } from '../core/attachments';
 import { DELIVERY_STATES, ERROR_CLASSES, EVENT_KINDS, HOLD_REASONS, SENT_FROM, TURN_STATUSES } from '../core/vocabulary';
 import { CHAT_ACTIONS, ERROR_CODES, MAX_ID_CHARS, MAX_PROMPT_CHARS } from './messages';
 
@@ -44,6 +45,15 @@ function strict(fields: Record<string, Check>): Check {
   };
 }
 
+const range = strict({ startLine: num, endLine: num });
+const refFields = { kind: oneOf(ATTACHMENT_KINDS), path: str, range: optional(range) };
+const attachmentRef = strict(refFields);
+// Journaled attachments (schema 12): absent on turns and queued messages without any.
+const attachmentView = strict({
+  ...refFields, state: oneOf(ATTACHMENT_STATES), hash: nullable(str), sentSize: num, originalSize: num, cutNote: nullable(str),
+});
+const completionItem = strict({ ref: attachmentRef, label: str, detail: str, matches: arrayOf(num) });
+
 // Schema 9: `model` (the chat's picked model), absent or null when none.
 const session = strict({ id, title: str, provider: str, createdAt: num, updatedAt: num, workspace: optional(nullable(str)), model: optional(nullable(str)) });
 const live = strict({
@@ -55,10 +65,12 @@ const turnFields = {
   status: oneOf(TURN_STATUSES), errorClass: nullable(oneOf(ERROR_CLASSES)), createdAt: num,
   // Schema 5 (the outbox): absent or null for turns before it.
   clientId: optional(nullable(id)), delivery: optional(nullable(oneOf(DELIVERY_STATES))), sentFrom: optional(nullable(oneOf(SENT_FROM))),
-  // Schema 6: the model the turn ran with.
+  // Schema 9: the model the turn ran with.
   model: optional(nullable(str)),
-  // Schema 7: the turn an edited and resent prompt replaces.
+  // Schema 10: the turn an edited and resent prompt replaces.
   replacesTurnId: optional(nullable(id)),
+  // Schema 12: absent on turns without attachments.
+  attachments: optional(arrayOf(attachmentView)),
 };
 const turn = strict(turnFields);
 const item: Check = (v, w) => (isObject(v) && typeof v.type === 'string' ? null : `${w} is not a transcript item`);
@@ -73,7 +85,9 @@ const update: Check = (v, w) => {
 
 /** A queued message's text: what the host accepts from the composer (1..MAX_PROMPT_CHARS characters). */
 const promptText: Check = (v, w) => (typeof v === 'string' && v.length > 0 && v.length <= MAX_PROMPT_CHARS ? null : `${w} is not a message's text`);
-const queuedPrompt = strict({ clientId: id, text: promptText, hold: nullable(oneOf(HOLD_REASONS)), sendNow: bool, createdAt: num });
+const queuedPrompt = strict({
+  clientId: id, text: promptText, hold: nullable(oneOf(HOLD_REASONS)), sendNow: bool, createdAt: num, attachments: optional(arrayOf(attachmentView)),
+});
 
 const count = nullable(num);
 const fileChange = strict({ path: str, kind: oneOf(['created', 'modified', 'deleted']), added: count, removed: count, checkpointed: bool, pending: bool });
@@ -97,6 +111,8 @@ const MESSAGES: Record<string, Record<string, Check>> = {
   succeeded: { action: oneOf(CHAT_ACTIONS), clientId: optional(id), queued: optional(bool), seq },
   pong: {},
   models: { provider: str, models: arrayOf(strict({ id: str, label: str })), note: optional(str), seq },
+  completions: { requestId: num, items: arrayOf(completionItem) },
+  attach: { attachments: arrayOf(attachmentRef), focus: optional(bool), seq },
 };
 
 /** Null when `raw` is a well-formed `HostMessage`; else a sentence naming the first problem. */

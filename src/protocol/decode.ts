@@ -8,9 +8,12 @@
  */
 import { z } from 'zod';
 import { MAX_FILE_LINE, MAX_FILE_PATH_CHARS } from '../core/fileLinks';
+import { ATTACHMENT_KINDS, MAX_ATTACHMENT_PATH_CHARS, MAX_ATTACHMENTS } from '../core/attachments';
 import { SETTING_ID_SHAPE } from '../core/settingIds';
 import { BOUNDARY_DECISIONS } from '../core/vocabulary';
-import { MAX_ID_CHARS, MAX_MODEL_NAME_CHARS, MAX_PROMPT_CHARS, MAX_VIEW_ERROR_CHARS, type WebviewMessage } from './messages';
+import {
+  MAX_COMPLETION_QUERY_CHARS, MAX_ID_CHARS, MAX_MODEL_NAME_CHARS, MAX_PROMPT_CHARS, MAX_URI_CHARS, MAX_VIEW_ERROR_CHARS, type WebviewMessage,
+} from './messages';
 
 // No generated code: keeps zod from probing `new Function` (and `navigator`, which VS Code's
 // extension host reports as an error) — a strict-CSP-friendly validator.
@@ -20,10 +23,21 @@ const id = z.string().min(1).max(MAX_ID_CHARS);
 // Trimmed: a message of blanks is no message (the view ignores it too), and edges of blanks are not part of it.
 const prompt = z.string().trim().min(1).max(MAX_PROMPT_CHARS);
 
+const line = z.number().int().min(1).max(10_000_000);
+// A file's lines (first ≤ last), a path ('' only for the problems of the whole workspace).
+const attachmentRef = z
+  .strictObject({
+    kind: z.enum(ATTACHMENT_KINDS),
+    path: z.string().max(MAX_ATTACHMENT_PATH_CHARS),
+    range: z.strictObject({ startLine: line, endLine: line }).refine((r) => r.startLine <= r.endLine, 'the range ends before it starts').optional(),
+  })
+  .refine((a) => a.path.length > 0 || a.kind === 'problems', 'an attachment needs a path');
+const attachments = z.array(attachmentRef).max(MAX_ATTACHMENTS).readonly().optional();
+
 /** Schemas of the messages a webview may send (see `WebviewMessage` for what each means). */
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
-  z.strictObject({ type: z.literal('send'), text: prompt, clientId: id, replacesTurnId: id.optional() }),
+  z.strictObject({ type: z.literal('send'), text: prompt, clientId: id, replacesTurnId: id.optional(), attachments }),
   z.strictObject({ type: z.literal('editQueued'), clientId: id, text: prompt }),
   z.strictObject({ type: z.literal('discardQueued'), clientId: id }),
   z.strictObject({ type: z.literal('sendQueued'), clientId: id }),
@@ -54,6 +68,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('openFileDiff'), turnId: id, path: z.string().min(1).max(4096) }),
   z.strictObject({ type: z.literal('undoFiles'), turnId: id, scope: z.enum(['turn', 'from_turn']) }),
   z.strictObject({ type: z.literal('redoFiles'), undoId: id }),
+  z.strictObject({ type: z.literal('complete'), requestId: z.number().int().nonnegative(), query: z.string().max(MAX_COMPLETION_QUERY_CHARS) }),
+  z.strictObject({ type: z.literal('attachUris'), uris: z.array(z.string().min(1).max(MAX_URI_CHARS)).min(1).max(MAX_ATTACHMENTS).readonly() }),
 ]);
 
 type Decoded = z.infer<typeof webviewMessageSchema>;

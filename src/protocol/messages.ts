@@ -6,6 +6,7 @@
  *
  * Every message is a member of a discriminated union on `type`.
  */
+import type { AttachmentRef } from '../core/attachments';
 import type { SessionRecord } from '../core/events';
 import type { Transcript, TranscriptTurn, TranscriptUpdate, TurnCursor } from '../core/transcript';
 import type { QueuedPromptView } from '../core/outbox';
@@ -19,6 +20,27 @@ export const MAX_PROMPT_CHARS = 100_000;
  * The view cuts its reports to this length; a longer one is a malformed message.
  */
 export const MAX_VIEW_ERROR_CHARS = 2_000;
+
+/** Longest text after `@` the host completes, in characters. */
+export const MAX_COMPLETION_QUERY_CHARS = 200;
+
+/** Most items one `completions` answer carries. */
+export const MAX_COMPLETION_ITEMS = 50;
+
+/** Longest URI a dropped file may have, in characters. */
+export const MAX_URI_CHARS = 4096;
+
+/**
+ * One item of the `@` list: what it attaches (`ref`), the words shown (`label`: a file's name, or
+ * "problems"/"selection"; `detail`: its folder or what it is) and where the query's characters
+ * matched `label` (`matches`: indexes, for the highlight).
+ */
+export interface CompletionItem {
+  readonly ref: AttachmentRef;
+  readonly label: string;
+  readonly detail: string;
+  readonly matches: readonly number[];
+}
 
 /** Longest id (session, turn, request) a message may carry, in characters. */
 export const MAX_ID_CHARS = 200;
@@ -35,8 +57,13 @@ export type WebviewMessage =
    * agent works the message is queued (a `queue` message shows it), otherwise it starts a turn.
    * `replacesTurnId`: edit and resend — the message replaces that turn's prompt (the chat's last,
    * whose reply has ended; refused otherwise with `not_actionable`, never queued).
+   * `attachments`: what the user attached (at most MAX_ATTACHMENTS); the host reads them, and
+   * refuses the message (giving it back) when one cannot be read.
    */
-  | { readonly type: 'send'; readonly text: string; readonly clientId: string; readonly replacesTurnId?: string }
+  | {
+    readonly type: 'send'; readonly text: string; readonly clientId: string; readonly replacesTurnId?: string;
+    readonly attachments?: readonly AttachmentRef[];
+  }
   /** The user edited a queued message (1..MAX_PROMPT_CHARS characters); refused once it was sent. */
   | { readonly type: 'editQueued'; readonly clientId: string; readonly text: string }
   /** The user removed a queued message (Discard). */
@@ -89,7 +116,17 @@ export type WebviewMessage =
   /** Undo the files a turn changed (`turn`), or restore them to before it (`from_turn`: it and every later turn). */
   | { readonly type: 'undoFiles'; readonly turnId: string; readonly scope: 'turn' | 'from_turn' }
   /** Redo an undo (put back what it took back). */
-  | { readonly type: 'redoFiles'; readonly undoId: string };
+  | { readonly type: 'redoFiles'; readonly undoId: string }
+  /**
+   * The user typed `@` and `query` after it (0..MAX_COMPLETION_QUERY_CHARS characters): the host
+   * answers `completions` with the same `requestId` (a later request makes an earlier answer stale).
+   */
+  | { readonly type: 'complete'; readonly requestId: number; readonly query: string }
+  /**
+   * The user dropped files or folders on the chat (the URIs of `application/vnd.code.uri-list` or
+   * `text/uri-list`, at most MAX_ATTACHMENTS): the host answers `attach` with what they are.
+   */
+  | { readonly type: 'attachUris'; readonly uris: readonly string[] };
 
 /** The user's actions on a chat that can fail with a refusal (the webview messages that carry them). */
 export type ChatAction = Extract<WebviewMessage['type'], 'send' | 'stop' | 'decide' | 'retry' | 'continue' | 'editQueued' | 'discardQueued' | 'sendQueued' | 'setModel'>;
@@ -230,6 +267,13 @@ export type HostMessage = Sequenced & (
    * An empty list: the provider offers no choice (the header shows no picker).
    */
   | { readonly type: 'models'; readonly provider: string; readonly models: readonly ModelOption[]; readonly note?: string }
+  /** The answer to `complete` `requestId`: the items of the `@` list, best first (open editors before other files). */
+  | { readonly type: 'completions'; readonly requestId: number; readonly items: readonly CompletionItem[] }
+  /**
+   * Attach these to the message being written (chips above the text): dropped files, Add Selection
+   * to Chat, Add File to Chat, Ask About Selection…. `focus`: put the focus in the composer.
+   */
+  | { readonly type: 'attach'; readonly attachments: readonly AttachmentRef[]; readonly focus?: boolean }
 );
 
 /**
@@ -256,7 +300,11 @@ export const HEARTBEAT = { intervalMs: 2000, lostAfterMs: 6000 } as const;
 export interface WebviewPersistedState {
   readonly sessionId?: string;
   readonly draft?: string;
-  readonly unacknowledged?: readonly { readonly clientId: string; readonly text: string; readonly replacesTurnId?: string }[];
+  /** The composer's attachments not sent yet (chips), in order. */
+  readonly draftAttachments?: readonly AttachmentRef[];
+  readonly unacknowledged?: readonly {
+    readonly clientId: string; readonly text: string; readonly replacesTurnId?: string; readonly attachments?: readonly AttachmentRef[];
+  }[];
   readonly scrollAnchor?: { readonly turnId: string; readonly offset: number };
   readonly bannerShown?: string;
 }

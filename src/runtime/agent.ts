@@ -9,6 +9,7 @@
  * - agents that run their own tools (Claude's `canUseTool`, Codex approval requests) call
  *   `ctx.startInvocation` and `ctx.requestBoundary` and pass the decision back to their client.
  */
+import type { AgentAttachment } from '../core/attachments';
 import type { ProcessGroupRecord } from '../core/events';
 import type { FileChangeInput } from '../journal/operations/checkpoints';
 import type { BoundaryDecision, BoundaryKind, ErrorClass, ProviderId } from '../core/vocabulary';
@@ -44,6 +45,11 @@ export interface AgentTurnRequest {
    * (Claude, Codex) has it there and says so to its model (`replacedPromptNote`).
    */
   readonly replaces?: { readonly prompt: string };
+  /**
+   * What the user attached to the prompt, as journaled with it (Retry and Continue: the same), in
+   * order. Each agent hands them to its provider in its own way (docs/ARCHITECTURE.md, "Attachments").
+   */
+  readonly attachments?: readonly AgentAttachment[];
 }
 
 /** A tool call this product executes: `run` a shell command, `read` or `write` a file. */

@@ -48,7 +48,7 @@ export type { RuntimeRefusal } from './refusals';
 export { STOP_ELSEWHERE_NOTICE } from './stopAcrossWindows';
 export { cleanTitle, MAX_TITLE_CHARS, NEW_CHAT_TITLE, titleProblem } from './titles';
 export { historyFrom } from './turns';
-export type { SendQueuedOutcome, SubmitOutcome } from './outbox';
+export type { OutgoingMessage, SendQueuedOutcome, SubmitOutcome } from './outbox';
 export { MAX_CHANGE_EVENTS, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
 
 /** Options of the runtime. */
@@ -311,7 +311,8 @@ export class ChatRuntime {
    * The user sent a message: it becomes a turn at once, or waits in the chat's queue while a run is
    * live (in any window) or messages wait before it — decided in one journal transaction. A
    * `clientId` seen before makes nothing new (`duplicate`); seen with another text it is refused
-   * (`conflict`). Also refused: `invalid` (a full queue), `not_found`, `no_agent`, the journal's refusals.
+   * (`conflict`). Its attachments are read and journaled with it (src/runtime/attachments/). Also
+   * refused: `invalid` (a full queue, an attachment that cannot be read), `not_found`, `no_agent`, the journal's refusals.
    */
   submit(sessionId: string, message: OutgoingMessage): Promise<Result<SubmitOutcome, RuntimeRefusal>> {
     return submit(this.outbox, sessionId, message);

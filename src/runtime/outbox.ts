@@ -13,6 +13,7 @@ import { fail, ok, type Result } from '../core/result';
 import type { QueuedPromptState } from '../core/vocabulary';
 import type { NextTurnIds } from '../journal/core';
 import { MAX_PROMPT_CHARS } from '../protocol/messages';
+import { readAttachments, type AttachmentRequest } from './attachments/readAttachments';
 import type { RuntimeRefusal } from './refusals';
 import { RunContext } from './runContext';
 import type { ClaimedTurn, RunEnds } from './runEnd';
@@ -44,19 +45,22 @@ export function messageProblem(text: string): string | null {
 }
 
 /**
- * A message the user sent: its client id, its text, and for an edit and resend the turn it replaces
- * (that turn must be the chat's last and over: see `SubmitPromptInput.replacesTurnId`).
+ * A message the user sent: its client id, its text, for an edit and resend the turn it replaces
+ * (that turn must be the chat's last and over: see `SubmitPromptInput.replacesTurnId`), and what
+ * they attached (read here: readAttachments.ts).
  */
 export interface OutgoingMessage {
   readonly clientId: string;
   readonly text: string;
   readonly replacesTurnId?: string;
+  readonly attachments?: readonly AttachmentRequest[];
 }
 
 /**
  * The user sent a message (see `ChatRuntime.submit`). `queue` false: start now or answer `busy`
- * (`ChatRuntime.send`, whose callers have no queue), with a client id made here. An edit and
- * resend refused by the journal (not the last turn, a reply still running) is `not_actionable`.
+ * (`ChatRuntime.send`, whose callers have no queue), with a client id made here. Its attachments
+ * are read first (an unreadable one refuses the message, `invalid`) and journaled with it. An edit
+ * and resend refused by the journal (not the last turn, a reply still running) is `not_actionable`.
  */
 export async function submit(
   deps: OutboxDeps, sessionId: string, message: OutgoingMessage, queue = true,
@@ -66,10 +70,13 @@ export async function submit(
   if (problem) return fail('invalid', problem);
   const ready = await agentReady(deps, sessionId);
   if (!ready.ok) return ready;
+  const attachments = await readAttachments(message.attachments ?? [], deps.settings.workspaceRoot());
+  if (!attachments.ok) return fail('invalid', attachments.message);
   const next = nextIds(scope, ready.value.provider);
   const r = await scope.journal.write('submitPrompt', {
     sessionId, clientId: message.clientId, text: message.text, at: scope.now(), next, queue, endedRunIds: deps.ends.endedHere(sessionId),
     ...(message.replacesTurnId ? { replacesTurnId: message.replacesTurnId } : {}),
+    ...(attachments.value.length ? { attachments: attachments.value } : {}),
   });
   if (!r.ok) return r;
   const v = r.value;

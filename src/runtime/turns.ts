@@ -11,6 +11,7 @@ import { buildTranscript, type Transcript } from '../core/transcript';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, HistoryEntry } from './agent';
 import { agentContextFor } from './agentContext';
 import { fileNoteFor } from './fileNote';
+import { attachedToTurn, attachmentsForAgent } from './attachments/pendingAttachments';
 import type { RuntimeRefusal } from './refusals';
 import { RunContext } from './runContext';
 import type { RunEnds } from './runEnd';
@@ -100,6 +101,8 @@ export async function startTurn(
     turn: { id: run.turnId, sessionId, prompt, origin: from.origin, parentTurnId: from.parentTurnId, createdAt: scope.now(), model: scope.defaultModel(session.provider) },
     run: { id: run.runId, instanceId: scope.instance.id, provider: session.provider },
     endedRunIds: ends.endedHere(sessionId),
+    // Retry and Continue send what the parent turn sent, from the journal (never re-read from disk).
+    ...(from.parentTurnId ? { attachmentsOf: from.parentTurnId } : {}),
   });
   if (!started.ok) {
     if (scope.active.get(sessionId) === run) scope.active.delete(sessionId);
@@ -146,10 +149,15 @@ async function agentStart(scope: RuntimeScope, settings: TurnSettings, run: RunC
     const providerState = await journal.read('getProviderState', run.sessionId);
     // After an undo or redo of its file changes the agent is told which files were put back.
     const note = await fileNoteFor(scope, run.sessionId, turn);
+    // Undefined while one waits for a boundary request: read in `drive` then (pendingAttachments.ts).
+    // The turn's record says whether it has any: no read for the usual prompt without (a read more
+    // here is a moment more before the agent holds its prompt).
+    const attachments = turn.attachments?.length ? await attachedToTurn(scope, run.turnId) : [];
     const request: AgentTurnRequest = {
       sessionId: run.sessionId, turnId: run.turnId, prompt: note ? `${note}\n\n${turn.prompt}` : turn.prompt, origin: turn.origin, history, providerState, cwd: settings.workspaceRoot() ?? process.cwd(),
       ...(turn.model ? { model: turn.model } : {}),
       ...(await replacedPrompt(scope, turn)),
+      ...(attachments ? { attachments } : {}),
     };
     const ctx = agentContextFor(scope, run, { workspaceRoot: settings.workspaceRoot(), commandTimeoutMs: settings.commandTimeoutMs?.() ?? 30_000 });
     return { agent, request, ctx };
@@ -181,7 +189,9 @@ async function drive(scope: RuntimeScope, ends: RunEnds, run: RunContext, start:
   else if (run.aborted) outcome = { status: 'completed' };
   else {
     try {
-      outcome = await start.agent.runTurn(start.request, start.ctx);
+      // A file outside the workspace is asked for first (a boundary request): Stop may come meanwhile.
+      const request = start.request.attachments ? start.request : { ...start.request, attachments: await attachmentsForAgent(scope, run, start.ctx) };
+      outcome = run.aborted ? { status: 'completed' } : await start.agent.runTurn(request, start.ctx);
     } catch (error) {
       outcome = { status: 'failed', errorClass: 'agent_error', message: `The agent failed: ${(error as Error).message}` };
     }

@@ -30,6 +30,7 @@ import { queueJourney } from './queueJourney';
 import { repairJourney, seedDamagedJournal } from './repairJourney';
 import { modelEditJourney, prepareModelEditJourney } from './modelEditJourney';
 import { checkpointsJourney } from './checkpointsJourney';
+import { attachmentJourney } from './attachmentJourney';
 
 type Journey = (ctx: HostCrashContext) => Promise<void>;
 
@@ -55,6 +56,7 @@ const JOURNEYS: readonly [string, Journey, Prepare?][] = [
   ['repair', repairJourney, async () => ({ settings: {}, env: {}, seed: seedDamagedJournal, dispose: async () => undefined })],
   ['model-edit', modelEditJourney, prepareModelEditJourney],
   ['checkpoints', checkpointsJourney],
+  ['attachments', attachmentJourney],
   ['long-chat', longChatJourney, async () => ({ settings: {}, env: {}, seed: seedLongChatJournal, dispose: async () => undefined })],
   ['claude-restart', claudeRestartJourney, async () => {
     const setup = await prepareClaudeJourney();

@@ -106,6 +106,12 @@ export async function editJournalFile(file: string, edit: (db: Database) => void
   db.close();
 }
 
+/** SQL that takes a schema-12 database back to schema 11 (drops the attachments); before UNDO_SCHEMA_11. */
+export const UNDO_SCHEMA_12 = `
+  DROP TABLE attachments;
+  PRAGMA user_version = 11;
+`;
+
 /** SQL that takes a schema-11 database back to schema 10 (drops the checkpoints' tables); before UNDO_SCHEMA_10. */
 export const UNDO_SCHEMA_11 = `
   DROP TABLE file_undo_items; DROP TABLE file_undos; DROP TABLE file_changes;

@@ -89,7 +89,7 @@ describe('the edit mode in the composer', () => {
     const store = { restore: () => persisted, persist: (s: WebviewPersistedState) => (persisted = s) };
     const posted: WebviewMessage[] = [];
     const outbox = new ViewOutbox(new PanelMemory(store), (m) => posted.push(m), () => 'c1');
-    outbox.send('list the files, sorted', 't1');
+    outbox.send('list the files, sorted', { replacesTurnId: 't1' });
     assert.deepEqual(posted, [{ type: 'send', clientId: 'c1', text: 'list the files, sorted', replacesTurnId: 't1' }]);
     assert.deepEqual(persisted!.unacknowledged, [{ clientId: 'c1', text: 'list the files, sorted', replacesTurnId: 't1' }]);
     const rebuilt = new ViewOutbox(new PanelMemory(store), (m) => posted.push(m));

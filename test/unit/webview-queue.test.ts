@@ -247,7 +247,7 @@ describe('the view keeps what it posted until the host answers', () => {
     assert.deepEqual(posted, [{ type: 'send', clientId: first, text: 'run the tests' }, { type: 'send', clientId: second, text: 'then lint' }]);
     assert.deepEqual(store.restore()?.unacknowledged, [{ clientId: first, text: 'run the tests' }, { clientId: second, text: 'then lint' }]);
 
-    assert.equal(outbox.answered(first), 'run the tests');
+    assert.deepEqual(outbox.answered(first), { text: 'run the tests', attachments: [] });
     assert.equal(outbox.answered(first), undefined, 'a second answer finds nothing');
 
     // The tab was hidden (its view destroyed) before the host answered the second: a new view from the same state.

@@ -11,6 +11,7 @@
  * answer (their buttons disabled). A message whose text, state and buttons did not change keeps its
  * element, so a streamed reply re-rendering the view does not take the focus from a button.
  */
+import { renderTurnAttachments } from './attachmentViews';
 import { heldWords, type QueuedPromptView } from '../../src/core/outbox';
 import type { WebviewMessage } from '../../src/protocol/messages';
 import { h } from '../dom';
@@ -140,7 +141,7 @@ export class QueueView {
 
   private itemElement(p: QueuedPromptView): HTMLElement {
     const editing = this.editing.get(p.clientId);
-    const key = JSON.stringify([p.text, p.hold, p.sendNow, this.facts, editing !== undefined, this.expanded.has(p.clientId), this.busy.has(p.clientId)]);
+    const key = JSON.stringify([p.text, p.attachments ?? null, p.hold, p.sendNow, this.facts, editing !== undefined, this.expanded.has(p.clientId), this.busy.has(p.clientId)]);
     const cached = this.items.get(p.clientId);
     if (cached?.key === key) return cached.el;
     const el = editing !== undefined ? this.editorElement(p, editing) : this.shownElement(p);
@@ -161,6 +162,7 @@ export class QueueView {
       { class: `queued-prompt${p.hold ? ' held' : ''}`, 'data-client-id': p.clientId, 'data-state': p.sendNow ? 'next' : p.hold ?? 'queued' },
       h('div', { class: 'queued-state' }, queuedStateWords(p)),
       h('div', { class: `queued-text${long && !whole ? ' clipped' : ''}` }, p.text),
+      renderTurnAttachments(p.attachments),
       long
         ? h('vscode-button', {
             'data-queue-action': 'expand', appearance: 'icon', 'aria-expanded': String(whole),

@@ -11,6 +11,7 @@ import { userMarkdownFragment } from '../markdown';
 import { renderErrorBanner } from './banner';
 import type { RenderErrorSink } from './failed';
 import { filesKey, ranCommands, renderFilesChanged } from './filesChanged';
+import { renderTurnAttachments } from './attachmentViews';
 import { renderItems } from './items';
 import type { TurnFilesView } from '../../src/protocol/messages';
 
@@ -71,6 +72,7 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext): HTMLElement 
     origin ? h('div', { class: 'turn-origin' }, origin) : null,
     turn.model ? h('div', { class: 'turn-model', title: 'The model this turn ran with' }, `Model: ${turn.model}`) : null,
     h('div', { class: 'message user markdown' }, userMarkdownFragment(turn.prompt)),
+    renderTurnAttachments(turn.attachments),
     edit,
   ]);
   const view = turn.errorClass ? describeErrorClass(turn.errorClass, turn, { followedUp: ctx.followedUp, running: ctx.running }) : null;

@@ -32,6 +32,8 @@ export const CONTENT_REFERENCES: readonly { readonly table: string; readonly col
   { table: 'file_changes', column: 'after_hash' },
   { table: 'file_undo_items', column: 'found_hash' },
   { table: 'file_undo_items', column: 'wrote_hash' },
+  // What was sent with a prompt (operations/attachments.ts), indexed by attachments_by_content.
+  { table: 'attachments', column: 'content_hash' },
 ];
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

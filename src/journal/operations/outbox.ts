@@ -14,6 +14,7 @@ import { JournalRefusedError } from '../errors';
 import type { RunRecord } from '../records';
 import { ChatListOps } from './chatList';
 import { toQueuedPrompt } from './rows';
+import type { AttachmentInput } from './attachments';
 import type { FinishRunInput, NextTurnIds, QueueMove } from './turnsAndRuns';
 
 /** The schema version that has the outbox (client ids, delivery states, `queued_prompts`). */
@@ -40,6 +41,8 @@ export interface SubmitPromptInput {
    * last, has ended, and no run of the chat is running (`not_replaceable` otherwise); never queued.
    */
   readonly replacesTurnId?: string;
+  /** What the user attached (written with the turn or the queued message, in this transaction). */
+  readonly attachments?: readonly AttachmentInput[];
 }
 
 /**
@@ -88,14 +91,16 @@ export abstract class OutboxOps extends ChatListOps {
     this.touch(input.sessionId);
     const seen = this.clientIdSeen(input.clientId);
     if (seen) return seen.sessionId === input.sessionId && seen.text === input.text ? { kind: 'duplicate', turnId: seen.turnId } : { kind: 'conflict' };
+    const attached = input.attachments ? { attachments: input.attachments } : {};
     if (input.replacesTurnId !== undefined) {
       const problem = this.replaceProblem(input.sessionId, input.replacesTurnId, input.endedRunIds);
       if (problem) return { kind: 'not_replaceable', message: problem };
-      return { kind: 'started', ...this.startQueuedTurn(input.sessionId, input.clientId, input.text, 'composer', input.next, input.at, input.replacesTurnId) };
+      const extra = { replacesTurnId: input.replacesTurnId, ...attached };
+      return { kind: 'started', ...this.startQueuedTurn(input.sessionId, input.clientId, input.text, 'composer', input.next, input.at, extra) };
     }
     const waiting = this.one("SELECT 1 AS x FROM queued_prompts WHERE session_id = ? AND state = 'queued' AND hold IS NULL LIMIT 1", [input.sessionId]);
     if (!this.hasRunningRun(input.sessionId, input.endedRunIds) && !waiting) {
-      return { kind: 'started', ...this.startQueuedTurn(input.sessionId, input.clientId, input.text, 'composer', input.next, input.at) };
+      return { kind: 'started', ...this.startQueuedTurn(input.sessionId, input.clientId, input.text, 'composer', input.next, input.at, attached) };
     }
     if (!input.queue) return { kind: 'busy' };
     const counts = this.one(
@@ -107,6 +112,7 @@ export abstract class OutboxOps extends ChatListOps {
       "INSERT INTO queued_prompts (client_id, session_id, text, state, position, hold, send_now, turn_id, created_at, updated_at) VALUES (?, ?, ?, 'queued', ?, NULL, 0, NULL, ?, ?)",
       [input.clientId, input.sessionId, input.text, Number(counts?.last ?? 0) + 1, input.at, input.at],
     );
+    if (input.attachments?.length) this.insertAttachments({ sessionId: input.sessionId, turnId: null, clientId: input.clientId }, input.attachments, input.at);
     return { kind: 'queued', prompt: this.getQueuedPrompt(input.clientId)! };
   }
 
@@ -162,14 +168,14 @@ export abstract class OutboxOps extends ChatListOps {
   /** The chat's messages still queued, in the order they go out (`compareQueued`); none before schema 5. */
   listQueuedPrompts(sessionId: string): QueuedPromptRecord[] {
     if (this.userVersion() < OUTBOX_SCHEMA) return [];
-    return this.decodeAll(this.all("SELECT * FROM queued_prompts WHERE session_id = ? AND state = 'queued'", [sessionId]), toQueuedPrompt).sort(compareQueued);
+    return this.queuedWithAttachments(this.decodeAll(this.all("SELECT * FROM queued_prompts WHERE session_id = ? AND state = 'queued'", [sessionId]), toQueuedPrompt)).sort(compareQueued);
   }
 
   /** A message of any chat's queue in any state (kept once sent or discarded), or undefined; none before schema 5. */
   getQueuedPrompt(clientId: string): QueuedPromptRecord | undefined {
     if (this.userVersion() < OUTBOX_SCHEMA) return undefined;
     const row = this.one('SELECT * FROM queued_prompts WHERE client_id = ?', [clientId]);
-    return row && this.decodeAll([row], toQueuedPrompt)[0];
+    return row && this.queuedWithAttachments(this.decodeAll([row], toQueuedPrompt))[0];
   }
 
   /**
@@ -202,10 +208,12 @@ export abstract class OutboxOps extends ChatListOps {
   /** Makes a queued message the chat's next turn (ids `next`) and marks it sent, in this transaction. */
   private claim(prompt: QueuedPromptRecord, sentFrom: SentFrom, next: NextTurnIds, at: number): { turn: TurnRecord; run: RunRecord } {
     const started = this.startQueuedTurn(prompt.sessionId, prompt.clientId, prompt.text, sentFrom, next, at);
+    this.claimAttachments(prompt.clientId, next.turnId);
     this.run("UPDATE queued_prompts SET state = 'sent', turn_id = ?, send_now = 0, updated_at = ? WHERE client_id = ? AND state = 'queued'", [
       next.turnId, at, prompt.clientId,
     ]);
-    return started;
+    // Read again: the turn now has the message's attachments.
+    return { turn: this.getTurn(next.turnId)!, run: started.run };
   }
 
   /**
@@ -228,10 +236,15 @@ export abstract class OutboxOps extends ChatListOps {
     return null;
   }
 
-  /** Starts a prompt turn for a message (its client id on the turn) with the chat's provider; `replacesTurnId`: an edit and resend. */
+  /**
+   * Starts a prompt turn for a message (its client id on the turn) with the chat's provider;
+   * `extra.replacesTurnId`: an edit and resend; `extra.attachments`: what the user attached.
+   */
   private startQueuedTurn(
-    sessionId: string, clientId: string, text: string, sentFrom: SentFrom, next: NextTurnIds, at: number, replacesTurnId?: string,
+    sessionId: string, clientId: string, text: string, sentFrom: SentFrom, next: NextTurnIds, at: number,
+    extra: { readonly replacesTurnId?: string; readonly attachments?: readonly AttachmentInput[] } = {},
   ): { turn: TurnRecord; run: RunRecord } {
+    const { replacesTurnId, attachments } = extra;
     const provider = this.getSession(sessionId)!.provider;
     return this.insertTurnAndRun({
       turn: {
@@ -239,6 +252,7 @@ export abstract class OutboxOps extends ChatListOps {
         ...(replacesTurnId ? { replacesTurnId } : {}),
       },
       run: { id: next.runId, instanceId: next.instanceId, provider },
+      ...(attachments?.length ? { attachments } : {}),
     });
   }
 

@@ -93,7 +93,7 @@ export abstract class PageOps extends InstanceOps {
         )
       : this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at DESC, id DESC LIMIT ?', [sessionId, limit + 1]);
     const hasOlder = rows.length > limit;
-    const turns = this.decodeAll(rows.slice(0, limit).reverse(), toTurn);
+    const turns = this.withAttachments(this.decodeAll(rows.slice(0, limit).reverse(), toTurn));
     const mark = this.markOf(sessionId);
     return { turns, events: this.eventsOfTurns(sessionId, turns), hasOlder, turnCount: mark.turns, mark };
   }
@@ -115,7 +115,7 @@ export abstract class PageOps extends InstanceOps {
     if (touched.length > 0) {
       turnRows.push(...this.all(`SELECT * FROM turns WHERE id IN (${touched.map(() => '?').join(', ')})`, touched));
     }
-    const turns = this.decodeAll(turnRows, toTurn).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const turns = this.withAttachments(this.decodeAll(turnRows, toTurn)).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const lastEvent = eventRows[eventRows.length - 1];
     return {
       tooMany: false,

@@ -1,11 +1,11 @@
 /** Operations on sessions (chats): create, rename, delete with everything under them, provider state. */
 import type { SessionRecord } from '../../core/events';
 import { JournalRefusedError } from '../errors';
-import { CheckpointOps } from './checkpoints';
+import { AttachmentOps } from './attachments';
 import { toSession } from './rows';
 
-/** The operations of this concern, on top of CheckpointOps (see module docstring). */
-export abstract class SessionOps extends CheckpointOps {
+/** The operations of this concern, on top of AttachmentOps (see module docstring). */
+export abstract class SessionOps extends AttachmentOps {
   /**
    * Creates a session in the workspace folder `session.workspace` (unset or null: unknown). Throws
    * a constraint error if the id exists.
@@ -53,7 +53,7 @@ export abstract class SessionOps extends CheckpointOps {
 
   /**
    * Deletes a chat and everything recorded under it (turns, runs, invocations, events, boundary
-   * requests, its tab record, its queue) in this one transaction, unless one of its runs is still in flight in
+   * requests, its tab record, its queue, its attachments, then the stored content nothing else references) in this one transaction, unless one of its runs is still in flight in
    * some window: then nothing changes and `deleted` is false. A chat fenced for a row this build
    * cannot read is refused (`row_unreadable`) like any other write to it.
    * @throws JournalRefusedError('not_found') for an unknown id.
@@ -62,7 +62,7 @@ export abstract class SessionOps extends CheckpointOps {
     this.touch(id);
     if (!this.getSession(id)) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
     if (this.all("SELECT 1 FROM runs WHERE session_id = ? AND status = 'running' LIMIT 1", [id]).length > 0) return { deleted: false };
-    for (const table of ['events', 'boundary_requests', 'invocations', 'runs', 'turns', 'tabs', 'queued_prompts', 'file_changes', 'file_undo_items', 'file_undos']) {
+    for (const table of ['events', 'boundary_requests', 'invocations', 'runs', 'turns', 'tabs', 'queued_prompts', 'file_changes', 'file_undo_items', 'file_undos', ...(this.hasAttachments() ? ['attachments'] : [])]) {
       this.run(`DELETE FROM ${table} WHERE session_id = ?`, [id]);
     }
     this.run('DELETE FROM sessions WHERE id = ?', [id]);

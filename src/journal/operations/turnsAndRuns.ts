@@ -1,11 +1,12 @@
 /**
- * Operations on turns and their runs: start a turn with its first run, finish a run and its turn
+ * Operations on turns and their runs: start a turn with its first run (and its attachments), finish a run and its turn
  * (and, in the same transaction, move the chat's queue: outbox.ts).
  */
-import type { LedgerEvent, NewLedgerEvent, TurnRecord } from '../../core/events';
+import type { LedgerEvent, TurnRecord } from '../../core/events';
 import type { ErrorClass, RunStatus, TurnStatus } from '../../core/vocabulary';
 import { JournalRefusedError } from '../errors';
 import type { RunRecord } from '../records';
+import type { AttachmentInput } from './attachments';
 import { SessionOps } from './sessions';
 import { toRun, toTurn } from './rows';
 
@@ -22,6 +23,10 @@ export interface StartTurnInput {
    * end yet (a full disk): not counted as running.
    */
   readonly endedRunIds?: readonly string[];
+  /** What the user attached to the prompt (written with the turn, same transaction). */
+  readonly attachments?: readonly AttachmentInput[];
+  /** A turn whose attachments this one sends again (Retry, Continue): copied from the journal. */
+  readonly attachmentsOf?: string;
 }
 
 /**
@@ -64,9 +69,6 @@ export interface QueueMove {
 
 /** The operations of this concern, on top of SessionOps (see module docstring). */
 export abstract class TurnRunOps extends SessionOps {
-  /** Appends events to a run's ledger (invocationsAndEvents.ts). */
-  abstract appendEvents(runId: string, events: readonly NewLedgerEvent[], at: number): LedgerEvent[];
-
   /** Moves the chat's queue after `run` ended with `status` (outbox.ts), in the caller's transaction. */
   protected abstract moveQueue(run: RunRecord, input: FinishRunInput): QueueMove;
 
@@ -111,18 +113,20 @@ export abstract class TurnRunOps extends SessionOps {
       [input.run.id, t.id, t.sessionId, input.run.instanceId, input.run.provider, 'running', t.createdAt],
     );
     this.run('UPDATE sessions SET updated_at = ? WHERE id = ?', [t.createdAt, t.sessionId]);
+    if (input.attachments?.length) this.insertAttachments({ sessionId: t.sessionId, turnId: t.id, clientId: t.clientId ?? null }, input.attachments, t.createdAt);
+    if (input.attachmentsOf) this.copyAttachments(input.attachmentsOf, t.id, t.createdAt);
     return { turn: this.getTurn(t.id)!, run: this.getRun(input.run.id)! };
   }
 
   /** One turn or undefined. */
   getTurn(id: string): TurnRecord | undefined {
     const row = this.one('SELECT * FROM turns WHERE id = ?', [id]);
-    return row && this.decodeAll([row], toTurn)[0];
+    return row && this.withAttachments(this.decodeAll([row], toTurn))[0];
   }
 
   /** A session's turns, oldest first. */
   listTurns(sessionId: string): TurnRecord[] {
-    return this.decodeAll(this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]), toTurn);
+    return this.withAttachments(this.decodeAll(this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]), toTurn));
   }
 
   /** One run or undefined. */

@@ -8,11 +8,13 @@
  *   run <shell command>       runs the command in the workspace folder (with a timeout)
  *   read <path>               reads a file
  *   write <path> + ```block``` writes the fenced block to the file
- * Anything else gets a short reply that points at those.
+ * Anything else gets a short reply that points at those. What the user attached it lists first
+ * (`receivedWords`): it has no model to read them.
  *
  * Delivery: the agent runs in this process, so it has the prompt as soon as `runTurn` starts
  * handling it; it acknowledges it there (`ctx.promptDelivered`), before any text or tool call.
  */
+import { attachmentLabel, type AgentAttachment } from '../../core/attachments';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, ToolResult } from '../agent';
 
 /** Parsed intent of a prompt. */
@@ -78,6 +80,7 @@ export class LocalAgent implements Agent {
     const rerun = request.origin === 'continue';
     if (rerun) await say("The restart interrupted this reply and I can't tell how far it got, so I'm starting it over.\n\n");
     if (request.origin === 'retry') await say('Trying that again.\n\n');
+    if (request.attachments?.length) await say(receivedWords(request.attachments));
     const intent = parseLocalPrompt(request.prompt);
     switch (intent.type) {
       case 'help':
@@ -136,6 +139,19 @@ export function inlineCode(text: string): string {
   const fence = '`'.repeat(longest + 1);
   const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${text.replace(/\n/g, ' ')}${pad}${fence}`;
+}
+
+/**
+ * What the local agent says it received: one bullet per attachment with its label, its lines and
+ * bytes of text, and the cut note (it reads nothing else of them: it is offline and scripted).
+ */
+export function receivedWords(attachments: readonly AgentAttachment[]): string {
+  const items = attachments.map((a) => {
+    const bytes = new TextEncoder().encode(a.text).byteLength;
+    const cut = a.cutNote ? ` (${a.cutNote})` : '';
+    return `- ${a.kind} ${inlineCode(attachmentLabel(a))}: ${plural(countLines(a.text), 'line')}, ${plural(bytes, 'byte')}${cut}`;
+  });
+  return `I received ${plural(attachments.length, 'attachment')}:\n${items.join('\n')}\n\n`;
 }
 
 function plural(n: number, word: string): string {

@@ -43,6 +43,7 @@ import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest } from
 import { findExecutable } from '../executables';
 import { promptWithHistory } from '../historyPrompt';
 import { replacedPromptNote } from '../replacedPrompt';
+import { attachmentBlock, type AgentAttachment } from '../../../core/attachments';
 import {
   CLAUDE_CONTINUE_PROMPT, CLAUDE_DISALLOWED_TOOLS, CLAUDE_EXECUTABLE_SETTING, CLAUDE_INSTALL_HINT, claudeEnvironment,
   parseClaudeProviderState, type ClaudeAgentConfig, type ClaudeProviderState, type ClaudeSdk,
@@ -125,7 +126,7 @@ export class ClaudeAgent implements Agent {
     const log = config.log ?? (() => undefined);
     const invocations = new ClaudeInvocations(ctx, request.cwd, log);
     const stderrTail: string[] = [];
-    const input = new StreamingInput(a.prompt);
+    const input = new StreamingInput(claudeContent(a.prompt, request.attachments ?? []));
     let lifecycle: QueryLifecycle | undefined;
     const stream = new ClaudeStream(ctx, invocations, log, () => lifecycle?.endAfterResult(), a.delivered);
     let query: Query;
@@ -189,6 +190,18 @@ function queryOptions(a: AttemptInput, canUseTool: CanUseTool, stderrTail: strin
 }
 
 /**
+ * The user message's content: the prompt alone, or with attachments a text block per attachment
+ * after it (a fenced block with its path and lines: `attachmentBlock`), as the Messages API takes
+ * several blocks in one user message. Text blocks rather than `document` blocks: Claude Code passes
+ * the SDK's user message through to the API as it is, and text blocks are what it sends itself for
+ * a file the user mentions.
+ */
+export function claudeContent(prompt: string, attachments: readonly AgentAttachment[]): SDKUserMessage['message']['content'] {
+  if (attachments.length === 0) return prompt;
+  return [prompt, ...attachments.map(attachmentBlock)].map((text) => ({ type: 'text' as const, text }));
+}
+
+/**
  * The CLI's input in streaming-input mode: the one user message, then open until the turn ends
  * (so `interrupt()` works); the CLI exits once it ends.
  */
@@ -196,11 +209,11 @@ class StreamingInput {
   private closeInput!: () => void;
   private readonly closed = new Promise<void>((resolve) => (this.closeInput = resolve));
 
-  constructor(private readonly prompt: string) {}
+  constructor(private readonly content: SDKUserMessage['message']['content']) {}
 
   /** The input the SDK reads. */
   async *messages(): AsyncGenerator<SDKUserMessage> {
-    yield { type: 'user', message: { role: 'user', content: this.prompt }, parent_tool_use_id: null };
+    yield { type: 'user', message: { role: 'user', content: this.content }, parent_tool_use_id: null };
     await this.closed;
   }
 

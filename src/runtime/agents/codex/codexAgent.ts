@@ -50,6 +50,7 @@ import { agentFailure, failedWith } from '../agentFailure';
 import { findExecutable } from '../executables';
 import { promptWithHistory, type HistoryFraming } from '../historyPrompt';
 import { replacedPromptNote } from '../replacedPrompt';
+import { attachmentBlock, type AgentAttachment } from '../../../core/attachments';
 import { AppServerClient, lastLines } from './appServerClient';
 import { CodexApprovals } from './codexApprovals';
 import { CODEX_API_KEY_ENV, OPENAI_BASE_URL, writeCodexHome } from './codexConfig';
@@ -216,7 +217,8 @@ class CodexRun {
       if (this.stopped) throw new Stopped();
       const turn = await this.untilStopped(client.request<{ turn: { id: string } }>('turn/start', {
         threadId: this.threadId,
-        input: [{ type: 'text', text, text_elements: [] }],
+        // Attachments as text items after the prompt, one per attachment (codexInput).
+        input: codexInput(text, this.request.attachments ?? []),
       }, startupMs));
       this.turnId = turn.turn.id;
       void this.ctx.promptDelivered();
@@ -368,3 +370,12 @@ function classifyTurnError(error: TurnError | undefined, baseUrl: string, model:
   }
 }
 
+/**
+ * The `turn/start` input of a prompt: its text, then each attachment as a text item of its own (a
+ * fenced block with its path and lines: `attachmentBlock`). The app-server's `UserInput` has no
+ * item for a text file's content (its `mention` and `skill` items name apps and skills, `localImage`
+ * images), and it joins the text items into the one user message the model reads.
+ */
+export function codexInput(text: string, attachments: readonly AgentAttachment[]): { type: 'text'; text: string; text_elements: [] }[] {
+  return [text, ...attachments.map(attachmentBlock)].map((t) => ({ type: 'text', text: t, text_elements: [] }));
+}

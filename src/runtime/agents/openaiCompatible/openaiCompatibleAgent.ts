@@ -34,6 +34,7 @@
  * `index`), Ollama's OpenAI compatibility docs (`http://localhost:11434/v1`, any API key), and
  * measured behaviour of such servers.
  */
+import { promptWithAttachments } from '../../../core/attachments';
 import OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
@@ -110,9 +111,10 @@ export function defaultSystemPrompt(cwd: string): string {
  * (consecutive entries of one role merged with a blank line, since some chat templates require
  * alternating roles), then the user message for the origin (see module docstring).
  */
-export function buildMessages(request: Pick<AgentTurnRequest, 'prompt' | 'origin' | 'history'>, systemPrompt: string | null): ChatCompletionMessageParam[] {
+export function buildMessages(request: Pick<AgentTurnRequest, 'prompt' | 'origin' | 'history' | 'attachments'>, systemPrompt: string | null): ChatCompletionMessageParam[] {
   const entries: HistoryEntry[] = [...request.history];
-  entries.push({ role: 'user', text: request.origin === 'continue' ? CONTINUE_MESSAGE : request.prompt });
+  // The turn's attachments go with its user message, whatever its origin (fenced blocks: promptWithAttachments).
+  entries.push({ role: 'user', text: promptWithAttachments(request.origin === 'continue' ? CONTINUE_MESSAGE : request.prompt, request.attachments ?? []) });
   const merged: HistoryEntry[] = [];
   for (const entry of entries) {
     const last = merged[merged.length - 1];
