@@ -31,18 +31,18 @@ describe('file references', () => {
   it('finds paths with a slash in running text, and not URLs, versions or bare words', () => {
     const found = (text: string) => [...text.matchAll(FILE_REFERENCE_IN_TEXT)].map((m) => referenceOfMatch(m));
     assert.deepEqual(found('I changed src/app.ts:12 and test/app.test.ts.'), [{ path: 'src/app.ts', line: 12 }, { path: 'test/app.test.ts' }]);
-    assert.deepEqual(found('See ../shared/util.js#L3, then /work/ws/a.md'), [{ path: '../shared/util.js', line: 3 }, { path: '/work/ws/a.md' }]);
+    assert.deepEqual(found('See ../shared/util.js#L3, then /projects/ws/a.md'), [{ path: '../shared/util.js', line: 3 }, { path: '/projects/ws/a.md' }]);
     assert.deepEqual(found('Open https://example.com/docs/page.html or e.g. version 1.2.3 and notes.txt'), []);
   });
 });
 
 describe('where a file link may lead', () => {
-  const ws = '/work/ws';
+  const ws = '/projects/ws';
   it('resolves paths inside the workspace folders', () => {
-    assert.deepEqual(resolveInWorkspace([ws], 'src/app.ts'), { ok: true, absolute: '/work/ws/src/app.ts', root: ws });
-    assert.deepEqual(resolveInWorkspace([ws], './src/../README.md'), { ok: true, absolute: '/work/ws/README.md', root: ws });
-    assert.deepEqual(resolveInWorkspace([ws, '/work/other'], '/work/other/b.ts'), { ok: true, absolute: '/work/other/b.ts', root: '/work/other' });
-    assert.deepEqual(resolveInWorkspace([ws], '..notes.md'), { ok: true, absolute: '/work/ws/..notes.md', root: ws }, 'a name starting with two dots is inside');
+    assert.deepEqual(resolveInWorkspace([ws], 'src/app.ts'), { ok: true, absolute: '/projects/ws/src/app.ts', root: ws });
+    assert.deepEqual(resolveInWorkspace([ws], './src/../README.md'), { ok: true, absolute: '/projects/ws/README.md', root: ws });
+    assert.deepEqual(resolveInWorkspace([ws, '/projects/other'], '/projects/other/b.ts'), { ok: true, absolute: '/projects/other/b.ts', root: '/projects/other' });
+    assert.deepEqual(resolveInWorkspace([ws], '..notes.md'), { ok: true, absolute: '/projects/ws/..notes.md', root: ws }, 'a name starting with two dots is inside');
     assert.deepEqual(resolveInWorkspace(['C:\\ws'], 'src\\app.ts'), { ok: true, absolute: 'C:\\ws\\src\\app.ts', root: 'C:\\ws' });
   });
 
@@ -55,7 +55,7 @@ describe('where a file link may lead', () => {
     assert.equal(refused([ws], '../../etc/passwd'), '../../etc/passwd is outside the workspace folder, so it was not opened.');
     assert.match(refused([ws], '/etc/passwd'), /outside the workspace folder/);
     assert.match(refused([ws], 'src/../../ws-evil/x.ts'), /outside/);
-    assert.match(refused([ws, '/work/other'], '/work/third/x.ts'), /outside the workspace folders/);
+    assert.match(refused([ws, '/projects/other'], '/projects/third/x.ts'), /outside the workspace folders/);
     assert.match(refused([ws], '~/.ssh/id_rsa'), /not a path in the workspace/);
     assert.match(refused([ws], 'file:///etc/passwd'), /not a path in the workspace/);
     assert.match(refused([ws], 'a\0b'), /not a file path/);
