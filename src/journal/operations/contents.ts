@@ -68,7 +68,7 @@ export abstract class ContentOps extends OperationsBase {
     // A row whose bytes no longer match its hash is rewritten with the right ones: kept damaged, every
     // later reference to the same bytes would share the damage.
     this.run(
-      'INSERT INTO contents (hash, size, encoding, body, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(hash) DO UPDATE SET size = excluded.size, encoding = excluded.encoding, body = excluded.body',
+      'INSERT INTO contents (hash, size, encoding, body, created_at) VALUES (?, ?, ?, CAST(? AS TEXT), ?) ON CONFLICT(hash) DO UPDATE SET size = excluded.size, encoding = excluded.encoding, body = excluded.body',
       [hash, data.byteLength, encoding, body, at],
     );
     return { hash, size: data.byteLength };

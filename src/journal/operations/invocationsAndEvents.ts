@@ -56,7 +56,7 @@ export abstract class InvocationEventOps extends TurnRunOps {
     const stored: LedgerEvent[] = [];
     events.forEach((event, i) => {
       const seq = next + i;
-      this.run('INSERT INTO events (run_id, seq, session_id, turn_id, kind, payload, at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+      this.run('INSERT INTO events (run_id, seq, session_id, turn_id, kind, payload, at) VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?)', [
         runId, seq, run.sessionId, run.turnId, event.kind, JSON.stringify(event.payload), at,
       ]);
       stored.push({ runId, seq, sessionId: run.sessionId, turnId: run.turnId, kind: event.kind, payload: event.payload, at } as LedgerEvent);
@@ -121,7 +121,7 @@ export abstract class InvocationEventOps extends TurnRunOps {
     if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
     this.touch(run.sessionId);
     this.run(
-      'INSERT INTO invocations (id, run_id, turn_id, session_id, tool, input, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO invocations (id, run_id, turn_id, session_id, tool, input, status, started_at) VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)',
       [input.id, input.runId, run.turnId, run.sessionId, input.tool, input.input, 'running', input.at],
     );
     if (input.fileChanges?.length) this.putFileChanges({ id: input.id, runId: input.runId, turnId: run.turnId, sessionId: run.sessionId }, input.fileChanges, input.at);

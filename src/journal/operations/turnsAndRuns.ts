@@ -102,7 +102,7 @@ export abstract class TurnRunOps extends SessionOps {
     const t = input.turn;
     this.run(
       `INSERT INTO turns (id, session_id, prompt, origin, parent_turn_id, status, created_at, client_id, delivery, sent_from, replaces_turn_id, model)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT model FROM sessions WHERE id = ?), ?))`,
+       VALUES (?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT model FROM sessions WHERE id = ?), ?))`,
       [
         t.id, t.sessionId, t.prompt, t.origin, t.parentTurnId, 'running', t.createdAt, t.clientId ?? null, 'sending', t.sentFrom ?? null,
         t.replacesTurnId ?? null, t.sessionId, t.model ?? null,
