@@ -5,7 +5,7 @@
  * become protocol messages (`src/protocol/messages.ts`).
  */
 import {
-  provideVSCodeDesignSystem, vsCodeBadge, vsCodeButton, vsCodeDivider, vsCodeProgressRing, vsCodeTextArea,
+  provideVSCodeDesignSystem, vsCodeBadge, vsCodeButton, vsCodeCheckbox, vsCodeDivider, vsCodeProgressRing, vsCodeTextArea,
 } from '@vscode/webview-ui-toolkit';
 import type { BoundaryDecision } from '../src/core/vocabulary';
 import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
@@ -35,7 +35,7 @@ import { Heartbeat } from './heartbeat';
 import { HEARTBEAT } from '../src/protocol/messages';
 import { connectHost } from './vscodeApi';
 
-provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeTextArea(), vsCodeBadge(), vsCodeProgressRing(), vsCodeDivider());
+provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeTextArea(), vsCodeBadge(), vsCodeProgressRing(), vsCodeDivider(), vsCodeCheckbox());
 
 const host = connectHost();
 const reportError = viewErrorReporter((message) => host.post({ type: 'viewError', message }));
@@ -53,8 +53,6 @@ const renderer = new ChatRenderer(sk, reportError, {
 });
 const memory = new PanelMemory(host);
 const outbox = new ViewOutbox(memory, (m) => host.post(m));
-const promptEdit = new PromptEdit(sk.composer, (text) => memory.saveDraft(text));
-sk.composerBox.prepend(promptEdit.bar);
 sk.composer.value = memory.draft;
 // Before the composer's send key is wired: the `@` list takes Enter, Tab, arrows and Escape first.
 const attachments = new ComposerAttachments({
@@ -63,6 +61,8 @@ const attachments = new ComposerAttachments({
   showError: (message) => setState({ ...state, error: { code: 'not_attached', message } }),
   kept: memory.draftAttachments, keep: (refs) => memory.saveDraftAttachments(refs),
 });
+const promptEdit = new PromptEdit(sk.composer, (text) => memory.saveDraft(text), attachments);
+sk.composerBox.prepend(promptEdit.bar);
 // 'input' as the user types; 'change' also after a paste or a programmatic edit is committed.
 for (const kind of ['input', 'change']) sk.composer.addEventListener(kind, () => memory.saveDraft(sk.composer.value ?? ''));
 /**
@@ -260,7 +260,8 @@ function send(): void {
     setState({ ...state, error: { code: decision.code ?? 'not_sent', message: decision.reason } });
     return;
   }
-  outbox.send(decision.text, { replacesTurnId: promptEdit.finish(), attachments: attachments.take() });
+  const edit = promptEdit.finish();
+  outbox.send(decision.text, { replacesTurnId: edit?.turnId, undoReplacedFiles: edit?.undoFiles, attachments: attachments.take() });
   sk.composer.value = '';
   memory.saveDraft('');
   scroll.pin();
@@ -348,7 +349,13 @@ app.addEventListener('click', (event) => {
     if (ref) host.post({ type: 'openFile', ...ref });
   } else if (action === 'edit-prompt' && turnId) {
     const turn = state.transcript.turns.find((t) => t.id === turnId);
-    if (turn) promptEdit.start(turnId, turn.prompt);
+    const files = state.files.get(turnId);
+    if (turn) {
+      promptEdit.start(turnId, turn.prompt, {
+        attachments: (turn.attachments ?? []).map(({ kind, path, range }) => ({ kind, path, ...(range ? { range } : {}) })),
+        changedFiles: files && files.undoneBy === null ? files.files.length : 0,
+      });
+    }
   } else if (action === 'cancel-edit') {
     promptEdit.cancel();
   } else if (action === 'open-diff' && turnId && actionEl.dataset.path) {

@@ -25,6 +25,16 @@ export function newClientId(random: (bytes: Uint8Array) => Uint8Array = (b) => c
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** The `send` message of a kept message: its optional fields only when they hold something. */
+function sendMessage(m: UnacknowledgedMessage): Extract<WebviewMessage, { type: 'send' }> {
+  return {
+    type: 'send', clientId: m.clientId, text: m.text,
+    ...(typeof m.replacesTurnId === 'string' ? { replacesTurnId: m.replacesTurnId } : {}),
+    ...(m.attachments?.length ? { attachments: m.attachments } : {}),
+    ...(typeof m.replacesTurnId === 'string' && m.undoReplacedFiles === true ? { undoReplacedFiles: true } : {}),
+  };
+}
+
 /** The view's outbox (see module docstring). */
 export class ViewOutbox {
   constructor(
@@ -35,24 +45,25 @@ export class ViewOutbox {
 
   /**
    * Posts `text` as a new message (a fresh client id), kept until the host answers it; with
-   * `extra.replacesTurnId`, an edit and resend of that turn; `extra.attachments`: what the user
-   * attached (chips). Returns its id.
+   * `extra.replacesTurnId`, an edit and resend of that turn (`extra.undoReplacedFiles`: its file
+   * changes undone first); `extra.attachments`: what the user attached (chips). Returns its id.
    */
-  send(text: string, extra: { readonly replacesTurnId?: string | undefined; readonly attachments?: readonly AttachmentRef[] } = {}): string {
-    const { replacesTurnId, attachments = [] } = extra;
+  send(text: string, extra: { readonly replacesTurnId?: string | undefined; readonly attachments?: readonly AttachmentRef[]; readonly undoReplacedFiles?: boolean } = {}): string {
+    const { replacesTurnId, attachments = [], undoReplacedFiles } = extra;
     const clientId = this.makeId();
-    const message = { clientId, text, ...(replacesTurnId ? { replacesTurnId } : {}), ...(attachments.length ? { attachments } : {}) };
+    const message: UnacknowledgedMessage = {
+      clientId, text, ...(replacesTurnId ? { replacesTurnId } : {}), ...(attachments.length ? { attachments } : {}),
+      ...(replacesTurnId && undoReplacedFiles ? { undoReplacedFiles: true } : {}),
+    };
     // Kept before it is posted: a view destroyed right after posting still has it.
     this.store.saveUnacknowledged([...this.store.unacknowledged, message]);
-    this.post({ type: 'send', ...message });
+    this.post(sendMessage(message));
     return clientId;
   }
 
   /** Posts every kept message again, with its own id (and the turn it replaces), oldest first (a rebuilt view, once its chat has come). */
   resend(): void {
-    for (const { clientId, text, replacesTurnId, attachments } of this.store.unacknowledged) {
-      this.post({ type: 'send', clientId, text, ...(typeof replacesTurnId === 'string' ? { replacesTurnId } : {}), ...(attachments?.length ? { attachments } : {}) });
-    }
+    for (const message of this.store.unacknowledged) this.post(sendMessage(message));
   }
 
   /**

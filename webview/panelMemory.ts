@@ -66,10 +66,11 @@ export class PanelMemory {
   /** Records the messages posted and not answered yet (each `send` adds one, each answer removes one). */
   saveUnacknowledged(messages: readonly UnacknowledgedMessage[]): void {
     const { unacknowledged: _dropped, ...rest } = this.state;
-    const kept = messages.map(({ clientId, text, replacesTurnId, attachments }) => ({
+    const kept = messages.map(({ clientId, text, replacesTurnId, attachments, undoReplacedFiles }) => ({
       clientId, text,
       ...(typeof replacesTurnId === 'string' ? { replacesTurnId } : {}),
       ...(attachments?.length ? { attachments: attachments.filter(isRef) } : {}),
+      ...(typeof replacesTurnId === 'string' && undoReplacedFiles === true ? { undoReplacedFiles: true as const } : {}),
     }));
     this.save(messages.length > 0 ? { ...rest, unacknowledged: kept } : rest);
   }

@@ -16,7 +16,7 @@ import type { ChangeMark, ChatRuntime } from '../runtime/chatRuntime';
 import { agentIcon } from './chatStatus';
 import { CHECK_JOURNAL_COMMAND } from './checkJournal';
 import { REPAIR_JOURNAL_COMMAND } from './repairJournal';
-import { checkpointsMessage, handleCheckpointMessage, isCheckpointMessage } from './checkpointActions';
+import { checkpointsMessage, handleCheckpointMessage, isCheckpointMessage, undoBeforeResend } from './checkpointActions';
 import { openOwnSetting } from './openSetting';
 import { clientIdOf, isOutboxMessage, PanelOutbox } from './panelOutbox';
 import { handleModelMessage } from './panelModels';
@@ -69,7 +69,10 @@ export class ChatPanel {
     private session: string | undefined,
     private readonly host: ChatPanelHost,
   ) {
-    this.prompts = new PanelOutbox({ get runtime() { return host.runtime; }, post: (m) => this.post(m), sendLive: () => this.sendLive(), attachmentRequests });
+    this.prompts = new PanelOutbox({
+      get runtime() { return host.runtime; }, post: (m) => this.post(m), sendLive: () => this.sendLive(), attachmentRequests,
+      undoBeforeResend: (sessionId, turnId) => undoBeforeResend(host.runtime, sessionId, turnId),
+    });
     this.mentions = new PanelMentions({
       files: () => host.workspaceFiles(), postNow: (m) => this.postNow(m), post: (m) => this.post(m), log: host.log, visible: () => panel.visible,
     });

@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { conflictKey, type ConflictChoice, type RestoreConflict } from '../core/checkpoints';
-import type { HostMessage, TurnFilesView, WebviewMessage } from '../protocol/messages';
+import type { ErrorCode, HostMessage, TurnFilesView, WebviewMessage } from '../protocol/messages';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 import type { RestoreResult } from '../runtime/fileUndo';
 import { CHECKPOINT_SCHEME, CheckpointContentProvider, checkpointUri, openFileDiff } from './checkpointContent';
@@ -47,6 +47,23 @@ export async function handleCheckpointMessage(runtime: ChatRuntime, sessionId: s
     return;
   }
   void tellOutcome(message.type === 'redoFiles' ? 'Redo' : 'Undo', result.value);
+}
+
+/**
+ * For an edit and resend that asked for it (`undoReplacedFiles`): undoes the file changes of the
+ * turn being replaced, conflicts asked per file as for Undo. Nothing is undone when the turn can no
+ * longer be replaced (another request followed it, e.g. this very message already sent before a
+ * reload: the send then goes on and is answered as it would be). Returns null when the send may go
+ * on (undone, nothing to undo, or undone already in any window), else why it must not, for the
+ * message to be given back.
+ */
+export async function undoBeforeResend(runtime: ChatRuntime, sessionId: string, turnId: string): Promise<{ code: ErrorCode; message: string } | null> {
+  if ((await runtime.journal.read('replaceProblemOf', sessionId, turnId)) !== null) return null;
+  const result = await runtime.files.undo(sessionId, turnId, 'turn', chooseConflicts);
+  if (!result.ok) return { code: result.reason, message: `The edited request was not sent: ${result.message}` };
+  if (result.value.kind === 'cancelled') return { code: 'not_actionable', message: 'The edited request was not sent: undoing its file changes was cancelled.' };
+  void tellOutcome('Undo', result.value);
+  return null;
 }
 
 /** Undoes the changes of the newest turn of the chat that has changes and no undo standing. */

@@ -2,7 +2,8 @@
  * The `@` list's items, answered by the host (the view never walks the disk): the open editors
  * first, then the workspace's files and folders, fuzzy-filtered (`src/core/fuzzyMatch.ts`), and
  * `@problems` (the active file's diagnostics, or the workspace's without one) and `@selection` (the
- * active editor's selected lines) when their word matches.
+ * active editor's selected lines) when their word matches: right after the open editors, or first
+ * when the query starts their word (`@prob`).
  *
  * The workspace's paths come from VS Code's own file search (`workspace.findFiles`, its default
  * excludes, at most MAX_INDEXED_FILES, cancellable) once, then are kept (`WorkspaceFiles`) and
@@ -12,6 +13,7 @@
 import * as vscode from 'vscode';
 import { attachmentLabel, type AttachmentRef } from '../core/attachments';
 import { candidateOf, candidatesOf, fuzzyRank, type FuzzyCandidate } from '../core/fuzzyMatch';
+import { orderMentionItems } from '../core/mentionOrder';
 import { MAX_COMPLETION_ITEMS, type CompletionItem } from '../protocol/messages';
 import { attachmentPathOf } from './attachmentSources';
 
@@ -108,7 +110,7 @@ export async function mentionItems(query: string, files: WorkspaceFiles, token: 
   const openSet = new Set(open.map((c) => c.path));
   const all = (await files.candidates(token)).filter((c) => !openSet.has(c.path));
   const fileItems = fuzzyRank(query, all, MAX_COMPLETION_ITEMS).map((m) => pathItem(m.candidate, m.matches, ''));
-  return [...specials, ...openItems, ...fileItems].slice(0, MAX_COMPLETION_ITEMS);
+  return orderMentionItems(query, specials, openItems, fileItems).slice(0, MAX_COMPLETION_ITEMS);
 }
 
 /**

@@ -9,7 +9,7 @@
  * `refresh` re-reads it, and an unchanged one is not sent again.
  */
 import type { QueuedPromptView } from '../core/outbox';
-import type { HostMessage, WebviewMessage } from '../protocol/messages';
+import type { ErrorCode, HostMessage, WebviewMessage } from '../protocol/messages';
 import { MAX_ID_CHARS } from '../protocol/messages';
 import type { AttachmentRef } from '../core/attachments';
 import type { AttachmentRequest } from '../runtime/attachments/readAttachments';
@@ -46,6 +46,11 @@ export interface OutboxPanel {
    * Absent: every reference passes as it is.
    */
   attachmentRequests?(refs: readonly AttachmentRef[]): Promise<AttachmentRequest[]>;
+  /**
+   * An edit and resend with `undoReplacedFiles`: undoes the replaced turn's file changes first
+   * (`undoBeforeResend` in checkpointActions.ts); a refusal gives the message back. Absent: not undone.
+   */
+  undoBeforeResend?(sessionId: string, turnId: string): Promise<{ code: ErrorCode; message: string } | null>;
 }
 
 /** One panel's outbox handling (see module docstring). */
@@ -100,6 +105,10 @@ export class PanelOutbox {
     const { runtime } = this.panel;
     const { clientId } = message;
     if (message.type === 'send') {
+      if (message.replacesTurnId && message.undoReplacedFiles && this.panel.undoBeforeResend) {
+        const refusal = await this.panel.undoBeforeResend(sessionId, message.replacesTurnId);
+        if (refusal) return this.refused(message, refusal.code, refusal.message);
+      }
       const refs = message.attachments ?? [];
       const attachments = refs.length && this.panel.attachmentRequests ? await this.panel.attachmentRequests(refs) : refs;
       const result = await runtime.submit(sessionId, {

@@ -19,7 +19,7 @@ export const READ_OPS = [
   'listSessionPendingBoundaryRequests', 'listRestartClosures', 'hasSessionGrant', 'listTabs', 'getInstance', 'listInstances', 'listProcessGroups',
   'readTurnPage', 'readChangesSince', 'listHistory', 'isFollowedUp', 'searchChats', 'listChats', 'getChatListItem',
   'checkTables', 'checkRows', 'checkStructure', 'repairContext', 'repairEvidence', 'listQuarantinedRows', 'turnSettlementEvidence',
-  'listQueuedPrompts', 'getQueuedPrompt', 'getContent', 'recoveryStatus', 'listFileChanges', 'listUndos', 'listAttachments',
+  'listQueuedPrompts', 'getQueuedPrompt', 'replaceProblemOf', 'getContent', 'recoveryStatus', 'listFileChanges', 'listUndos', 'listAttachments',
 ] as const;
 
 /** Operations that write: each runs as a logged transaction under the write lock. */

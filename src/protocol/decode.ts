@@ -37,7 +37,7 @@ const attachments = z.array(attachmentRef).max(MAX_ATTACHMENTS).readonly().optio
 /** Schemas of the messages a webview may send (see `WebviewMessage` for what each means). */
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
-  z.strictObject({ type: z.literal('send'), text: prompt, clientId: id, replacesTurnId: id.optional(), attachments }),
+  z.strictObject({ type: z.literal('send'), text: prompt, clientId: id, replacesTurnId: id.optional(), attachments, undoReplacedFiles: z.literal(true).optional() }),
   z.strictObject({ type: z.literal('editQueued'), clientId: id, text: prompt }),
   z.strictObject({ type: z.literal('discardQueued'), clientId: id }),
   z.strictObject({ type: z.literal('sendQueued'), clientId: id }),

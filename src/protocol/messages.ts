@@ -59,10 +59,12 @@ export type WebviewMessage =
    * whose reply has ended; refused otherwise with `not_actionable`, never queued).
    * `attachments`: what the user attached (at most MAX_ATTACHMENTS); the host reads them, and
    * refuses the message (giving it back) when one cannot be read.
+   * `undoReplacedFiles` (with `replacesTurnId`): first undo the file changes of the turn replaced
+   * (conflicts asked per file as for Undo); cancelled there, the message is refused and given back.
    */
   | {
     readonly type: 'send'; readonly text: string; readonly clientId: string; readonly replacesTurnId?: string;
-    readonly attachments?: readonly AttachmentRef[];
+    readonly attachments?: readonly AttachmentRef[]; readonly undoReplacedFiles?: true;
   }
   /** The user edited a queued message (1..MAX_PROMPT_CHARS characters); refused once it was sent. */
   | { readonly type: 'editQueued'; readonly clientId: string; readonly text: string }
@@ -304,6 +306,7 @@ export interface WebviewPersistedState {
   readonly draftAttachments?: readonly AttachmentRef[];
   readonly unacknowledged?: readonly {
     readonly clientId: string; readonly text: string; readonly replacesTurnId?: string; readonly attachments?: readonly AttachmentRef[];
+    readonly undoReplacedFiles?: true;
   }[];
   readonly scrollAnchor?: { readonly turnId: string; readonly offset: number };
   readonly bannerShown?: string;

@@ -14,6 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { classifyAction, type SandboxAction } from '../core/sandboxPolicy';
 import { lineCounts, sameImage } from '../core/checkpoints';
+import { fileErrorWords } from '../core/fileErrorWords';
 import { unifiedDiff } from '../core/unifiedDiff';
 import type { FileChangeInput } from '../journal/operations/checkpoints';
 import { processStartTime } from '../journal/processInfo';
@@ -52,7 +53,7 @@ export class SandboxedToolRunner implements ToolRunner {
     const planned = call.name === 'write' && root ? await planWrite(root, call.input.path, call.input.content, checkpoints) : undefined;
     const diff = planned?.diff;
     const checkpoint = checkpoints ? planned : undefined;
-    const handle = await this.ctx.startInvocation(call.name, call.input, summary, diff, checkpoint ? [checkpoint.change] : undefined);
+    const handle = await this.ctx.startInvocation(call.name, journaledInput(call, checkpoint), summary, diff, checkpoint ? [checkpoint.change] : undefined);
     if (!root) {
       const message = 'No folder is open, so the agent has no workspace to work in. Open a folder and try again.';
       await handle.finish({ status: 'failed', message });
@@ -68,7 +69,7 @@ export class SandboxedToolRunner implements ToolRunner {
       if (checkpoint && asked) await recheckBefore(root, checkpoint, handle);
       return await this.execute(call, root, handle);
     } catch (error) {
-      const message = (error as Error).message;
+      const message = call.name === 'run' ? (error as Error).message : fileErrorWords(error, call.name, call.input.path);
       await handle.finish({ status: 'failed', message });
       return { status: 'failed', output: '', message };
     }
@@ -163,11 +164,24 @@ export class SandboxedToolRunner implements ToolRunner {
 /** Largest existing file (bytes) a write is diffed against; larger ones show only the new content. */
 const MAX_DIFF_SOURCE_BYTES = 256 * 1024;
 
-/** A write about to run: its diff for the card, its checkpoint, and the before image it was taken from. */
+/** A write about to run: its diff for the card, its checkpoint, and the before and after images it was taken from. */
 interface PlannedWrite {
   readonly diff: string | undefined;
   readonly change: FileChangeInput;
   readonly before: DiskImage | undefined;
+  /** The image of the content to write (absent when checkpoints are off). */
+  readonly after: DiskImage | undefined;
+}
+
+/**
+ * The input journaled with a call: as given, except that a checkpointed write whose content is
+ * stored as its after image names that content by hash and size instead of holding it a second time
+ * (`{ path, contentHash, contentBytes }`): the bytes are in the content store once.
+ */
+export function journaledInput(call: ToolCall, planned: PlannedWrite | undefined): unknown {
+  const after = planned?.after;
+  if (call.name !== 'write' || !after?.bytes || !after.image.hash) return call.input;
+  return { path: call.input.path, contentHash: after.image.hash, contentBytes: after.image.size };
 }
 
 /**
@@ -189,11 +203,11 @@ async function planWrite(root: string, target: string, content: string, images: 
   const exists = before?.image.exists ?? false;
   const diff = exists && beforeText === undefined ? undefined : unifiedDiff(beforeText ?? '', content, exists ? label : '/dev/null', label);
   const counts = lineCounts(diff);
-  const after = images ? imageOfBytes(new Uint8Array(Buffer.from(content, 'utf8'))) : { input: { exists: false } as const };
+  const after = images ? imageOfBytes(new Uint8Array(Buffer.from(content, 'utf8'))) : undefined;
   const change: FileChangeInput = {
-    path: label, before: before?.input ?? { exists: false }, after: after.input, ...(counts ? { added: counts.added, removed: counts.removed } : {}),
+    path: label, before: before?.input ?? { exists: false }, after: after?.input ?? { exists: false }, ...(counts ? { added: counts.added, removed: counts.removed } : {}),
   };
-  return { diff, change, before };
+  return { diff, change, before, after };
 }
 
 /** The file's bytes for the diff only (checkpoints off): no hash, absent when missing. */

@@ -3,8 +3,10 @@
  * modified one (CRLF, no final newline before) and a created one, one per message; each turn ends
  * with "Files changed" naming its file; a click on the file opens VS Code's diff editor; Restore to
  * before the first turn puts both back (checked on disk, byte for byte); Reload Window; Redo is still
- * offered and puts the agent's files back. "Files changed" is shot in the dark, light and High
- * Contrast themes.
+ * offered and puts the agent's files back. Then Edit on the last request, which created a file:
+ * the edit bar offers to undo that change first (checked); Send puts it back (the file removed)
+ * before the edited request runs, so the new turn creates the file again. "Files changed" is shot in
+ * the dark, light and High Contrast themes.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -74,7 +76,7 @@ export async function checkpointsJourney(ctx: JourneyContext): Promise<void> {
     await fileHolds(notes, Buffer.from('the agent rewrote this\n'), TIMEOUTS.command);
     await send(frame(), 'write docs/plan.md\n```\n# Plan\n\n- one\n```');
     await fileHolds(created, Buffer.from('# Plan\n\n- one\n'), TIMEOUTS.command);
-    await listsShow(frame(), ['Files changed | notes.txtmodified+1 −2', 'Files changed | docs/plan.mdcreated+3 −0'], TIMEOUTS.ui);
+    await listsShow(frame(), ['Files changed | notes.txt modified +1 −2', 'Files changed | docs/plan.md created +3 −0'], TIMEOUTS.ui);
   });
 
   await step('diff-opened', async () => {
@@ -90,7 +92,7 @@ export async function checkpointsJourney(ctx: JourneyContext): Promise<void> {
     await frame().locator('.files-changed').first().locator('[data-action="restore-files"]').click();
     await fileHolds(notes, NOTES_BEFORE, TIMEOUTS.ui);
     await fileHolds(created, null, TIMEOUTS.ui);
-    await listsShow(frame(), ['Files changed (undone) | notes.txtmodified+1 −2', 'Files changed (undone) | docs/plan.mdcreated+3 −0'], TIMEOUTS.ui);
+    await listsShow(frame(), ['Files changed (undone) | notes.txt modified +1 −2', 'Files changed (undone) | docs/plan.md created +3 −0'], TIMEOUTS.ui);
   });
 
   await step('in-themes', async () => {
@@ -110,6 +112,22 @@ export async function checkpointsJourney(ctx: JourneyContext): Promise<void> {
     await redo.click();
     await fileHolds(notes, Buffer.from('the agent rewrote this\n'), TIMEOUTS.ui);
     await fileHolds(created, Buffer.from('# Plan\n\n- one\n'), TIMEOUTS.ui);
-    await listsShow(frame(), ['Files changed | notes.txtmodified+1 −2', 'Files changed | docs/plan.mdcreated+3 −0'], TIMEOUTS.ui);
+    await listsShow(frame(), ['Files changed | notes.txt modified +1 −2', 'Files changed | docs/plan.md created +3 −0'], TIMEOUTS.ui);
+  });
+
+  await step('edit-undoes-first', async () => {
+    await (await visible(frame().locator('[data-action="edit-prompt"]'), 'Edit on the last request', TIMEOUTS.ui)).click();
+    const offer = await visible(frame().locator('.edit-bar .edit-undo-files'), 'the offer to undo its changes first', TIMEOUTS.ui);
+    const words = (await offer.textContent())?.trim();
+    if (words !== 'Undo the changes it made to 1 file first') throw new Error(`the offer says ${JSON.stringify(words)}`);
+    if ((await offer.getAttribute('aria-checked')) !== 'true') throw new Error('the offer is not checked');
+    await ctx.shot('edit-offers-undo');
+    await send(frame(), 'write docs/plan.md\n```\n# Plan\n\n- two\n```');
+    await fileHolds(created, Buffer.from('# Plan\n\n- two\n'), TIMEOUTS.command);
+    // "created" again: the first version was removed before the edited request wrote it.
+    await listsShow(frame(), [
+      'Files changed | notes.txt modified +1 −2', 'Files changed (undone) | docs/plan.md created +3 −0', 'Files changed | docs/plan.md created +3 −0',
+    ], TIMEOUTS.ui);
+    await fileHolds(notes, Buffer.from('the agent rewrote this\n'), TIMEOUTS.ui);
   });
 }

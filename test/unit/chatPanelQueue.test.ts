@@ -16,7 +16,9 @@ type Loader = (request: string, parent: unknown, isMain: boolean) => unknown;
 const moduleWithLoad = Module as unknown as { _load: Loader };
 const realLoad = moduleWithLoad._load;
 moduleWithLoad._load = (request, parent, isMain) =>
-  request === 'vscode' ? { Uri: { joinPath: () => ({}) } } : realLoad(request, parent, isMain);
+  request === 'vscode' ? { Uri: { joinPath: () => ({}) }, window: { showInformationMessage: async (m: string) => void told.push(m) } } : realLoad(request, parent, isMain);
+/** What the stand-in `vscode.window` was asked to tell the user. */
+const told: string[] = [];
 // Loaded after the stand-in is in place (a static import would load the real `vscode` first).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { ChatPanel } = require('../../src/host/chatPanel') as typeof import('../../src/host/chatPanel');
@@ -166,6 +168,35 @@ describe('a chat panel\'s outbox', () => {
     const [, error, ...rest] = strip();
     assert.deepEqual(error, { type: 'error', code: 'not_actionable', message: 'This message was already sent.', action: 'editQueued', clientId: 'c1' });
     assert.deepEqual(rest.map((m) => m.type).sort(), ['live'], 'the queue did not change since the snapshot: not sent again');
+  });
+
+  it('an edit that asks for it undoes the replaced turn\'s file changes before it is submitted; cancelled there, it is given back', async () => {
+    const calls: string[] = [];
+    let undo: { kind: string; id?: string; files?: unknown[]; changedMeanwhile?: unknown[] } = { kind: 'applied', id: 'u1', files: [{ path: 'a.txt', outcome: 'restored' }], changedMeanwhile: [] };
+    let problem: string | null = null;
+    const { view, strip } = panelOn({
+      journal: { read: async (op: string, ...args: unknown[]) => (calls.push(`${op} ${args.join(' ')}`), problem) },
+      files: { undo: async (sessionId: string, turnId: string, scope: string) => (calls.push(`undo ${sessionId} ${turnId} ${scope}`), { ok: true, value: undo }) },
+      submit: async (_s: string, m: { clientId: string }) => (calls.push(`submit ${m.clientId}`), { ok: true, value: { kind: 'started', turnId: 't2' } }),
+    });
+    told.length = 0;
+    await view({ type: 'send', clientId: 'c1', text: 'write it better', replacesTurnId: 't1', undoReplacedFiles: true });
+    assert.deepEqual(calls, ['replaceProblemOf chat-1 t1', 'undo chat-1 t1 turn', 'submit c1'], 'undone first, then submitted');
+    assert.deepEqual(told, ['Undo: 1 file(s) put back.']);
+    assert.deepEqual(strip().at(-1), { type: 'succeeded', action: 'send', clientId: 'c1', queued: false });
+    calls.length = 0;
+    undo = { kind: 'cancelled' };
+    await view({ type: 'send', clientId: 'c2', text: 'write it better', replacesTurnId: 't1', undoReplacedFiles: true });
+    assert.deepEqual(calls, ['replaceProblemOf chat-1 t1', 'undo chat-1 t1 turn'], 'not submitted');
+    const refused = strip().find((m) => m.type === 'error' && m.clientId === 'c2');
+    assert.deepEqual(refused, { type: 'error', code: 'not_actionable', message: 'The edited request was not sent: undoing its file changes was cancelled.', action: 'send', clientId: 'c2' });
+    calls.length = 0;
+    problem = 'Only the last request can be edited and sent again: another one followed it.';
+    await view({ type: 'send', clientId: 'c1', text: 'write it better', replacesTurnId: 't1', undoReplacedFiles: true });
+    assert.deepEqual(calls, ['replaceProblemOf chat-1 t1', 'submit c1'], 'no longer replaceable (already sent, before a reload): nothing undone, the journal answers');
+    calls.length = 0;
+    await view({ type: 'send', clientId: 'c3', text: 'no undo asked', replacesTurnId: 't1' });
+    assert.deepEqual(calls, ['submit c3']);
   });
 
   it('the snapshot carries the queue; a queue message goes out only when the queue changed', async () => {

@@ -91,6 +91,35 @@ describe('checkpoints of the product\'s own write tool', () => {
     await h.close();
   });
 
+  it('keeps a checkpointed write\'s content once: the invocation\'s input names the after image by hash; a write too large to keep holds its content inline', async () => {
+    const h = await openRuntime(local());
+    try {
+      const big = 'y'.repeat(MAX_CHECKPOINT_BYTES + 1);
+      const s = await h.runtime.createSession('local');
+      assert.ok(s.ok);
+      await turn(h, 'write kept.txt\n```\nthe content, kept once\n```', s.value.id);
+      const script = scripted(async (ctx) => {
+        const { SandboxedToolRunner } = await import('../../src/runtime/toolRuntime');
+        await new SandboxedToolRunner(ctx, { workspaceRoot: h.workspace, commandTimeoutMs: 5000 }).run({ name: 'write', input: { path: 'big.txt', content: big } });
+      });
+      const h2 = await openRuntime({ agentFor: () => script, file: h.file, workspace: h.workspace, instance: 'host-b' });
+      try {
+        await turn(h2, 'write the big one', s.value.id);
+      } finally {
+        await h2.close();
+      }
+      const rows = await h.journal.read('listFileChanges', s.value.id);
+      assert.deepEqual(rows.map((r) => [r.path, r.checkpointed]), [['kept.txt', true], ['big.txt', false]]);
+      const kept: { contentHash: string } = JSON.parse((await h.journal.read('getInvocation', rows[0]!.invocationId))!.input);
+      assert.deepEqual(kept, { path: 'kept.txt', contentHash: rows[0]!.after!.hash, contentBytes: 'the content, kept once\n'.length });
+      assert.equal(Buffer.from((await h.journal.read('getContent', kept.contentHash))!).toString(), 'the content, kept once\n');
+      const inline = JSON.parse((await h.journal.read('getInvocation', rows[1]!.invocationId))!.input);
+      assert.deepEqual(inline, { path: 'big.txt', content: big }, 'not in the store: the input is the only copy');
+    } finally {
+      await h.close();
+    }
+  });
+
   it('a file changed since the agent wrote it is a conflict: kept without a choice, restored only when the user chooses so', async () => {
     const h = await openRuntime(local());
     fs.writeFileSync(path.join(h.workspace, 'a.txt'), 'original a\n');

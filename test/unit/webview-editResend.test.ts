@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { TranscriptTurn } from '../../src/core/transcript';
+import type { AttachmentRef } from '../../src/core/attachments';
 import type { WebviewMessage, WebviewPersistedState } from '../../src/protocol/messages';
 import { session, useHappyDom } from './happyDom';
 
@@ -60,12 +61,27 @@ describe('edit and resend in the transcript', () => {
   });
 });
 
+/** Chips as `ComposerAttachments` keeps them (take empties, add appends). */
+function chipsOf(initial: readonly AttachmentRef[]) {
+  return {
+    refs: [...initial] as AttachmentRef[],
+    take() {
+      const taken = this.refs;
+      this.refs = [];
+      return taken;
+    },
+    add(more: readonly AttachmentRef[]) {
+      this.refs = [...this.refs, ...more];
+    },
+  };
+}
+
 describe('the edit mode in the composer', () => {
   test('puts the prompt in the composer, shows the bar, and Cancel gives back what was there', async () => {
     const { PromptEdit } = await import('../../webview/promptEdit');
     const composer = { value: 'half-typed draft' as string | undefined, focused: 0, focus() { this.focused++; } };
     const saved: string[] = [];
-    const edit = new PromptEdit(composer, (t) => saved.push(t));
+    const edit = new PromptEdit(composer, (t) => saved.push(t), chipsOf([]));
     assert.equal(edit.bar.hidden, true);
     edit.start('t2', 'list the files');
     assert.equal(composer.value, 'list the files');
@@ -78,8 +94,44 @@ describe('the edit mode in the composer', () => {
     assert.equal(edit.bar.hidden, true);
     assert.deepEqual(saved, ['list the files', 'half-typed draft'], 'the draft is saved each time');
     edit.start('t2', 'list the files');
-    assert.equal(edit.finish(), 't2', 'a send takes the turn it replaces');
+    assert.deepEqual(edit.finish(), { turnId: 't2', undoFiles: false }, 'a send takes the turn it replaces (it changed no file)');
     assert.equal(edit.finish(), undefined, 'once');
+  });
+
+  test('brings back the request\'s attachments as chips, and Cancel gives back the draft\'s own', async () => {
+    const { PromptEdit } = await import('../../webview/promptEdit');
+    const composer = { value: 'draft' as string | undefined, focus() {} };
+    const draftChip = { kind: 'file', path: 'draft.md' } as const;
+    const chips = chipsOf([draftChip]);
+    const edit = new PromptEdit(composer, () => undefined, chips);
+    const sent = [{ kind: 'file', path: 'src/a.ts' }, { kind: 'selection', path: 'src/b.ts', range: { startLine: 2, endLine: 4 } }] as const;
+    edit.start('t2', 'explain', { attachments: sent });
+    assert.deepEqual(chips.refs, sent);
+    edit.start('t2', 'explain', { attachments: sent });
+    assert.deepEqual(chips.refs, sent, 'Edit twice: the chips once');
+    edit.cancel();
+    assert.deepEqual(chips.refs, [draftChip]);
+    assert.equal(composer.value, 'draft');
+  });
+
+  test('offers, checked, to undo the files the request changed first; unchecked, the edit goes without it', async () => {
+    const { PromptEdit } = await import('../../webview/promptEdit');
+    const edit = new PromptEdit({ value: '', focus() {} }, () => undefined, chipsOf([]));
+    const offer = edit.bar.querySelector('.edit-undo-files') as HTMLElement & { checked?: boolean };
+    edit.start('t2', 'write it again', { changedFiles: 2 });
+    assert.equal(offer.hidden, false);
+    assert.equal(offer.textContent, 'Undo the changes it made to 2 files first');
+    assert.deepEqual(edit.finish(), { turnId: 't2', undoFiles: true });
+    edit.start('t2', 'write it again', { changedFiles: 1 });
+    assert.equal(offer.textContent, 'Undo the changes it made to 1 file first');
+    offer.checked = false;
+    offer.dispatchEvent(new window.Event('change') as unknown as Event);
+    assert.deepEqual(edit.finish(), { turnId: 't2', undoFiles: false });
+    edit.start('t2', 'again', { changedFiles: 1 });
+    assert.deepEqual(edit.finish(), { turnId: 't2', undoFiles: true }, 'checked again on the next edit');
+    edit.start('t2', 'again', { changedFiles: 0 });
+    assert.equal(offer.hidden, true, 'no files: no offer');
+    assert.deepEqual(edit.finish(), { turnId: 't2', undoFiles: false });
   });
 
   test('the outbox posts the replaced turn with the message and posts it again after a rebuild', async () => {
@@ -95,5 +147,11 @@ describe('the edit mode in the composer', () => {
     const rebuilt = new ViewOutbox(new PanelMemory(store), (m) => posted.push(m));
     rebuilt.resend();
     assert.deepEqual(posted[1], posted[0], 'the same id and the same replaced turn');
+    outbox.send('write it again', { replacesTurnId: 't1', undoReplacedFiles: true });
+    assert.deepEqual(posted[2], { type: 'send', clientId: 'c1', text: 'write it again', replacesTurnId: 't1', undoReplacedFiles: true });
+    new ViewOutbox(new PanelMemory(store), (m) => posted.push(m)).resend();
+    assert.deepEqual(posted.slice(-2), [posted[0], posted[2]], 'the undo asked for is kept for a rebuilt view too');
+    outbox.send('plain', { undoReplacedFiles: true });
+    assert.equal('undoReplacedFiles' in posted.at(-1)!, false, 'no undo without a replaced turn');
   });
 });

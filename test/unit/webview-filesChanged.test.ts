@@ -31,9 +31,9 @@ describe('the "Files changed" list', () => {
     const el = renderFilesChanged(turn(), files, false)!;
     const lines = [...el.querySelectorAll('.file-change')].map((li) => li.textContent);
     assert.deepEqual(lines, [
-      'src/a.tsmodified+3 −1',
-      'new.txtcreated+2 −0',
-      'big.binmodifiedchanged, not checkpointed (over 5 MB): cannot be put backmay be partly written (cut short)',
+      'src/a.ts modified +3 −1',
+      'new.txt created +2 −0',
+      'big.bin modified; changed, not checkpointed (over 5 MB): cannot be put back; may be partly written (cut short)',
     ]);
     const link = el.querySelector('[data-action="open-diff"]') as HTMLElement;
     assert.deepEqual([link.dataset.turnId, link.dataset.path], ['t1', 'src/a.ts']);

@@ -109,7 +109,7 @@ export abstract class OutboxOps extends ChatListOps {
     );
     if (Number(counts?.queued ?? 0) >= MAX_QUEUED_PROMPTS) return { kind: 'full' };
     this.run(
-      "INSERT INTO queued_prompts (client_id, session_id, text, state, position, hold, send_now, turn_id, created_at, updated_at) VALUES (?, ?, ?, 'queued', ?, NULL, 0, NULL, ?, ?)",
+      "INSERT INTO queued_prompts (client_id, session_id, text, state, position, hold, send_now, turn_id, created_at, updated_at) VALUES (?, ?, CAST(? AS TEXT), 'queued', ?, NULL, 0, NULL, ?, ?)",
       [input.clientId, input.sessionId, input.text, Number(counts?.last ?? 0) + 1, input.at, input.at],
     );
     if (input.attachments?.length) this.insertAttachments({ sessionId: input.sessionId, turnId: null, clientId: input.clientId }, input.attachments, input.at);
@@ -221,6 +221,15 @@ export abstract class OutboxOps extends ChatListOps {
    * last turn (a later one would make the edit rewrite what came after it), over, with no run of the
    * chat running (`endedRunIds` aside) and no message waiting to go next.
    */
+  /**
+   * Why turn `turnId` of chat `sessionId` cannot be edited and sent again now (a sentence for
+   * people), or null when it can: what `submitPrompt` with `replacesTurnId` checks in its own
+   * transaction, read ahead of it (an edit that undoes the turn's file changes first asks before undoing).
+   */
+  replaceProblemOf(sessionId: string, turnId: string): string | null {
+    return this.replaceProblem(sessionId, turnId);
+  }
+
   private replaceProblem(sessionId: string, turnId: string, endedRunIds?: readonly string[]): string | null {
     const turn = this.getTurn(turnId);
     if (!turn || turn.sessionId !== sessionId) return 'That request is not part of this chat.';

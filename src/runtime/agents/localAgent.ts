@@ -171,7 +171,7 @@ export function describeResult(result: ToolResult, what: string, notDone: string
     case 'completed':
       return `${what} finished${result.exitCode === 0 ? ' (exit code 0)' : ''}.`;
     case 'failed':
-      return `${what} failed: ${result.message}.`;
+      return `${what} failed: ${result.message.replace(/\.$/, '')}.`;
     case 'denied':
       return `${notDone}: the request was denied.`;
   }
