@@ -251,16 +251,21 @@ export interface RestoreNews {
 
 /**
  * The short note the next prompt carries after undos or redos, so the agent's picture of the
- * workspace is not stale; empty when nothing was put back.
+ * workspace is not stale; empty when nothing was put back. Each file is named once, by where the
+ * last of `news` (oldest first) left it: undone, redone, or left as the user had it.
  */
 export function fileNote(news: readonly RestoreNews[]): string {
-  const lines: string[] = [];
+  const last = new Map<string, 'undo' | 'redo' | 'kept'>();
   for (const n of news) {
-    if (n.restored.length === 0 && n.kept.length === 0) continue;
-    const what = n.kind === 'undo' ? 'undid your earlier changes to' : 'redid your earlier changes to';
-    if (n.restored.length) lines.push(`The user ${what} ${n.restored.join(', ')}: those files are back as they were${n.kind === 'undo' ? ' before your changes' : ' after your changes'}.`);
-    if (n.kept.length) lines.push(`These files were left as the user had them: ${n.kept.join(', ')}.`);
+    for (const p of n.restored) last.set(p, n.kind);
+    for (const p of n.kept) last.set(p, 'kept');
   }
+  const named = (state: 'undo' | 'redo' | 'kept') => [...last].filter(([, s]) => s === state).map(([p]) => p).join(', ');
+  const lines = [
+    named('undo') && `The user undid your earlier changes to ${named('undo')}: those files are back as they were before your changes.`,
+    named('redo') && `The user redid your earlier changes to ${named('redo')}: those files are back as they were after your changes.`,
+    named('kept') && `These files were left as the user had them: ${named('kept')}.`,
+  ].filter(Boolean);
   return lines.length ? `[Files changed since your last reply. ${lines.join(' ')} Read a file again before relying on its content.]` : '';
 }
 

@@ -16,6 +16,7 @@
 import { promptWithAttachments } from '../core/attachments';
 import * as vscode from 'vscode';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest } from '../runtime/agent';
+import { withFileNote } from '../runtime/agent';
 import { PRODUCT_TOOLS, decodeToolCall, toolResultText } from '../runtime/agents/productTools';
 import { acknowledgeOnce } from '../runtime/agents/promptAcknowledgement';
 
@@ -65,9 +66,9 @@ export class VscodeLmAgent implements Agent {
     messages.push(
       vscode.LanguageModelChatMessage.User(
         promptWithAttachments(
-          request.origin === 'continue'
+          withFileNote(request, request.origin === 'continue'
             ? `Your previous reply to "${request.prompt}" was interrupted by a VS Code restart. Continue where you left off.`
-            : request.prompt,
+            : request.prompt),
           request.attachments ?? [],
         ),
       ),

@@ -50,6 +50,17 @@ export interface AgentTurnRequest {
    * order. Each agent hands them to its provider in its own way (docs/ARCHITECTURE.md, "Attachments").
    */
   readonly attachments?: readonly AgentAttachment[];
+  /**
+   * After undos or redos of the chat's file changes since the agent's last turn: a short note naming
+   * the files put back (`fileNoteFor`). Kept apart from `prompt`, which is the user's words only (the
+   * local agent parses them); agents that talk to a model put it before their message (`withFileNote`).
+   */
+  readonly fileNote?: string;
+}
+
+/** `text` (the message an agent sends its model) with the request's file note before it, if any. */
+export function withFileNote(request: Pick<AgentTurnRequest, 'fileNote'>, text: string): string {
+  return request.fileNote ? `${request.fileNote}\n\n${text}` : text;
 }
 
 /** A tool call this product executes: `run` a shell command, `read` or `write` a file. */

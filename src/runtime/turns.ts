@@ -154,7 +154,8 @@ async function agentStart(scope: RuntimeScope, settings: TurnSettings, run: RunC
     // here is a moment more before the agent holds its prompt).
     const attachments = turn.attachments?.length ? await attachedToTurn(scope, run.turnId) : [];
     const request: AgentTurnRequest = {
-      sessionId: run.sessionId, turnId: run.turnId, prompt: note ? `${note}\n\n${turn.prompt}` : turn.prompt, origin: turn.origin, history, providerState, cwd: settings.workspaceRoot() ?? process.cwd(),
+      sessionId: run.sessionId, turnId: run.turnId, prompt: turn.prompt, origin: turn.origin, history, providerState, cwd: settings.workspaceRoot() ?? process.cwd(),
+      ...(note ? { fileNote: note } : {}),
       ...(turn.model ? { model: turn.model } : {}),
       ...(await replacedPrompt(scope, turn)),
       ...(attachments ? { attachments } : {}),

@@ -83,14 +83,20 @@ describe('checkpoint rules', () => {
     assert.deepEqual(plan.files.map((f) => [f.path, f.outcome, f.target.hash]), [['a', 'restored', 'A1'], ['c', 'conflict_kept', 'LATER']]);
   });
 
-  it('the agent\'s note names the files put back and those left; nothing to say is empty', () => {
+  it('the agent\'s note names each file once, where the last undo or redo left it; nothing to say is empty', () => {
     assert.equal(fileNote([]), '');
     assert.equal(fileNote([{ kind: 'undo', restored: [], kept: [] }]), '');
     assert.equal(
       fileNote([{ kind: 'undo', restored: ['a.txt', 'b.txt'], kept: ['c.txt'] }, { kind: 'redo', restored: ['a.txt'], kept: [] }]),
-      '[Files changed since your last reply. The user undid your earlier changes to a.txt, b.txt: those files are back as they were before your changes. ' +
-        'These files were left as the user had them: c.txt. The user redid your earlier changes to a.txt: those files are back as they were after your changes. ' +
+      '[Files changed since your last reply. The user undid your earlier changes to b.txt: those files are back as they were before your changes. ' +
+        'The user redid your earlier changes to a.txt: those files are back as they were after your changes. ' +
+        'These files were left as the user had them: c.txt. Read a file again before relying on its content.]',
+    );
+    assert.equal(
+      fileNote([{ kind: 'undo', restored: ['a.txt'], kept: [] }, { kind: 'redo', restored: ['a.txt'], kept: [] }, { kind: 'undo', restored: ['a.txt'], kept: [] }]),
+      '[Files changed since your last reply. The user undid your earlier changes to a.txt: those files are back as they were before your changes. ' +
         'Read a file again before relying on its content.]',
+      'undone, redone, undone again: said once, as it ends',
     );
   });
 

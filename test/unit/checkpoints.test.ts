@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { conflictKey, MAX_CHECKPOINT_BYTES } from '../../src/core/checkpoints';
 import { contentHash } from '../../src/journal/contentHash';
-import type { Agent, AgentTurnContext, AgentTurnRequest } from '../../src/runtime/agent';
+import { withFileNote, type Agent, type AgentTurnContext, type AgentTurnRequest } from '../../src/runtime/agent';
+import { chatMarkdown } from '../../src/runtime/chatExport';
 import { LocalAgent } from '../../src/runtime/agents/localAgent';
 import { openRuntime, pendingRequest, type RuntimeHarness } from './harness';
 import { trackedTempDir } from './helpers';
@@ -206,9 +207,11 @@ describe('checkpoints of the product\'s own write tool', () => {
     await h.close();
   });
 
-  it('the next prompt tells the agent which files an undo put back; deleting the chat drops its content', async () => {
+  it('the next request tells the agent which files an undo put back, apart from the user\'s words; deleting the chat drops its content', async () => {
     const prompts: string[] = [];
+    const notes: (string | undefined)[] = [];
     const h = await openRuntime({ agentFor: () => scripted(async (ctx, request) => {
+      notes.push(request.fileNote);
       if (request.prompt.endsWith('write')) await ctx.tools.run({ name: 'write', input: { path: 'n.txt', content: 'agent\n' } });
     }, prompts) });
     fs.writeFileSync(path.join(h.workspace, 'n.txt'), 'mine\n');
@@ -217,13 +220,32 @@ describe('checkpoints of the product\'s own write tool', () => {
     assert.ok(undone.ok && undone.value.kind === 'applied');
     await turn(h, 'next', t.sessionId);
     await turn(h, 'after that', t.sessionId);
-    assert.match(prompts[1]!, /^\[Files changed since your last reply\. The user undid your earlier changes to n\.txt: those files are back as they were before your changes\. .*\]\n\nnext$/);
-    assert.equal(prompts[2], 'after that', 'told once');
+    assert.deepEqual(prompts, ['write', 'next', 'after that'], 'the prompt is the user\'s words only');
+    assert.match(notes[1]!, /^\[Files changed since your last reply\. The user undid your earlier changes to n\.txt: those files are back as they were before your changes\. .*\]$/);
+    assert.deepEqual([notes[0], notes[2]], [undefined, undefined], 'told once');
+    assert.equal(withFileNote({ fileNote: notes[1]! }, 'next'), `${notes[1]}\n\nnext`, 'a model gets it before the message');
     const hash = (await h.journal.read('listFileChanges', t.sessionId))[0]!.after!.hash!;
     assert.ok(await h.journal.read('getContent', hash));
     assert.ok((await h.runtime.deleteSession(t.sessionId)).ok);
     assert.equal(await h.journal.read('getContent', hash), null);
     await h.close();
+  });
+});
+
+describe('the local agent after an undo', () => {
+  it('still understands the next request (the note of the undo is said, not parsed as the request)', async () => {
+    const h = await openRuntime(local());
+    try {
+      const first = await turn(h, 'write plan.md\n```\none\n```');
+      const undone = await h.runtime.files.undo(first.sessionId, first.turnId, 'turn');
+      assert.ok(undone.ok && undone.value.kind === 'applied');
+      await turn(h, 'write plan.md\n```\ntwo\n```', first.sessionId);
+      assert.equal(fs.readFileSync(path.join(h.workspace, 'plan.md'), 'utf8'), 'two\n', 'the write ran (before: "I don\'t understand free-form requests")');
+      const md = (await chatMarkdown(h.runtime, (await h.runtime.getSession(first.sessionId))!)).markdown;
+      assert.match(md, /I was told, before your message:\n\n> \[Files changed since your last reply\. The user undid your earlier changes to plan\.md/);
+    } finally {
+      await h.close();
+    }
   });
 });
 

@@ -80,6 +80,8 @@ export class LocalAgent implements Agent {
     const rerun = request.origin === 'continue';
     if (rerun) await say("The restart interrupted this reply and I can't tell how far it got, so I'm starting it over.\n\n");
     if (request.origin === 'retry') await say('Trying that again.\n\n');
+    // A note of undone file changes is the runtime's, not the user's words: said, not parsed.
+    if (request.fileNote) await say(`I was told, before your message:\n\n> ${request.fileNote}\n\n`);
     if (request.attachments?.length) await say(receivedWords(request.attachments));
     const intent = parseLocalPrompt(request.prompt);
     switch (intent.type) {

@@ -40,6 +40,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CanUseTool, Options, Query, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest } from '../../agent';
+import { withFileNote } from '../../agent';
 import { findExecutable } from '../executables';
 import { promptWithHistory } from '../historyPrompt';
 import { replacedPromptNote } from '../replacedPrompt';
@@ -107,7 +108,7 @@ export class ClaudeAgent implements Agent {
     const known = parseClaudeProviderState(request.providerState);
     const sessionId = known?.sessionId ?? randomUUID();
     if (!known) await ctx.setProviderState(JSON.stringify({ sessionId } satisfies ClaudeProviderState));
-    const prompt = request.origin === 'continue' ? CLAUDE_CONTINUE_PROMPT : request.prompt;
+    const prompt = withFileNote(request, request.origin === 'continue' ? CLAUDE_CONTINUE_PROMPT : request.prompt);
     // An edit and resend: Claude's session still holds the request the user replaced.
     const resumed = request.replaces ? replacedPromptNote(request.replaces.prompt, prompt) : prompt;
     const base = { sdk, config, executable: lookup.path, env, request, ctx, sessionId, delivered: acknowledgeOnce(ctx) };

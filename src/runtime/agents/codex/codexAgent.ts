@@ -46,6 +46,7 @@
  * (`codex app-server generate-ts`).
  */
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest } from '../../agent';
+import { withFileNote } from '../../agent';
 import { agentFailure, failedWith } from '../agentFailure';
 import { findExecutable } from '../executables';
 import { promptWithHistory, type HistoryFraming } from '../historyPrompt';
@@ -240,12 +241,12 @@ class CodexRun {
   /** The text sent to Codex for this run. */
   private promptText(): string {
     if (this.request.origin === 'continue') {
-      return [
+      return withFileNote(this.request, [
         'Your previous reply was interrupted because the editor restarted.',
         'Continue where you left off and finish my last request.',
-      ].join(' ');
+      ].join(' '));
     }
-    return this.request.prompt;
+    return withFileNote(this.request, this.request.prompt);
   }
 
   private async outcome(end: RunEnd, baseUrl: string | undefined): Promise<AgentTurnOutcome> {

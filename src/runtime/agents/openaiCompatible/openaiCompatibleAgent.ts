@@ -43,6 +43,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, HistoryEntry, ToolResult } from '../../agent';
+import { withFileNote } from '../../agent';
 import { decodeToolCall, PRODUCT_TOOLS } from '../productTools';
 import { ABORTED, unlessAborted } from '../abortRace';
 import { acknowledgeOnce } from '../promptAcknowledgement';
@@ -109,12 +110,12 @@ export function defaultSystemPrompt(cwd: string): string {
 /**
  * Builds the messages of the first model call of a turn (pure): the system message, the history
  * (consecutive entries of one role merged with a blank line, since some chat templates require
- * alternating roles), then the user message for the origin (see module docstring).
+ * alternating roles), then the user message for the origin (see module docstring), after the file note if any.
  */
-export function buildMessages(request: Pick<AgentTurnRequest, 'prompt' | 'origin' | 'history' | 'attachments'>, systemPrompt: string | null): ChatCompletionMessageParam[] {
+export function buildMessages(request: Pick<AgentTurnRequest, 'prompt' | 'origin' | 'history' | 'attachments' | 'fileNote'>, systemPrompt: string | null): ChatCompletionMessageParam[] {
   const entries: HistoryEntry[] = [...request.history];
   // The turn's attachments go with its user message, whatever its origin (fenced blocks: promptWithAttachments).
-  entries.push({ role: 'user', text: promptWithAttachments(request.origin === 'continue' ? CONTINUE_MESSAGE : request.prompt, request.attachments ?? []) });
+  entries.push({ role: 'user', text: promptWithAttachments(withFileNote(request, request.origin === 'continue' ? CONTINUE_MESSAGE : request.prompt), request.attachments ?? []) });
   const merged: HistoryEntry[] = [];
   for (const entry of entries) {
     const last = merged[merged.length - 1];
