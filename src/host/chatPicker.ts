@@ -4,14 +4,15 @@
  * chats first, newest first, then the other folders' under a separator.
  *
  * It shows at once: when the view's list is loaded the items are there in the same turn; when not
- * (the view was never shown in this window), the picker shows busy until the list arrives. It hands
+ * (the view was never shown in this window), the picker shows the newest chats (`firstEntries`, a
+ * read of those only) and stays busy until the whole list arrives, then shows that. It hands
  * VS Code at most `PICK_LIMIT` chats per filter text (src/core/chatPick.ts): typing narrows every
  * chat, not only those shown, so any chat is found by its title. A chat created, renamed or deleted
  * while the picker is open changes its items.
  */
 import * as vscode from 'vscode';
 import { lastActiveWords, type ChatListEntry } from '../core/chatList';
-import { pickRows } from '../core/chatPick';
+import { PICK_LIMIT, pickRows } from '../core/chatPick';
 import { PROVIDERS } from './providers';
 
 /** The chat list the picker shows: the Agent Chats view's (`ChatTree`). */
@@ -22,6 +23,8 @@ export interface ChatListSource {
   readonly listLoaded: boolean;
   /** Every chat, current as of the notifications heard so far; reads the journal the first time. */
   chatEntries(): Promise<readonly ChatListEntry[]>;
+  /** The newest `n` chats of all and of this workspace (a first page, read without the whole list). */
+  firstEntries(n: number): Promise<readonly ChatListEntry[]>;
   /** Fires when a chat appears, goes or changes. */
   readonly onDidChangeList: vscode.Event<void>;
 }
@@ -77,7 +80,17 @@ export async function pickChat(source: ChatListSource, placeHolder: string): Pro
     } else {
       picker.busy = true;
       picker.show();
-      entries = await source.chatEntries();
+      // The first page is asked first: the journal worker answers in call order.
+      const firstPage = source.firstEntries(PICK_LIMIT);
+      const whole = source.chatEntries();
+      let wholeArrived = false;
+      void whole.then(() => (wholeArrived = true), () => undefined);
+      const first = await firstPage;
+      if (!wholeArrived && first.length > 0) {
+        entries = first;
+        fill();
+      }
+      entries = await whole;
       picker.busy = false;
       if (entries.length === 0) {
         picker.hide();

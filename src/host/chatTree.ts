@@ -99,6 +99,14 @@ export class ChatTree implements vscode.TreeDataProvider<Node>, ChatListSource, 
   }
 
   /**
+   * The newest `n` chats of all and of this workspace, read straight from the journal (the picker's
+   * first page while the whole list loads: `ChatListSource.firstEntries`).
+   */
+  async firstEntries(n: number): Promise<readonly ChatListEntry[]> {
+    return (await this.ready).chatList({ newest: n, workspace: this.workspace });
+  }
+
+  /**
    * Every chat the view knows (the Open Chat… picker's list, `ChatListSource`): loads the list the
    * first time, and first reads the chats a notification named that the 30 ms pause still holds.
    */

@@ -6,11 +6,23 @@
 import { chatState, type ChatListEntry, type ChatListItem } from '../core/chatList';
 import type { RuntimeScope } from './scope';
 
-/** Every chat of the journal as the list shows it, most recently active first. */
-export async function chatListOf(scope: RuntimeScope): Promise<ChatListEntry[]> {
-  const items = await scope.journal.read('listChats');
+/**
+ * Every chat of the journal as the list shows it, most recently active first; with `first`, only
+ * the first page: the `first.newest` most recently active chats of all and as many of
+ * `first.workspace` (that folder's chats come first in the picker), each once.
+ */
+export async function chatListOf(scope: RuntimeScope, first?: { readonly newest: number; readonly workspace: string }): Promise<ChatListEntry[]> {
+  const items = first ? await firstPage(scope, first.newest, first.workspace) : await scope.journal.read('listChats');
   const alive = await ownersAlive(scope, items);
   return items.map((item) => entryOf(item, alive));
+}
+
+/** The newest `n` chats of all and of `workspace`, each once, most recently active first. */
+async function firstPage(scope: RuntimeScope, n: number, workspace: string): Promise<ChatListItem[]> {
+  // Both asked at once: the worker answers in call order, and a whole list asked meanwhile must not come between.
+  const [all, here] = await Promise.all([scope.journal.read('listChats', { newest: n }), scope.journal.read('listChats', { workspace, newest: n })]);
+  const ids = new Set(all.map((i) => i.id));
+  return [...all, ...here.filter((i) => !ids.has(i.id))].sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** One chat as the list shows it, or undefined when it is no longer in the journal. */

@@ -228,9 +228,12 @@ export class ChatRuntime {
     return this.options.journal.read('listSessions');
   }
 
-  /** Every chat as the chat list shows it (src/core/chatList.ts), with its state now. */
-  chatList(): Promise<ChatListEntry[]> {
-    return chatListOf(this.scope);
+  /**
+   * Every chat as the chat list shows it (src/core/chatList.ts), with its state now; with `first`,
+   * only the newest `first.newest` of all and of `first.workspace` (a first page, see `chatListOf`).
+   */
+  chatList(first?: { readonly newest: number; readonly workspace: string }): Promise<ChatListEntry[]> {
+    return chatListOf(this.scope, first);
   }
 
   /** One chat as the chat list shows it, or undefined when it is gone. */

@@ -3,6 +3,8 @@
 // refresh, and its item commands take the tree's node as their argument.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import type { ChatListEntry } from '../../src/core/chatList';
+import { pickChat, type ChatListSource } from '../../src/host/chatPicker';
 import type { ChatTree } from '../../src/host/chatTree';
 import { PICK_LIMIT } from '../../src/core/chatPick';
 import { api, EXTENSION_ID, pickLabels, recordQuickPicks, waitFor } from './helpers';
@@ -106,6 +108,38 @@ suite('the Agent Chats view', () => {
     assert.equal(pick.shown.length, 1);
     await runtime.deleteSession(created!);
     await runtime.deleteSession(before.value.id);
+  });
+
+  test('Open Chat… before the list is loaded shows the newest chats at once, busy, then the whole list', async () => {
+    const entry = (id: string, updatedAt: number) => ({ id, title: `Chat ${id}`, provider: 'local', workspace: '/here', updatedAt, state: 'idle' }) as ChatListEntry;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const asked: string[] = [];
+    const source: ChatListSource = {
+      workspace: '/here',
+      listLoaded: false,
+      firstEntries: async (n) => (asked.push(`first ${n}`), [entry('new', 2)]),
+      chatEntries: async () => (asked.push('whole'), await gate, [entry('new', 2), entry('old', 1)]),
+      onDidChangeList: new vscode.EventEmitter<void>().event,
+    };
+    const win = vscode.window as unknown as { createQuickPick: () => vscode.QuickPick<vscode.QuickPickItem> };
+    const original = win.createQuickPick;
+    let picker: vscode.QuickPick<vscode.QuickPickItem> | undefined;
+    win.createQuickPick = () => (picker = original.call(vscode.window));
+    try {
+      const picked = pickChat(source, 'Open a chat');
+      const early = await waitFor('the first page', () => (picker && picker.items.length > 0 ? { labels: pickLabels(picker.items), busy: picker.busy } : undefined));
+      assert.deepEqual(early, { labels: ['Chat new'], busy: true }, 'the newest chat, while the list still loads');
+      assert.deepEqual(asked, [`first ${PICK_LIMIT}`, 'whole'], 'the first page asked first (the journal answers in call order)');
+      release();
+      await waitFor('the whole list', () => (!picker!.busy && picker!.items.length === 2 ? true : undefined));
+      assert.deepEqual(pickLabels(picker!.items), ['Chat new', 'Chat old']);
+      picker!.hide();
+      assert.equal(await picked, undefined);
+    } finally {
+      win.createQuickPick = original;
+      release();
+    }
   });
 
   test('Open Chat… with more chats than it shows finds an old one by its title', async () => {

@@ -97,6 +97,12 @@ describe('journal: the chat list', () => {
       const found = await journal.read('searchChats', 'p', { workspace: FOLDER_B });
       assert.ok(found.ok);
       assert.deepEqual(found.value.map((r) => r.sessionId), ['b1']);
+      // The first page (newest): the head of the whole list, for every chat or one folder's.
+      const all = await journal.read('listChats', {});
+      for (const n of [1, 2, 3, 4, 9]) assert.deepEqual(await journal.read('listChats', { newest: n }), all.slice(0, n), `newest ${n}`);
+      assert.deepEqual((await journal.read('listChats', { newest: 1 })).map((c) => c.id), ['b1']);
+      assert.deepEqual((await journal.read('listChats', { workspace: FOLDER_A, newest: 1 })).map((c) => c.id), ['a1']);
+      assert.deepEqual(await journal.read('listChats', { workspace: FOLDER_A, newest: 5 }), await journal.read('listChats', { workspace: FOLDER_A }));
     } finally {
       await journal.close();
     }

@@ -15,6 +15,11 @@ import type { Row } from './rows';
 export interface ListChatsOptions {
   /** Only chats created in this workspace folder (unset: every chat; see `SessionRecord.workspace`). */
   readonly workspace?: string;
+  /**
+   * Only the this-many most recently active chats (a positive integer): a first page read without
+   * building every chat's item (the chat picker shows it while the whole list loads).
+   */
+  readonly newest?: number;
 }
 
 // The newest turn: turns_by_session's entries are ordered (session_id, created_at, rowid), so the
@@ -34,9 +39,21 @@ export abstract class ChatListOps extends SearchOps {
     // took most of the time (docs/BENCHMARKS.md, Search).
     const known = this.userVersion() >= WORKSPACE_SCHEMA;
     if (!known && options.workspace !== undefined) return [];
-    const rows = options.workspace === undefined
-      ? this.allArrays(sessionsWithLastTurn(known))
-      : this.allArrays(`${sessionsWithLastTurn(known)} WHERE s.workspace = ?`, [options.workspace]);
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (options.workspace !== undefined) {
+      where.push('s.workspace = ?');
+      params.push(options.workspace);
+    }
+    if (options.newest !== undefined) {
+      // The newest sessions first, by a scan of one column; each one's last turn is then joined for
+      // those only (the join is what costs, per chat).
+      const scope = options.workspace !== undefined ? 'WHERE workspace = ?' : '';
+      where.push(`s.id IN (SELECT id FROM sessions ${scope} ORDER BY updated_at DESC, id LIMIT ?)`);
+      if (options.workspace !== undefined) params.push(options.workspace);
+      params.push(Math.max(1, Math.floor(options.newest)));
+    }
+    const rows = this.allArrays(`${sessionsWithLastTurn(known)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
     const runs = new Map<string, Row>();
     for (const r of this.all("SELECT session_id, id, instance_id FROM runs WHERE status = 'running' ORDER BY started_at DESC")) {
       if (!runs.has(r.session_id as string)) runs.set(r.session_id as string, r);
