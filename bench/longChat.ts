@@ -172,7 +172,7 @@ function rows(r: LongChatResult): Row[] {
     ['host: JSON.stringify of that snapshot (p50 / p95 ms)', ms(s.serialize), ms(l.serialize), pair(B.serialize), '', ''],
     ['host: `loadOlder` from the middle of the chat, transcriptPage(before) + JSON (p50 / p95 ms)', ms(s.olderPage), ms(l.olderPage), '', '', ''],
     [
-      'host: one turn changed in another window, `refresh` → changesSince + getSession + JSON of `changes` (p50 / p95 ms)', ms(s.updateHost), ms(l.updateHost),
+      'host: one turn changed in another window, `refresh` → changesSince and getSession (asked at once) + JSON of `changes` (p50 / p95 ms)', ms(s.updateHost), ms(l.updateHost),
       `${pair(B.updateHost)} (snapshot re-read)`, `<= ${T.updateHostMs} ms`,
       `p50 ${met(s.updateHost.p50 <= T.updateHostMs)} / ${met(l.updateHost.p50 <= T.updateHostMs)}; p95 ${both(s.updateHost, l.updateHost, T.updateHostMs)}`,
     ],

@@ -47,6 +47,25 @@ export async function openChatTimed(page: Page, title: string, paintedSelector: 
   return { skeletonMs: skeleton - enter, paintedMs: painted - enter };
 }
 
+/**
+ * Opens the bench's blank webview (bench/blankWebview: static HTML, no script) from the command
+ * palette and times Enter → its `#nac-blank` painted: VS Code's own part of any webview's open here.
+ */
+export async function openBlankTimed(page: Page, timeoutMs: number): Promise<number> {
+  const input = page.locator('.quick-input-widget input.input');
+  await page.keyboard.press('F1');
+  await input.waitFor({ state: 'visible', timeout: timeoutMs });
+  await input.fill('>Bench: Open Blank Webview');
+  await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'Bench: Open Blank Webview' }).waitFor({ state: 'visible', timeout: timeoutMs });
+  await watchFor(page, ['#nac-blank']);
+  const before = await probeState(page);
+  await input.press('Enter');
+  const painted = await seenAt(page, '#nac-blank', timeoutMs);
+  const enter = (await probeState(page)).enters[before.enters.length];
+  if (enter === undefined) throw new Error('the Enter key press was not seen by the page');
+  return painted - enter;
+}
+
 /** Times of one Reload Window (ms; the reloaded page's navigation start is the reload's start). */
 export interface ReloadTimes {
   /** Navigation start → the workbench ready (its status bar painted). */

@@ -40,7 +40,7 @@ export interface LongChatTimes {
   readonly serializeMs: number[];
   /** `loadOlder` from the middle of the chat: transcriptPage(before) + JSON.stringify of the page. */
   readonly olderPageMs: number[];
-  /** Another window appends one event to the last turn: `refresh` → changesSince + getSession, serialized. */
+  /** Another window appends one event to the last turn: `refresh` → `changesWithSession`, serialized. */
   readonly updateHostMs: number[];
   /** That window's commit → this runtime's `refresh` notification (its worker polls). */
   readonly updateNotifyMs: number[];
@@ -101,9 +101,8 @@ async function snapshotMessage(runtime: ChatRuntime): Promise<{ message: HostMes
 
 /** The `changes` message `ChatPanel.sendChanges` posts after `mark`, and the next mark. */
 async function changesMessage(runtime: ChatRuntime, mark: ChangeMark, seq: number): Promise<{ json: string; mark: ChangeMark }> {
-  const changes = await runtime.changesSince(LONG_CHAT_SESSION, mark);
+  const { changes, session } = await runtime.changesWithSession(LONG_CHAT_SESSION, mark);
   if (!changes) throw new Error('too much changed for a changes message');
-  const session = await runtime.getSession(LONG_CHAT_SESSION);
   if (!session) throw new Error('the long chat is missing from the journal');
   return { json: JSON.stringify({ type: 'changes', session, updates: changes.updates, turnCount: changes.turnCount, seq } satisfies HostMessage), mark: changes.mark };
 }

@@ -21,11 +21,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { chatFrame, copyDir, ensureInstalled, launchBrowser, repoRoot, startCodeServer, tempDir, waitForWorkbench, type CodeServer } from '../test/harness/codeServer';
+import { chatFrame, copyDir, ensureInstalled, installExtension, launchBrowser, repoRoot, startCodeServer, tempDir, waitForWorkbench, type CodeServer } from '../test/harness/codeServer';
 import { extensionHostPids } from '../test/e2e/hostCrashJourney';
 import { chatContentFrame, installProbe } from './longChatProbe';
 import { firstTurnId, lastTurnId, seedLongChats, seededChats } from './longChatSeed';
-import { closeActiveEditor, decideTimed, openChatTimed, pendingCardId, reloadTimed, rssOf, scrollToTopTimed, sendPrompt, showTab, turnSelector, type DecisionTimes, type OpenTimes, type ReloadTimes, type ScrollResult } from './longChatSteps';
+import { closeActiveEditor, decideTimed, openBlankTimed, openChatTimed, pendingCardId, reloadTimed, rssOf, scrollToTopTimed, sendPrompt, showTab, turnSelector, type DecisionTimes, type OpenTimes, type ReloadTimes, type ScrollResult } from './longChatSteps';
 
 /** Options of one run. */
 export interface ViewOptions {
@@ -64,6 +64,8 @@ export interface LongChatViewResult {
   readonly openLong: OpenTimes[];
   /** The short chat opened again after the long one (warm, for comparison; absent in older results). */
   readonly openShortWarm?: OpenTimes;
+  /** Enter in the command palette → a blank webview painted (bench/blankWebview), each of 3 opens: VS Code's floor (absent in older results). */
+  readonly openBlank?: number[];
   readonly rssShort: number;
   readonly rssLong: number;
   /** Reload Window with the short chat's tab active (VS Code's part, for comparison), then the long one's. */
@@ -113,6 +115,7 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
   let server: CodeServer | undefined;
   let browser: Browser | undefined;
   try {
+    installExtension(path.join(repoRoot(), 'bench', 'blankWebview'), path.join(tmp, 'extensions'));
     server = await startCodeServer({
       workspace, userDataDir, installExtensionFrom: o.extensionPath,
       settings: { 'chat.disableAIFeatures': true, 'window.confirmBeforeClose': 'never' },
@@ -166,7 +169,14 @@ async function measureOpens(a: Page, hostA: number, t: Targets, o: ViewOptions, 
   await closeActiveEditor(a, o.timeoutMs);
   const openShortWarm = await openChatTimed(a, t.short.title, t.short.last, o.timeoutMs);
   log(`[long chat view] short chat again, painted in ${openShortWarm.paintedMs.toFixed(0)} ms (skeleton ${openShortWarm.skeletonMs.toFixed(0)})`);
-  return { openShort, openShortWarm, openLong, rssShort, rssLong };
+  // VS Code's floor: a webview with static HTML and no script, opened by a command the same way.
+  const openBlank: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    openBlank.push(await openBlankTimed(a, o.timeoutMs));
+    await closeActiveEditor(a, o.timeoutMs);
+  }
+  log(`[long chat view] blank webview painted in ${openBlank.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+  return { openShort, openShortWarm, openBlank, openLong, rssShort, rssLong };
 }
 
 /** Reload Window with the short chat's tab active, then with the long chat's. */

@@ -33,6 +33,7 @@ export function viewRows(r: LongChatViewResult): Row[] {
   return [
     ['Open Chat…: Enter in the picker → the last turn painted, warm host (ms; long: p50 / max; short: again (the first))', `${fmt(r.openShortWarm?.paintedMs)} (${fmt(r.openShort.paintedMs)})`, `${fmt(p(opens, 50))} / ${fmt(Math.max(...opens))} (n=${opens.length})`, B.open, `<= ${T.openMs} ms`, met(p(opens, 50) <= T.openMs)],
     ['  of which Enter → the view\'s skeleton shown (VS Code made the webview, its script ran) (ms; long: p50)', `${fmt(r.openShortWarm?.skeletonMs)} (${fmt(r.openShort.skeletonMs)})`, fmt(p(skeletons, 50)), '', '', ''],
+    ...(r.openBlank?.length ? [[`  VS Code's floor: Enter in the command palette → a blank webview painted (static HTML, no script; bench/blankWebview), ms, ${r.openBlank.length} opens`, r.openBlank.map((ms) => fmt(ms)).join(', '), '', '', '', ''] as Row] : []),
     ['Reload Window with the chat\'s tab active: navigation start → workbench ready (status bar painted) (ms)', fmt(r.reloadShort.readyMs), fmt(r.reloadLong.readyMs), '', '', ''],
     ['  workbench ready → the chat\'s skeleton shown (the host started, the tab restored) (ms)', fmt(r.reloadShort.skeletonMs), fmt(r.reloadLong.skeletonMs), '', '', ''],
     ['  workbench ready → the last turn painted (ms)', fmt(r.reloadShort.shownMs), fmt(r.reloadLong.shownMs), B.reload, `<= ${T.reloadShownMs} ms`, met(r.reloadLong.shownMs <= T.reloadShownMs)],

@@ -193,9 +193,9 @@ export class ChatPanel {
     void this.post(async () => {
       const runtime = this.host.runtime;
       const mark = this.mark;
-      const changes = mark && (await runtime.changesSince(sessionId, mark));
+      if (!mark) return this.snapshot();
+      const { changes, session } = await runtime.changesWithSession(sessionId, mark);
       if (!changes) return this.snapshot();
-      const session = await runtime.getSession(sessionId);
       if (!session) return { type: 'error', code: 'not_found', message: 'This chat is no longer in the journal.' };
       this.panel.title = session.title;
       this.mark = changes.mark;

@@ -261,6 +261,15 @@ export class ChatRuntime {
     return changesOf(this.scope, sessionId, mark);
   }
 
+  /**
+   * `changesSince` and the chat's session row (undefined: deleted), asked at once: the journal
+   * worker answers them back to back, one wait instead of two (a view's update after another window's change).
+   */
+  async changesWithSession(sessionId: string, mark: ChangeMark): Promise<{ changes: TranscriptChanges | undefined; session: SessionRecord | undefined }> {
+    const [changes, session] = await Promise.all([this.changesSince(sessionId, mark), this.getSession(sessionId)]);
+    return { changes, session };
+  }
+
   /** Live facts of a chat (see `liveState.ts`); `live` notifications carry the same. */
   liveState(sessionId: string): Promise<LiveState> {
     return liveStateOf(this.scope, sessionId);

@@ -90,6 +90,8 @@ describe('pages of a long chat', () => {
       assert.equal(changes.turnCount, 41);
       const again = await a.runtime.changesSince(sessionId, changes.mark);
       assert.deepEqual(again?.updates, [], 'nothing new since the mark the change read returned');
+      const both = await a.runtime.changesWithSession(sessionId, mark);
+      assert.deepEqual(both, { changes, session: await a.runtime.getSession(sessionId) }, 'the panel\'s read: the same changes, with the session row');
     } finally {
       await closeWindows(a, b);
     }
