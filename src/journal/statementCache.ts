@@ -13,8 +13,7 @@
  * that are not well-formed UTF-16 or that hold U+0000 are bound as text as before: sql.js encodes
  * lone surrogates its own way (not as U+FFFD, as Buffer does), and every window must build the same
  * row from the same record; a NUL is kept either way (sql.js 1.17 binds a string by its byte
- * length), but text with one reads back shorter through SQL's `length()`, so it stays on the path
- * every build took.
+ * length), and such rare text simply stays on the path every build took.
  */
 import type { BindParams, Database, Statement } from 'sql.js';
 
