@@ -10,6 +10,7 @@ import { conflictKey, type ConflictChoice, type RestoreConflict } from '../core/
 import type { ErrorCode, HostMessage, TurnFilesView, WebviewMessage } from '../protocol/messages';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 import type { RestoreResult } from '../runtime/fileUndo';
+import { undoBeforeResend as undoFirst } from '../runtime/resendUndo';
 import { CHECKPOINT_SCHEME, CheckpointContentProvider, checkpointUri, openFileDiff } from './checkpointContent';
 
 /** The view's checkpoint messages. */
@@ -51,18 +52,14 @@ export async function handleCheckpointMessage(runtime: ChatRuntime, sessionId: s
 
 /**
  * For an edit and resend that asked for it (`undoReplacedFiles`): undoes the file changes of the
- * turn being replaced, conflicts asked per file as for Undo. Nothing is undone when the turn can no
- * longer be replaced (another request followed it, e.g. this very message already sent before a
- * reload: the send then goes on and is answered as it would be). Returns null when the send may go
- * on (undone, nothing to undo, or undone already in any window), else why it must not, for the
- * message to be given back.
+ * turn being replaced, conflicts asked per file as for Undo (`src/runtime/resendUndo.ts`: nothing
+ * when the turn can no longer be replaced). Returns null when the send may go on, else why it must
+ * not, for the message to be given back.
  */
 export async function undoBeforeResend(runtime: ChatRuntime, sessionId: string, turnId: string): Promise<{ code: ErrorCode; message: string } | null> {
-  if ((await runtime.journal.read('replaceProblemOf', sessionId, turnId)) !== null) return null;
-  const result = await runtime.files.undo(sessionId, turnId, 'turn', chooseConflicts);
-  if (!result.ok) return { code: result.reason, message: `The edited request was not sent: ${result.message}` };
-  if (result.value.kind === 'cancelled') return { code: 'not_actionable', message: 'The edited request was not sent: undoing its file changes was cancelled.' };
-  void tellOutcome('Undo', result.value);
+  const decided = await undoFirst(runtime, sessionId, turnId, chooseConflicts);
+  if (!decided.go) return { code: decided.code, message: decided.message };
+  if (decided.outcome) void tellOutcome('Undo', decided.outcome);
   return null;
 }
 

@@ -11,8 +11,9 @@
  * character at a time in JavaScript (about 2 ms per 100 KB: the larger part of storing a file's
  * content). Logged records keep the string, so any build replays them to the same row. Strings
  * that are not well-formed UTF-16 or that hold U+0000 are bound as text as before: sql.js encodes
- * lone surrogates its own way and ends a bound string at its first NUL, and every window must
- * build the same row from the same record.
+ * lone surrogates its own way (not as U+FFFD, as Buffer does), and every window must build the same
+ * row from the same record; a NUL is kept either way (sql.js 1.17 binds a string by its byte
+ * length), and such rare text simply stays on the path every build took.
  */
 import type { BindParams, Database, Statement } from 'sql.js';
 
@@ -24,7 +25,9 @@ export const BYTES_BIND_MIN_CHARS = 1024;
 
 /**
  * The 0-based positions of the `?` placeholders of `sql` written as `CAST(? AS TEXT)` (any case
- * and spacing). Placeholders inside quoted literals or identifiers are not counted; numbered
+ * and spacing). A `?` inside a quoted literal or identifier (`'…'`, `"…"`, `` `…` ``, `[…]`) or a
+ * comment (`-- …`, `/* … *\/`) is no placeholder and is not counted (counted, it would move the
+ * slots onto the wrong parameters: a long string bound as a blob where no cast makes it text); numbered
  * (`?1`) and named placeholders are not supported (the journal's SQL uses none).
  */
 export function textCastSlots(sql: string): number[] {
@@ -32,9 +35,15 @@ export function textCastSlots(sql: string): number[] {
   let index = 0;
   for (let i = 0; i < sql.length; i++) {
     const c = sql[i]!;
-    if (c === "'" || c === '"' || c === '`') {
-      const end = sql.indexOf(c, i + 1);
+    if (c === "'" || c === '"' || c === '`' || c === '[') {
+      const end = sql.indexOf(c === '[' ? ']' : c, i + 1);
       i = end < 0 ? sql.length : end;
+    } else if (c === '-' && sql[i + 1] === '-') {
+      const end = sql.indexOf('\n', i + 2);
+      i = end < 0 ? sql.length : end;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      i = end < 0 ? sql.length : end + 1;
     } else if (c === '?') {
       if (/CAST\s*\(\s*$/i.test(sql.slice(Math.max(0, i - 16), i)) && /^\s*AS\s+TEXT\s*\)/i.test(sql.slice(i + 1, i + 17))) slots.push(index);
       index++;

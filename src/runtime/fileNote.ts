@@ -1,23 +1,28 @@
 /**
- * The agent hears of undos and redos: the prompt of the first turn after them starts with a short
- * note naming the files put back (`core/checkpoints.ts` `fileNote`), so its picture of the workspace
- * is not stale. Read from the journal when the turn starts, so it holds whichever window undid.
+ * The agent hears of undos and redos: the request of the first turn after them carries a short
+ * note naming the files put back (`core/checkpoints.ts` `fileNote`; `AgentTurnRequest.fileNote`,
+ * apart from the user's words), so its picture of the workspace is not stale. Read from the journal when the turn starts, so it holds whichever window undid.
  */
 import type { TurnRecord } from '../core/events';
 import { fileNote, type RestoreNews } from '../core/checkpoints';
+import { replacedTurnIds } from '../journal/operations/pages';
 import type { RuntimeScope } from './scope';
 
 /**
  * The note for `turn` of chat `sessionId`: the undos and redos journaled after the turn before it
- * was created and up to this one's creation ('' when none). Reads nothing more than the chat's
- * undos unless there are some.
+ * was created and up to this one's creation ('' when none). Replaced turns (an edit and resend) do
+ * not count as the turn before: the request that carried their note is left out of the agent's
+ * history, so the edited request carries it again. Reads nothing more than the chat's undos unless
+ * there are some.
  */
 export async function fileNoteFor(scope: Pick<RuntimeScope, 'journal'>, sessionId: string, turn: Pick<TurnRecord, 'id' | 'createdAt'>): Promise<string> {
   const undos = await scope.journal.read('listUndos', sessionId);
   if (undos.length === 0) return '';
   const turns = await scope.journal.read('listTurns', sessionId);
   const at = turns.findIndex((t) => t.id === turn.id);
-  const since = at > 0 ? turns[at - 1]!.createdAt : Number.NEGATIVE_INFINITY;
+  const replaced = replacedTurnIds(turns);
+  const before = turns.slice(0, Math.max(at, 0)).filter((t) => !replaced.has(t.id)).pop();
+  const since = before ? before.createdAt : Number.NEGATIVE_INFINITY;
   const within = (t: number | null) => t !== null && t > since && t <= turn.createdAt;
   const news: { at: number; news: RestoreNews }[] = [];
   for (const u of undos) {

@@ -230,6 +230,28 @@ describe('checkpoints of the product\'s own write tool', () => {
     assert.equal(await h.journal.read('getContent', hash), null);
     await h.close();
   });
+
+  it('an edit and resend of the request that carried the note carries it again (the agent\'s history leaves the replaced request out)', async () => {
+    const notes: (string | undefined)[] = [];
+    const h = await openRuntime({ agentFor: () => scripted(async (ctx, request) => {
+      notes.push(request.fileNote);
+      if (request.prompt === 'write') await ctx.tools.run({ name: 'write', input: { path: 'n.txt', content: 'agent\n' } });
+    }) });
+    try {
+      const t = await turn(h, 'write');
+      const undone = await h.runtime.files.undo(t.sessionId, t.turnId, 'turn');
+      assert.ok(undone.ok && undone.value.kind === 'applied');
+      const next = await turn(h, 'next', t.sessionId);
+      const edited = await h.runtime.submit(t.sessionId, { clientId: 'edit-1', text: 'next, edited', replacesTurnId: next.turnId });
+      assert.ok(edited.ok && edited.value.kind === 'started', !edited.ok ? edited.message : '');
+      await h.runtime.whenIdle(t.sessionId);
+      assert.equal(notes.length, 3);
+      assert.match(notes[1]!, /The user undid your earlier changes to n\.txt/);
+      assert.equal(notes[2], notes[1], 'the edited request tells it too (before: undefined, the model never heard of the undo)');
+    } finally {
+      await h.close();
+    }
+  });
 });
 
 describe('the local agent after an undo', () => {

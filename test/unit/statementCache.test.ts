@@ -18,6 +18,8 @@ describe('statement cache: long text bound as bytes', () => {
     assert.deepEqual(textCastSlots("SELECT '?', \"x?\", CAST(? AS TEXT) FROM t WHERE a = ?"), [0]);
     assert.deepEqual(textCastSlots('SELECT CAST(? AS INTEGER), CAST(? AS TEXTUAL)'), []);
     assert.deepEqual(textCastSlots('SELECT 1'), []);
+    assert.deepEqual(textCastSlots('SELECT ?, -- why? it\'s\n CAST(? AS TEXT)'), [1], 'a ? in a line comment is no placeholder');
+    assert.deepEqual(textCastSlots('SELECT /* a ? and a \' */ ?, CAST(? AS TEXT), [b?]'), [1], 'nor one in a block comment or a [quoted] name');
   });
 
   it('hands only long, well-formed, NUL-free strings at those slots over as their UTF-8 bytes', () => {
@@ -45,6 +47,9 @@ describe('statement cache: long text bound as bytes', () => {
     const rows = (table: string) => db.exec(`SELECT id, typeof(v), hex(v), length(v) FROM ${table} ORDER BY id`)[0]!.values;
     assert.deepEqual(rows('cast'), rows('plain'));
     assert.ok(rows('cast').every((r) => r[1] === 'text'));
+    // A ? in a comment must not move the slot: the long string of the next, uncast placeholder stays text.
+    cache.run('INSERT INTO plain (id, v) VALUES (/* id? */ CAST(? AS TEXT), ?)', [100, long('x')]);
+    assert.deepEqual(db.exec('SELECT typeof(id), typeof(v) FROM plain WHERE id = 100')[0]!.values, [['integer', 'text']]);
     const read = db.exec('SELECT v FROM cast WHERE id = 4')[0]!.values[0]![0];
     assert.equal(read, strings[4], 'an emoji string reads back as it was written');
     cache.clear();
