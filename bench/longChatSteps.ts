@@ -53,6 +53,9 @@ export async function openChatTimed(page: Page, title: string, paintedSelector: 
  */
 export async function openBlankTimed(page: Page, timeoutMs: number): Promise<number> {
   const input = page.locator('.quick-input-widget input.input');
+  // The keyboard focus may be in a webview (F1 goes to it then): click the status bar's empty middle first.
+  const box = await page.locator('.monaco-workbench .part.statusbar').boundingBox({ timeout: timeoutMs });
+  if (box) await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
   await page.keyboard.press('F1');
   await input.waitFor({ state: 'visible', timeout: timeoutMs });
   await input.fill('>Bench: Open Blank Webview');

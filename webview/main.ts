@@ -7,6 +7,7 @@
 import {
   provideVSCodeDesignSystem, vsCodeBadge, vsCodeButton, vsCodeCheckbox, vsCodeDivider, vsCodeProgressRing, vsCodeTextArea,
 } from '@vscode/webview-ui-toolkit';
+import type { AttachmentRef } from '../src/core/attachments';
 import type { BoundaryDecision } from '../src/core/vocabulary';
 import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
 import { decideSend, isSelectAllKey, isSendKey } from './input';
@@ -221,10 +222,29 @@ function acknowledge(message: Extract<HostMessage, { type: 'succeeded' | 'error'
   const posted = outbox.answered(clientId);
   const edited = message.type === 'error' && message.action === 'editQueued' ? renderer.queue.takeRefusedEdit(clientId) : undefined;
   renderer.queue.answered(clientId);
+  // A refused edit and resend goes back into the edit mode, so that Send replaces the request again.
+  if (message.type === 'error' && posted?.replacesTurnId && resumeEdit(posted.replacesTurnId, posted.text, posted.attachments)) return;
   const back = message.type === 'error' ? posted?.text ?? edited : undefined;
   if (back !== undefined) giveBack(back);
   // A refused message's attachments go back to the composer too.
   if (message.type === 'error' && posted?.attachments.length) attachments.add(posted.attachments);
+}
+
+/**
+ * Puts a refused edit of `turnId` back in the edit mode (text, chips, the offer to undo its files)
+ * when the composer is empty and that request is still the chat's last; else false (the text is
+ * given back as any refused message's).
+ */
+function resumeEdit(turnId: string, text: string, refs: readonly AttachmentRef[]): boolean {
+  if ((sk.composer.value ?? '').trim() || attachments.attachments.length || state.transcript.turns.at(-1)?.id !== turnId) return false;
+  startEdit(turnId, text, refs);
+  return true;
+}
+
+/** Starts editing request `turnId` with `text` and `refs` in the composer (see PromptEdit). */
+function startEdit(turnId: string, text: string, refs: readonly AttachmentRef[]): void {
+  const files = state.files.get(turnId);
+  promptEdit.start(turnId, text, { attachments: refs, changedFiles: files && files.undoneBy === null ? files.files.length : 0 });
 }
 
 /** Gives text the user typed back in the composer, after what is there (the draft is saved). */
@@ -349,13 +369,7 @@ app.addEventListener('click', (event) => {
     if (ref) host.post({ type: 'openFile', ...ref });
   } else if (action === 'edit-prompt' && turnId) {
     const turn = state.transcript.turns.find((t) => t.id === turnId);
-    const files = state.files.get(turnId);
-    if (turn) {
-      promptEdit.start(turnId, turn.prompt, {
-        attachments: (turn.attachments ?? []).map(({ kind, path, range }) => ({ kind, path, ...(range ? { range } : {}) })),
-        changedFiles: files && files.undoneBy === null ? files.files.length : 0,
-      });
-    }
+    if (turn) startEdit(turnId, turn.prompt, (turn.attachments ?? []).map(({ kind, path, range }) => ({ kind, path, ...(range ? { range } : {}) })));
   } else if (action === 'cancel-edit') {
     promptEdit.cancel();
   } else if (action === 'open-diff' && turnId && actionEl.dataset.path) {

@@ -68,14 +68,14 @@ export class ViewOutbox {
 
   /**
    * The host answered message `clientId` (`succeeded` or `error`): it is no longer kept. Returns its
-   * text and attachments, or undefined when it was not kept here (an answer to another view's post,
+   * text, attachments and the turn it was to replace, or undefined when it was not kept here (an answer to another view's post,
    * or a second answer).
    */
-  answered(clientId: string): { text: string; attachments: readonly AttachmentRef[] } | undefined {
+  answered(clientId: string): { text: string; attachments: readonly AttachmentRef[]; replacesTurnId?: string } | undefined {
     const kept = this.store.unacknowledged;
     const found = kept.find((m) => m.clientId === clientId);
     if (!found) return undefined;
     this.store.saveUnacknowledged(kept.filter((m) => m !== found));
-    return { text: found.text, attachments: found.attachments ?? [] };
+    return { text: found.text, attachments: found.attachments ?? [], ...(typeof found.replacesTurnId === 'string' ? { replacesTurnId: found.replacesTurnId } : {}) };
   }
 }

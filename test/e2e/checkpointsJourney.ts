@@ -5,8 +5,10 @@
  * before the first turn puts both back (checked on disk, byte for byte); Reload Window; Redo is still
  * offered and puts the agent's files back. Then Edit on the last request, which created a file:
  * the edit bar offers to undo that change first (checked); Send puts it back (the file removed)
- * before the edited request runs, so the new turn creates the file again. "Files changed" is shot in
- * the dark, light and High Contrast themes.
+ * before the edited request runs, so the new turn creates the file again. Then the user changes that
+ * file and edits again: the conflict list comes; Escape cancels, the edit is back in the composer as an
+ * edit; unchecked, Send replaces the request without undoing. "Files changed" is shot in the dark,
+ * light and High Contrast themes.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -129,5 +131,27 @@ export async function checkpointsJourney(ctx: JourneyContext): Promise<void> {
       'Files changed | notes.txt modified +1 −2', 'Files changed (undone) | docs/plan.md created +3 −0', 'Files changed | docs/plan.md created +3 −0',
     ], TIMEOUTS.ui);
     await fileHolds(notes, Buffer.from('the agent rewrote this\n'), TIMEOUTS.ui);
+  });
+
+  await step('edit-conflict-cancelled', async () => {
+    // The user changes the file the last request wrote; an edit that undoes it first meets the conflict.
+    fs.appendFileSync(created, 'mine\n');
+    await (await visible(frame().locator('[data-action="edit-prompt"]'), 'Edit on the last request', TIMEOUTS.ui)).click();
+    const edited = 'write docs/plan.md\n```\n# Plan\n\n- three\n```';
+    await send(frame(), edited);
+    const conflicts = page.locator('.quick-input-widget', { hasText: 'These files changed since the agent wrote them' });
+    await visible(conflicts, 'the conflict list', TIMEOUTS.ui);
+    await ctx.shot('conflict-list');
+    await page.keyboard.press('Escape');
+    // Cancelled: nothing undone, and the edit comes back as an edit (Send replaces the request again).
+    await visible(frame().locator('.edit-bar:not([hidden])'), 'the edit bar again', TIMEOUTS.ui);
+    const text = await frame().locator('#composer textarea').inputValue();
+    if (text !== edited) throw new Error(`the composer holds ${JSON.stringify(text)}`);
+    await fileHolds(created, Buffer.from('# Plan\n\n- two\nmine\n'), TIMEOUTS.ui);
+    await ctx.shot('edit-given-back');
+    await frame().locator('.edit-bar .edit-undo-files').click();
+    await frame().locator('#composer textarea').press('Enter');
+    await fileHolds(created, Buffer.from('# Plan\n\n- three\n'), TIMEOUTS.command);
+    await visible(frame().locator('section.turn-replaced details.replaced-turn summary', { hasText: 'Edited — original request: write docs/plan.md' }).nth(1), 'the second edited request collapsed', TIMEOUTS.ui);
   });
 }
