@@ -3,7 +3,8 @@
 #   deps      npm ci when node_modules is missing or package-lock.json changed (hash stamp)
 #   vscode    bash scripts/ensure-vscode.sh (chromium, Node 24, code-server into .vscode-test/)
 #   tsc       a clean `npx tsc -p .` into out/
-#   lint      npm run lint: ESLint (eslint.config.mjs: layer imports) and the per-layer TypeScript
+#   lint      npm run lint: ESLint (eslint.config.mjs: layer imports), Stylelint on media/*.css
+#             (.stylelintrc.json: a syntax error or a nested rule fails) and the per-layer TypeScript
 #             settings (tsconfig.core.json, tsconfig.webview.json: no DOM / no Node globals)
 #   build     node esbuild.mjs into dist/
 #   unit      node --test over out/test/unit/**/*.test.js

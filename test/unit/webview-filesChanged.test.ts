@@ -45,6 +45,10 @@ describe('the "Files changed" list', () => {
     const undone = renderFilesChanged(turn(), { ...files, undoneBy: 'u1' }, false)!;
     assert.equal(undone.querySelector('.files-title')!.textContent, 'Files changed (undone)');
     assert.deepEqual([...undone.querySelectorAll('vscode-button')].map((b) => [b.getAttribute('data-action'), b.getAttribute('data-undo-id')]), [['redo-files', 'u1']]);
+    const replacedUndone = renderFilesChanged(turn(), { ...files, undoneBy: 'u1' }, false, true)!;
+    assert.equal(replacedUndone.querySelectorAll('vscode-button').length, 0, 'a replaced request\'s undone changes offer no Redo');
+    const replacedStanding = renderFilesChanged(turn(), files, false, true)!;
+    assert.deepEqual([...replacedStanding.querySelectorAll('vscode-button')].map((b) => b.getAttribute('data-action')), ['undo-files', 'restore-files'], 'changes still standing can be undone');
   });
 
   test('a turn that ran commands says their changes are not listed; a turn with neither shows nothing', async () => {

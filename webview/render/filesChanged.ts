@@ -52,9 +52,11 @@ function fileLine(turnId: string, f: FileChangeView): HTMLElement {
 
 /**
  * The block of a turn, or null when it has neither files nor commands. `running`: a run of the chat
- * is live (Undo and Restore wait for it to end).
+ * is live (Undo and Restore wait for it to end). `replaced`: an edit and resend replaced the turn;
+ * its undone changes offer no Redo (they were taken back with the request; Undo and Restore of
+ * changes still standing stay offered).
  */
-export function renderFilesChanged(turn: TranscriptTurn, files: TurnFilesView | undefined, running: boolean): HTMLElement | null {
+export function renderFilesChanged(turn: TranscriptTurn, files: TurnFilesView | undefined, running: boolean, replaced = false): HTMLElement | null {
   const commands = ranCommands(turn);
   if (!files && !commands) return null;
   const note = commands ? h('div', { class: 'files-note' }, 'Commands ran in this turn; files they changed are not listed and cannot be undone here.') : null;
@@ -62,7 +64,7 @@ export function renderFilesChanged(turn: TranscriptTurn, files: TurnFilesView | 
   const undone = files.undoneBy !== null;
   const busy = running || turn.status === 'running';
   const actions = undone
-    ? [h('vscode-button', { 'data-action': 'redo-files', 'data-undo-id': files.undoneBy, appearance: 'secondary', disabled: busy }, 'Redo')]
+    ? replaced ? [] : [h('vscode-button', { 'data-action': 'redo-files', 'data-undo-id': files.undoneBy, appearance: 'secondary', disabled: busy }, 'Redo')]
     : [
         h('vscode-button', { 'data-action': 'undo-files', 'data-turn-id': turn.id, appearance: 'secondary', disabled: busy }, 'Undo changes of this turn'),
         h('vscode-button', { 'data-action': 'restore-files', 'data-turn-id': turn.id, appearance: 'secondary', disabled: busy }, 'Restore to before this turn'),

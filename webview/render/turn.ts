@@ -82,7 +82,7 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext): HTMLElement 
   if (turn.status === 'running' && turn.items.length === 0) {
     body.appendChild(h('div', { class: 'agent-working' }, h('vscode-progress-ring', { class: 'inline-ring' }), 'Working…'));
   }
-  const files = renderFilesChanged(turn, ctx.files, ctx.running);
+  const files = renderFilesChanged(turn, ctx.files, ctx.running, ctx.replaced);
   if (files) body.appendChild(files);
   if (view) body.appendChild(renderErrorBanner(view, turn.id, ctx.busyTurn));
   return section;
