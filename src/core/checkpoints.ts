@@ -270,6 +270,30 @@ export function fileNote(news: readonly RestoreNews[]): string {
 }
 
 /**
+ * The sentence saying what an applied undo or redo did (`what`: "Undo" or "Redo"): the files it
+ * put back, the files the agent had created that it removed (or, for a redo, created again), those
+ * it left as the user had them, those not checkpointed, and `changedMeanwhile` files changed while
+ * it ran.
+ */
+export function restoreOutcomeWords(what: 'Undo' | 'Redo', files: readonly PlannedFile[], changedMeanwhile: number): string {
+  const files1 = (n: number) => (n === 1 ? '1 file' : `${n} files`);
+  const done = files.filter((f) => f.outcome === 'restored' || f.outcome === 'conflict_restored');
+  const removed = done.filter((f) => !f.target.exists).length;
+  const created = done.filter((f) => f.target.exists && !f.found.exists).length;
+  const putBack = done.length - removed - created;
+  const count = (o: RestoreOutcome) => files.filter((f) => f.outcome === o).length;
+  const parts = [
+    putBack || (!removed && !created) ? `put back ${files1(putBack)}` : '',
+    removed ? `removed ${files1(removed)} the agent had created` : '',
+    created ? `created ${files1(created)} again` : '',
+    count('conflict_kept') ? `left ${files1(count('conflict_kept'))} as you changed them` : '',
+    count('not_checkpointed') ? `left ${files1(count('not_checkpointed'))} as they are (over 5 MB, not checkpointed)` : '',
+    changedMeanwhile ? `left ${files1(changedMeanwhile)} changed during the ${what.toLowerCase()} as they are` : '',
+  ].filter(Boolean);
+  return `${what}: ${parts.join('; ')}.`;
+}
+
+/**
  * Lines added and removed by a unified diff (`core/unifiedDiff.ts`'s format): its `+`/`-` lines,
  * headers left out. Null when there is no diff.
  */

@@ -6,7 +6,7 @@
  * that the user did not pick. Also **Agent Chats: Undo Last Turn's Changes** (`undoLastTurn`).
  */
 import * as vscode from 'vscode';
-import { conflictKey, type ConflictChoice, type RestoreConflict } from '../core/checkpoints';
+import { conflictKey, restoreOutcomeWords, type ConflictChoice, type RestoreConflict } from '../core/checkpoints';
 import type { ErrorCode, HostMessage, TurnFilesView, WebviewMessage } from '../protocol/messages';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 import type { RestoreResult } from '../runtime/fileUndo';
@@ -81,14 +81,7 @@ async function tellOutcome(what: 'Undo' | 'Redo', result: RestoreResult): Promis
   if (result.kind === 'cancelled') return;
   if (result.kind === 'nothing') return void vscode.window.showInformationMessage(`${what}: no file to put back.`);
   if (result.kind === 'already') return void vscode.window.showInformationMessage(`${what}: already done (in this or another window).`);
-  const count = (o: string) => result.files.filter((f) => f.outcome === o).length;
-  const parts = [
-    `${count('restored') + count('conflict_restored')} file(s) put back`,
-    count('conflict_kept') ? `${count('conflict_kept')} left as you changed them` : '',
-    count('not_checkpointed') ? `${count('not_checkpointed')} not checkpointed (over 5 MB), left as they are` : '',
-    result.changedMeanwhile.length ? `${result.changedMeanwhile.length} changed during the ${what.toLowerCase()}, left as they are` : '',
-  ].filter(Boolean);
-  void vscode.window.showInformationMessage(`${what}: ${parts.join('; ')}.`);
+  void vscode.window.showInformationMessage(restoreOutcomeWords(what, result.files, result.changedMeanwhile.length));
 }
 
 /** A QuickPick item of one conflict. */

@@ -172,7 +172,7 @@ describe('a chat panel\'s outbox', () => {
 
   it('an edit that asks for it undoes the replaced turn\'s file changes before it is submitted; cancelled there, it is given back', async () => {
     const calls: string[] = [];
-    let undo: { kind: string; id?: string; files?: unknown[]; changedMeanwhile?: unknown[] } = { kind: 'applied', id: 'u1', files: [{ path: 'a.txt', outcome: 'restored' }], changedMeanwhile: [] };
+    let undo: { kind: string; id?: string; files?: unknown[]; changedMeanwhile?: unknown[] } = { kind: 'applied', id: 'u1', files: [{ path: 'a.txt', outcome: 'restored', found: { exists: true, hash: 'b', size: 1 }, target: { exists: true, hash: 'a', size: 1 } }], changedMeanwhile: [] };
     let problem: string | null = null;
     const { view, strip } = panelOn({
       journal: { read: async (op: string, ...args: unknown[]) => (calls.push(`${op} ${args.join(' ')}`), problem) },
@@ -182,7 +182,7 @@ describe('a chat panel\'s outbox', () => {
     told.length = 0;
     await view({ type: 'send', clientId: 'c1', text: 'write it better', replacesTurnId: 't1', undoReplacedFiles: true });
     assert.deepEqual(calls, ['replaceProblemOf chat-1 t1', 'undo chat-1 t1 turn', 'submit c1'], 'undone first, then submitted');
-    assert.deepEqual(told, ['Undo: 1 file(s) put back.']);
+    assert.deepEqual(told, ['Undo: put back 1 file.']);
     assert.deepEqual(strip().at(-1), { type: 'succeeded', action: 'send', clientId: 'c1', queued: false });
     calls.length = 0;
     undo = { kind: 'cancelled' };

@@ -6,8 +6,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import {
-  conflictKey, fileNote, filesOfTurn, lineCounts, MAX_CHECKPOINT_BYTES, planRestore, redoSteps, undoSteps,
-  type FileChangeRecord, type FileImage,
+  conflictKey, fileNote, filesOfTurn, lineCounts, MAX_CHECKPOINT_BYTES, planRestore, redoSteps, restoreOutcomeWords, undoSteps,
+  type FileChangeRecord, type FileImage, type PlannedFile,
 } from '../../src/core/checkpoints';
 
 const img = (hash: string, size = 4): FileImage => ({ exists: true, hash, size });
@@ -98,6 +98,18 @@ describe('checkpoint rules', () => {
         'Read a file again before relying on its content.]',
       'undone, redone, undone again: said once, as it ends',
     );
+  });
+
+  it('says what an undo or redo did in words: put back, removed (created by the agent), created again, left', () => {
+    const file = (path: string, outcome: PlannedFile['outcome'], found: FileImage, target: FileImage): PlannedFile => ({ path, outcome, found, target });
+    assert.equal(restoreOutcomeWords('Undo', [file('a', 'restored', img('x'), img('y'))], 0), 'Undo: put back 1 file.');
+    assert.equal(restoreOutcomeWords('Undo', [file('n', 'restored', img('x'), ABSENT)], 0), 'Undo: removed 1 file the agent had created.', 'a created file is removed, not "put back"');
+    assert.equal(restoreOutcomeWords('Redo', [file('n', 'restored', ABSENT, img('x')), file('a', 'conflict_restored', img('x'), img('y'))], 0), 'Redo: put back 1 file; created 1 file again.');
+    assert.equal(
+      restoreOutcomeWords('Undo', [file('a', 'restored', img('x'), img('y')), file('b', 'restored', img('x'), img('z')), file('c', 'conflict_kept', img('u'), img('u')), file('d', 'not_checkpointed', img('v'), img('v'))], 1),
+      'Undo: put back 2 files; left 1 file as you changed them; left 1 file as they are (over 5 MB, not checkpointed); left 1 file changed during the undo as they are.',
+    );
+    assert.equal(restoreOutcomeWords('Undo', [file('c', 'conflict_kept', img('u'), img('u'))], 0), 'Undo: put back 0 files; left 1 file as you changed them.');
   });
 
   it('line counts come from a diff\'s body: a removed line reading "-- x" counts, the headers do not', () => {

@@ -56,6 +56,8 @@ describe('the "Files changed" list', () => {
     assert.equal(renderFilesChanged(turn(), undefined, false), null);
     const ran = turn([{ type: 'invocation', id: 'i', tool: 'run', summary: 'npm i', status: 'completed', output: '' } as TranscriptTurn['items'][number]]);
     assert.match(renderFilesChanged(ran, undefined, false)!.textContent!, /Commands ran in this turn; files they changed are not listed/);
+    const waiting = turn([{ type: 'invocation', id: 'i', tool: 'run', summary: 'touch a', status: 'awaiting_approval', output: '' } as TranscriptTurn['items'][number]]);
+    assert.equal(renderFilesChanged(waiting, undefined, false), null, 'a command waiting for approval has changed nothing yet');
   });
 
   test('the view checks and keeps the host\'s checkpoints message; a malformed one is a problem', async () => {

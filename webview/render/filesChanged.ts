@@ -12,9 +12,12 @@ import { h } from '../dom';
 /** Tools whose changes checkpoints do not capture (shell commands of the product, Claude and Codex). */
 const COMMAND_TOOLS: ReadonlySet<string> = new Set(['run', 'Bash']);
 
-/** True when the turn ran a shell command (whose file changes are not captured). */
+/**
+ * True when the turn ran a shell command (whose file changes are not captured): one that started
+ * running, not one waiting for approval or denied.
+ */
 export function ranCommands(turn: TranscriptTurn): boolean {
-  return turn.items.some((i) => i.type === 'invocation' && COMMAND_TOOLS.has(i.tool) && i.status !== 'denied');
+  return turn.items.some((i) => i.type === 'invocation' && COMMAND_TOOLS.has(i.tool) && i.status !== 'denied' && i.status !== 'awaiting_approval');
 }
 
 /** A string that changes whenever what this block shows changes (for the turn's cache key). */
