@@ -8,7 +8,6 @@
  */
 import * as vscode from 'vscode';
 import { noticeText } from './notices';
-import { randomBytes } from 'node:crypto';
 import { decodeWebviewMessage } from '../protocol/decode';
 import { CHAT_ACTIONS, type ChatAction, type HostMessage, type LiveState, type WebviewMessage } from '../protocol/messages';
 import { cursorOf, type TurnCursor } from '../core/transcript';
@@ -25,18 +24,10 @@ import type { ModelList } from '../runtime/agents/modelLists';
 import { attachmentRequests } from './attachmentSources';
 import type { WorkspaceFiles } from './mentionCompletions';
 import { PanelMentions } from './panelMentions';
+import { chatWebviewOptions, renderHtml } from './chatHtml';
 
 /** The webview view type (also in package.json's `onWebviewPanel:` activation event). */
 export const CHAT_VIEW_TYPE = 'nativeAgentChats.chat';
-
-/** Webview options for every chat panel (created or restored). */
-export function chatWebviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions & vscode.WebviewPanelOptions {
-  return {
-    enableScripts: true,
-    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist'), vscode.Uri.joinPath(extensionUri, 'media')],
-    enableFindWidget: true,
-  };
-}
 
 /** What a panel needs from its owner. */
 export interface ChatPanelHost {
@@ -366,43 +357,10 @@ export class ChatPanel {
   }
 }
 
-/** The webview's HTML: strict CSP, fresh nonce, scripts and styles from the extension's folders only. */
-export function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri, sessionId: string | undefined): string {
-  const nonce = randomBytes(16).toString('base64');
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.js'));
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'chat.css'));
-  const csp = [
-    "default-src 'none'",
-    `style-src ${webview.cspSource}`,
-    `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource} data:`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-  const session = sessionId ? ` data-session-id="${escapeAttribute(sessionId)}"` : '';
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-  <meta charset="UTF-8">
-  <meta http-equiv="Content-Security-Policy" content="${csp}">
-  <meta name="viewport" content="width=device-width, initial-scale=1.0">
-  <link href="${style}" rel="stylesheet">
-  <title>Agent chat</title>
-</head>
-<body${session}>
-  <div id="app"></div>
-  <script nonce="${nonce}" src="${script}"></script>
-</body>
-</html>`;
-}
-
 /** The action and message id of a message the decoder refused, as far as they can be told. */
 function refusedAction(raw: unknown): { action?: ChatAction; clientId?: string } {
   const type = typeof raw === 'object' && raw !== null ? (raw as { type?: unknown }).type : undefined;
   const action = CHAT_ACTIONS.find((a) => a === type);
   const clientId = action ? clientIdOf(raw) : undefined;
   return { ...(action ? { action } : {}), ...(clientId ? { clientId } : {}) };
-}
-
-function escapeAttribute(value: string): string {
-  return value.replace(/[&"<>]/g, (c) => ({ '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' })[c]!);
 }
