@@ -5,7 +5,7 @@
  * become protocol messages (`src/protocol/messages.ts`).
  */
 import {
-  provideVSCodeDesignSystem, vsCodeBadge, vsCodeButton, vsCodeCheckbox, vsCodeDivider, vsCodeProgressRing, vsCodeTextArea,
+  provideVSCodeDesignSystem, vsCodeButton, vsCodeCheckbox, vsCodeDivider, vsCodeProgressRing, vsCodeTextArea,
 } from '@vscode/webview-ui-toolkit';
 import type { AttachmentRef } from '../src/core/attachments';
 import type { BoundaryDecision } from '../src/core/vocabulary';
@@ -36,7 +36,7 @@ import { Heartbeat } from './heartbeat';
 import { HEARTBEAT } from '../src/protocol/messages';
 import { connectHost } from './vscodeApi';
 
-provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeTextArea(), vsCodeBadge(), vsCodeProgressRing(), vsCodeDivider(), vsCodeCheckbox());
+provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeTextArea(), vsCodeProgressRing(), vsCodeDivider(), vsCodeCheckbox());
 
 const host = connectHost();
 const reportError = viewErrorReporter((message) => host.post({ type: 'viewError', message }));

@@ -124,6 +124,8 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
   let prepared: Awaited<ReturnType<Prepare>> | undefined;
   let passed = false;
   let shots = 0;
+  /** Console lines where the chat view's Content Security Policy refused something (a journey with any fails). */
+  const ownCsp: string[] = [];
   const log = (m: string) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${name}: ${m}`);
   const cleanup = async () => {
     await browser?.close().catch(() => undefined);
@@ -168,7 +170,11 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     const watch = (p: Page, tag: string) => {
       p.on('dialog', (d) => { void d.accept().catch(() => undefined); });
-      p.on('console', (m) => { try { fs.writeSync(consoleLog, `[${tag} ${m.type()}] ${m.text()}\n`); } catch { /* closed */ } });
+      p.on('console', (m) => {
+        // The chat view's own policy is the one with a style nonce: anything it refuses is ours to fix.
+        if (/Content Security Policy/.test(m.text()) && /style-src [^;]*'nonce-/.test(m.text())) ownCsp.push(m.text());
+        try { fs.writeSync(consoleLog, `[${tag} ${m.type()}] ${m.text()}\n`); } catch { /* closed */ }
+      });
       p.on('pageerror', (e) => { try { fs.writeSync(consoleLog, `[${tag} pageerror] ${e.message}\n`); } catch { /* closed */ } });
       return p;
     };
@@ -195,6 +201,7 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
       Number(process.env.NAC_E2E_TIMEOUT_MS ?? 300_000),
       `the ${name} journey did not finish`,
     );
+    if (ownCsp.length > 0) throw new Error(`the chat view's Content Security Policy refused ${ownCsp.length} thing(s), first: ${ownCsp[0]!.slice(0, 200)}`);
     passed = true;
   } catch (e) {
     console.error(`[e2e] ${name} FAILED: ${e instanceof Error ? e.message : String(e)}`);

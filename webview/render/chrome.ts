@@ -6,11 +6,15 @@ import type { SessionRecord } from '../../src/core/events';
 import { h } from '../dom';
 import { providerName } from '../labels';
 
-/** Renders the header contents: `.session-title`, `vscode-badge.provider-badge`, `vscode-progress-ring.running-indicator`. */
+/**
+ * Renders the header contents: `.session-title`, `span.badge.provider-badge`, `vscode-progress-ring.running-indicator`.
+ * The provider's badge is a span with the view's own badge style, not the toolkit's `vscode-badge`,
+ * whose template writes a `style` attribute that the page's Content Security Policy refuses.
+ */
 export function renderHeader(session: SessionRecord | null, running: boolean): HTMLElement[] {
   return [
     h('span', { class: 'session-title', title: session?.title ?? '' }, session?.title ?? 'Loading chat…'),
-    session ? h('vscode-badge', { class: 'provider-badge', title: `Agent: ${session.provider}` }, providerName(session.provider)) : null,
+    session ? h('span', { class: 'badge provider-badge', title: `Agent: ${session.provider}` }, providerName(session.provider)) : null,
     running ? h('vscode-progress-ring', { class: 'running-indicator', 'aria-label': 'The agent is working' }) : null,
   ].filter((el): el is HTMLElement => el !== null);
 }
