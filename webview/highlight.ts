@@ -9,6 +9,20 @@
 export const SEARCH_HIGHLIGHT = 'search-match';
 
 /**
+ * Opens every collapsed `details` in `root` holding one of `ranges` (a request replaced by an edit is
+ * shown collapsed: its marked words would stay out of sight); returns how many it opened.
+ */
+export function openAround(root: Element, ranges: readonly Range[]): number {
+  let opened = 0;
+  for (const details of root.querySelectorAll('details:not([open])')) {
+    if (!ranges.some((r) => details.contains(r.startContainer))) continue;
+    (details as HTMLDetailsElement).open = true;
+    opened++;
+  }
+  return opened;
+}
+
+/**
  * The ranges of `terms` in the text of `root`, matched case-insensitively anywhere in the text (not
  * only whole words), in document order. A match that spans two text nodes (across markup) is not found.
  */

@@ -21,7 +21,7 @@ import { ChatRenderer } from './render';
 import { tickElapsed } from './render/items';
 import { bannerToReveal } from './reveal';
 import { MAX_RESTORE_PAGES, restoreStep } from './restore';
-import { markRanges, termRanges } from './highlight';
+import { markRanges, openAround, termRanges } from './highlight';
 import { ScrollPin } from './scroll';
 import { settingToOpen } from './settingLinks';
 import { fileToOpen } from './fileLinks';
@@ -132,6 +132,7 @@ function markSearch(): void {
   if (!el) return;
   const ranges = termRanges(el, toMark.terms);
   toMark = undefined;
+  openAround(el, ranges);
   markRanges(window, ranges);
   if (ranges[0]) scroll.reveal(ranges[0]);
 }

@@ -99,9 +99,10 @@ export function chooseConflicts(conflicts: readonly RestoreConflict[]): Promise<
     const pick = vscode.window.createQuickPick<ConflictItem>();
     pick.canSelectMany = true;
     pick.title = 'These files changed since the agent wrote them';
-    pick.placeholder = 'Check the files to put back anyway (their changes are lost); the others stay as they are. Enter to go on, Escape to cancel.';
+    // Short enough for the quick pick's one line; the title says why the files are listed.
+    pick.placeholder = 'Check files to put back anyway (your edits to them are lost). Enter: go on. Escape: cancel.';
     const diffButton = { iconPath: new vscode.ThemeIcon('diff'), tooltip: 'Show what putting it back would change' };
-    pick.items = conflicts.map((c) => ({ label: c.path, description: c.found.exists ? 'changed since' : 'deleted since', conflict: c, buttons: [diffButton] }));
+    pick.items = conflicts.map((c) => ({ label: c.path, description: c.found.exists ? 'changed after the agent wrote it' : 'deleted after the agent wrote it', conflict: c, buttons: [diffButton] }));
     pick.selectedItems = [];
     let done = false;
     pick.onDidTriggerItemButton(({ item }) => {

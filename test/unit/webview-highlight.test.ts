@@ -20,6 +20,16 @@ describe('a revealed search result', () => {
     assert.deepEqual(termRanges(turn as never, []), []);
   });
 
+  test('inside a request replaced by an edit (collapsed) opens it, and only the details that hold a match', async () => {
+    const { openAround, termRanges } = await import('../../webview/highlight');
+    const turn = window.document.createElement('section');
+    turn.innerHTML = '<details class="replaced-turn"><summary>Edited</summary><p>read second line</p></details><details class="other"><summary>x</summary><p>nothing</p></details>';
+    const ranges = termRanges(turn as never, ['second line']);
+    assert.equal(openAround(turn as never, ranges), 1);
+    assert.deepEqual([...turn.querySelectorAll('details')].map((d) => (d as unknown as { open: boolean }).open), [true, false]);
+    assert.equal(openAround(turn as never, []), 0, 'no match, nothing opened');
+  });
+
   test('is marked as a highlight where the browser has them, and said not to be where it has none', async () => {
     const { markRanges, SEARCH_HIGHLIGHT } = await import('../../webview/highlight');
     const set = new Map<string, unknown>();
