@@ -64,6 +64,18 @@ export function composerPlaceholder(local: boolean, running: boolean): string {
   return local ? 'Ask the agent… (try: help, run ls, read README.md)' : 'Ask the agent…';
 }
 
+/** Fewest and most rows the composer shows (it scrolls past the most; the user can still drag it taller). */
+export const COMPOSER_ROWS = { min: 3, max: 12 } as const;
+
+/**
+ * The rows the composer should show for `text`: one per line (a line ending the text counts), at
+ * least `COMPOSER_ROWS.min`, at most `COMPOSER_ROWS.max`. Long lines that wrap are not counted.
+ */
+export function composerRows(text: string): number {
+  const lines = text.split('\n').length;
+  return Math.min(COMPOSER_ROWS.max, Math.max(COMPOSER_ROWS.min, lines));
+}
+
 /** True when a scroll box is (nearly) scrolled to its bottom. */
 export function isNearBottom(scrollTop: number, scrollHeight: number, clientHeight: number, slack = 24): boolean {
   return scrollHeight - scrollTop - clientHeight <= slack;

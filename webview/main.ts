@@ -10,7 +10,7 @@ import {
 import type { AttachmentRef } from '../src/core/attachments';
 import type { BoundaryDecision } from '../src/core/vocabulary';
 import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
-import { decideSend, isSelectAllKey, isSendKey } from './input';
+import { composerRows, decideSend, isSelectAllKey, isSendKey } from './input';
 import { announcementsFor } from './announcer';
 import { buildSkeleton, setFlag } from './layout';
 import { ViewOutbox } from './outbox';
@@ -62,10 +62,18 @@ const attachments = new ComposerAttachments({
   showError: (message) => setState({ ...state, error: { code: 'not_attached', message } }),
   kept: memory.draftAttachments, keep: (refs) => memory.saveDraftAttachments(refs),
 });
-const promptEdit = new PromptEdit(sk.composer, (text) => memory.saveDraft(text), attachments);
+const promptEdit = new PromptEdit(sk.composer, (text) => (memory.saveDraft(text), fitComposer()), attachments);
 sk.composerBox.prepend(promptEdit.bar);
 // 'input' as the user types; 'change' also after a paste or a programmatic edit is committed.
-for (const kind of ['input', 'change']) sk.composer.addEventListener(kind, () => memory.saveDraft(sk.composer.value ?? ''));
+for (const kind of ['input', 'change']) sk.composer.addEventListener(kind, () => (memory.saveDraft(sk.composer.value ?? ''), fitComposer()));
+
+/** Grows the composer with its text (up to `COMPOSER_ROWS.max` rows) and shrinks it back when it empties. */
+function fitComposer(): void {
+  const rows = composerRows(sk.composer.value ?? '');
+  const el = sk.composer as unknown as { rows: number };
+  if (el.rows !== rows) el.rows = rows;
+}
+fitComposer(); // a draft kept from before the view was rebuilt
 /**
  * A turn the view is getting to (`restore.ts`): the kept place of a rebuilt view, the place read before
  * a resync, or a search result (`terms`: the words to mark); `pages`: older pages asked for so far.
@@ -186,6 +194,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   if (message.type === 'snapshot') {
     if (memory.showSession(message.session.id)) {
       sk.composer.value = '';
+      fitComposer();
       attachments.take();
     }
     if (previous.session?.id !== message.session.id) {
@@ -253,6 +262,7 @@ function giveBack(text: string): void {
   const now = sk.composer.value ?? '';
   sk.composer.value = now.trim() ? `${now}\n\n${text}` : text;
   memory.saveDraft(sk.composer.value);
+  fitComposer();
 }
 
 /** Takes the next step to the goal: scroll there (and mark a search's words), ask for an older page, or give up. */
@@ -285,6 +295,7 @@ function send(): void {
   outbox.send(decision.text, { replacesTurnId: edit?.turnId, undoReplacedFiles: edit?.undoFiles, attachments: attachments.take() });
   sk.composer.value = '';
   memory.saveDraft('');
+  fitComposer();
   scroll.pin();
   sk.composer.focus();
 }

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import type { SessionRecord, TurnRecord } from '../../src/core/events';
 import { MAX_PROMPT_CHARS as PROTOCOL_MAX } from '../../src/protocol/messages';
 import { BOUNDARY_KINDS } from '../../src/core/vocabulary';
-import { decideSend, isNearBottom, isSendKey, MAX_PROMPT_CHARS } from '../../webview/input';
+import { composerRows, COMPOSER_ROWS, decideSend, isNearBottom, isSendKey, MAX_PROMPT_CHARS } from '../../webview/input';
 import {
   boundaryKindLabel, codeSpan, describeBoundary, invocationBadgeStatus, invocationDetail, invocationStatusLabel, NOT_ACTIONABLE_TEXT, turnOriginLabel, type BoundaryItem,
 } from '../../webview/labels';
@@ -198,5 +198,12 @@ describe('send while the agent works', () => {
     s = { ...s, error: { code: 'not_found', message: 'gone' } };
     s = reduceHostMessage(s, { type: 'live', live: { ...running, running: false } });
     assert.equal(s.error?.code, 'not_found');
+  });
+});
+
+describe('the composer\'s height', () => {
+  test('grows with the text\'s lines from 3 up to 12 rows, and shrinks back', () => {
+    assert.deepEqual(['', 'one line', 'a\nb\nc', 'a\nb\nc\nd', 'x\n'.repeat(30)].map(composerRows), [3, 3, 3, 4, COMPOSER_ROWS.max]);
+    assert.equal(COMPOSER_ROWS.max, 12);
   });
 });
