@@ -47,6 +47,11 @@ export function chatState(item: ChatListItem, ownerAlive: (instanceId: string) =
   return 'idle';
 }
 
+/** The chat list's order: most recently active first, ties by id (so every reader of the list agrees). */
+export function byRecentActivity(a: { readonly updatedAt: number; readonly id: string }, b: { readonly updatedAt: number; readonly id: string }): number {
+  return b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
 /** One chat as the list draws it: its item's facts and its state now. Times in ms since the epoch. */
 export interface ChatListEntry {
   readonly id: string;

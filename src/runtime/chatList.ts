@@ -3,7 +3,7 @@
  * queries however many chats) with its state now, which needs one thing the journal cannot say:
  * whether the window owning a run in flight is alive (`isAlive`, asked once per owner).
  */
-import { chatState, type ChatListEntry, type ChatListItem } from '../core/chatList';
+import { byRecentActivity, chatState, type ChatListEntry, type ChatListItem } from '../core/chatList';
 import type { RuntimeScope } from './scope';
 
 /**
@@ -22,7 +22,7 @@ async function firstPage(scope: RuntimeScope, n: number, workspace: string): Pro
   // Both asked at once: the worker answers in call order, and a whole list asked meanwhile must not come between.
   const [all, here] = await Promise.all([scope.journal.read('listChats', { newest: n }), scope.journal.read('listChats', { workspace, newest: n })]);
   const ids = new Set(all.map((i) => i.id));
-  return [...all, ...here.filter((i) => !ids.has(i.id))].sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...all, ...here.filter((i) => !ids.has(i.id))].sort(byRecentActivity);
 }
 
 /** One chat as the list shows it, or undefined when it is no longer in the journal. */

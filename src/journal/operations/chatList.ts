@@ -6,7 +6,7 @@
  * latter are partial indexes holding only the few rows that are live.
  */
 import type { SqlValue } from 'sql.js';
-import type { ChatListItem } from '../../core/chatList';
+import { byRecentActivity, type ChatListItem } from '../../core/chatList';
 import { ERROR_CLASSES, TURN_STATUSES, isOneOf } from '../../core/vocabulary';
 import { SearchOps } from './search';
 import type { Row } from './rows';
@@ -64,7 +64,7 @@ export abstract class ChatListOps extends SearchOps {
     }
     return rows
       .map((r) => toItem(r, runs.get(r[0] as string), pending.get(r[0] as string) ?? 0))
-      .sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      .sort(byRecentActivity);
   }
 
   /** One chat's list item (after a change to that chat only), or undefined when it does not exist. */
