@@ -11,13 +11,17 @@
  * 2. **Open Chat…** from the command palette, `OPENS` times: the Enter key press in the palette →
  *    the picker's first chat row in the DOM (a MutationObserver in the page) → the next animation
  *    frame (painted), timed in the page.
+ * Then VS Code's floor, in a third fresh code-server with only the bench's floor extension
+ * (bench/blankWebview) active besides ours on the 10-chat journal: its **Bench: Show Quick Pick** (100
+ * items in memory, shaped like Open Chat…'s) timed the same way, `OPENS` times; the first is that
+ * window's first command and first quick pick, as Open Chat…'s first is.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { loadSqlJs } from '../src/journal/sqljs';
-import { copyDir, ensureInstalled, launchBrowser, repoRoot, runCommand, startCodeServer, tempDir, waitForWorkbench } from '../test/harness/codeServer';
+import { copyDir, ensureInstalled, installExtension, launchBrowser, repoRoot, runCommand, startCodeServer, tempDir, waitForWorkbench } from '../test/harness/codeServer';
 import { journalFolder } from './longChatSeed';
 import { buildManyChats } from './searchRows';
 
@@ -44,7 +48,13 @@ export interface ChatListViewResult {
   readonly date: string;
   readonly load: { readonly start: number; readonly end: number };
   readonly runs: readonly ChatListViewRun[];
+  /** The floor extension's quick pick, per open (Enter → its first row in the DOM, and painted). */
+  readonly floor: readonly { readonly domMs: number; readonly paintedMs: number }[];
 }
+
+/** The palette label of Open Chat…, and of the floor extension's quick pick. */
+const OPEN_CHAT = 'Agent Chats: Open Chat…';
+const FLOOR_PICK = 'Bench: Show Quick Pick';
 
 /** The first `YYYY-MM-DD HH:MM:SS.mmm` time of a line of `file` holding `needle` (ms since the epoch, local time), or undefined. */
 function loggedAt(file: string, needle: string): number | undefined {
@@ -79,8 +89,8 @@ function startupLines(logs: string): string[] {
     .map((l) => l.match(/\[(?:activation|startup)\] .*/)?.[0]).filter((l): l is string => l !== undefined);
 }
 
-/** Runs Open Chat… from the palette; Enter → the first chat row in the DOM, and painted (timed in the page). */
-async function openListTimed(page: Page): Promise<{ domMs: number; paintedMs: number }> {
+/** Runs `command` (Open Chat…, or the floor's quick pick) from the palette; Enter → the first chat row in the DOM, and painted (timed in the page). */
+async function openListTimed(page: Page, command = OPEN_CHAT): Promise<{ domMs: number; paintedMs: number }> {
   await page.evaluate((title) => {
     const now = () => performance.timeOrigin + performance.now();
     const w = window as unknown as { __nacList?: { enterAt?: number; domAt?: number; paintedAt?: number } };
@@ -103,7 +113,7 @@ async function openListTimed(page: Page): Promise<{ domMs: number; paintedMs: nu
     });
     observer.observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true });
   }, NEWEST_TITLE);
-  await runCommand(page, 'Agent Chats: Open Chat…', TIMEOUT_MS);
+  await runCommand(page, command, TIMEOUT_MS);
   const handle = await page.waitForFunction(() => {
     const s = (window as unknown as { __nacList?: { enterAt?: number; domAt?: number; paintedAt?: number } }).__nacList;
     return s?.paintedAt !== undefined ? s : undefined;
@@ -114,8 +124,8 @@ async function openListTimed(page: Page): Promise<{ domMs: number; paintedMs: nu
   return { domMs: s.domAt - s.enterAt, paintedMs: s.paintedAt - s.enterAt };
 }
 
-/** One fresh code-server on a journal of `chats` chats. */
-async function runOne(chats: number, log: (line: string) => void): Promise<ChatListViewRun> {
+/** One fresh code-server on a journal of `chats` chats; `floor`: time the floor extension's quick pick instead of Open Chat…. */
+async function runOne(chats: number, log: (line: string) => void, floor = false): Promise<ChatListViewRun> {
   const tmp = tempDir('nac-bench-list-');
   try {
     const workspace = path.join(tmp, 'workspace');
@@ -125,6 +135,7 @@ async function runOne(chats: number, log: (line: string) => void): Promise<ChatL
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const SQL = await loadSqlJs(path.join(path.dirname(require.resolve('sql.js')), 'sql-wasm.wasm'));
     const built = buildManyChats(SQL, file, chats);
+    if (floor) installExtension(path.join(repoRoot(), 'bench', 'blankWebview'), path.join(tmp, 'extensions'));
     const server = await startCodeServer({ workspace, userDataDir, installExtensionFrom: repoRoot(), settings: { 'chat.disableAIFeatures': true, 'window.confirmBeforeClose': 'never' } });
     const browser = await launchBrowser();
     try {
@@ -133,9 +144,9 @@ async function runOne(chats: number, log: (line: string) => void): Promise<ChatL
       await waitForWorkbench(page, TIMEOUT_MS);
       const activationToReadyMs = await activationToReady(path.join(userDataDir, 'logs'));
       const openList: { domMs: number; paintedMs: number }[] = [];
-      for (let i = 0; i < OPENS; i++) openList.push(await openListTimed(page));
+      for (let i = 0; i < OPENS; i++) openList.push(await openListTimed(page, floor ? FLOOR_PICK : OPEN_CHAT));
       const lines = startupLines(path.join(userDataDir, 'logs'));
-      log(`[${built.chats} chats] activation -> ready ${activationToReadyMs} ms; Open Chat… list painted ${openList.map((o) => o.paintedMs.toFixed(0)).join(', ')} ms\n  ${lines.join('\n  ')}`);
+      log(`[${floor ? `floor: ${FLOOR_PICK}, ` : ''}${built.chats} chats] activation -> ready ${activationToReadyMs} ms; Open Chat… list painted ${openList.map((o) => o.paintedMs.toFixed(0)).join(', ')} ms\n  ${lines.join('\n  ')}`);
       return { chats: built.chats, journalBytes: built.bytes, activationToReadyMs, startupLines: lines, openList };
     } finally {
       await browser.close().catch(() => undefined);
@@ -152,5 +163,6 @@ export async function benchChatListView(log: (line: string) => void): Promise<Ch
   const start = os.loadavg()[0]!;
   const runs: ChatListViewRun[] = [];
   for (const chats of [10, 10_000]) runs.push(await runOne(chats, log));
-  return { date: new Date().toISOString(), load: { start, end: os.loadavg()[0]! }, runs };
+  const floor = (await runOne(10, log, true)).openList;
+  return { date: new Date().toISOString(), load: { start, end: os.loadavg()[0]! }, runs, floor };
 }

@@ -56,6 +56,8 @@ export interface LongChatFigures {
   readonly olderPage: P95;
   readonly updateHost: P95;
   readonly updateNotify: P95;
+  /** The host thread busy over `updateHost` (absent in older results: n = 0). */
+  readonly updateHostBusy: P95;
   readonly webviewSnapshot: P95;
   readonly webviewPage: P95;
   readonly webviewChangesPage: P95;
@@ -137,6 +139,8 @@ export function figures(f: Pick<LongChatFile, 'turns' | 'bytes'>, t: LongChatTim
     olderPage: p95(t.olderPageMs),
     updateHost: p95(t.updateHostMs),
     updateNotify: p95(t.updateNotifyMs),
+    // Absent from results of older runs.
+    updateHostBusy: p95(t.updateHostBusyMs ?? []),
     webviewSnapshot: p95(t.webviewSnapshotMs),
     webviewPage: p95(t.webviewPageMs),
     webviewChangesPage: p95(t.webviewChangesPageMs),
@@ -172,9 +176,12 @@ function rows(r: LongChatResult): Row[] {
     ['host: JSON.stringify of that snapshot (p50 / p95 ms)', ms(s.serialize), ms(l.serialize), pair(B.serialize), '', ''],
     ['host: `loadOlder` from the middle of the chat, transcriptPage(before) + JSON (p50 / p95 ms)', ms(s.olderPage), ms(l.olderPage), '', '', ''],
     [
-      'host: one turn changed in another window, `refresh` → changesSince and getSession (asked at once) + JSON of `changes` (p50 / p95 ms)', ms(s.updateHost), ms(l.updateHost),
-      `${pair(B.updateHost)} (snapshot re-read)`, `<= ${T.updateHostMs} ms`,
-      `p50 ${met(s.updateHost.p50 <= T.updateHostMs)} / ${met(l.updateHost.p50 <= T.updateHostMs)}; p95 ${both(s.updateHost, l.updateHost, T.updateHostMs)}`,
+      'host: one turn changed in another window, `refresh` → changesSince and getSession (asked at once) + JSON of `changes`, wall clock, the worker\'s read included (p50 / p95 ms)', ms(s.updateHost), ms(l.updateHost),
+      `${pair(B.updateHost)} (snapshot re-read)`, '', '',
+    ],
+    [
+      '  of it, the extension host thread busy (event-loop active time; the read runs on the journal worker\'s thread) (p50 / p95 ms)', ms(s.updateHostBusy), ms(l.updateHostBusy),
+      '', `<= ${T.updateHostMs} ms`, both(s.updateHostBusy, l.updateHostBusy, T.updateHostMs),
     ],
     ['  (that window\'s commit → `refresh` here, worker polling; p50 / p95 ms)', ms(s.updateNotify), ms(l.updateNotify), pair(B.updateNotify), '', ''],
     ['  that `changes` message (bytes, median)', String(s.changesBytes), String(l.changesBytes), '', '', ''],

@@ -211,6 +211,18 @@ export interface DecisionTimes {
   readonly decidedAMs: number;
   /** Click → B's card painted without its buttons. */
   readonly clearedBMs: number;
+  /**
+   * B's view's own work meanwhile (its User Timing measures, webview/timing.ts: host messages
+   * handled and renders, from the click to the card painted): their sum, and the longest render (ms).
+   */
+  readonly viewWorkBMs?: number;
+  readonly longestRenderBMs?: number;
+}
+
+/** `nac:message` and `nac:render` measures of a chat frame since `since` (its performance.now(), ms). */
+function viewMeasuresSince(since: number): { message: number[]; render: number[] } {
+  const of = (name: string) => performance.getEntriesByName(name, 'measure').filter((e) => e.startTime >= since).map((e) => e.duration);
+  return { message: of('nac:message'), render: of('nac:render') };
 }
 
 /**
@@ -223,13 +235,19 @@ export async function decideTimed(a: Page, b: Page, requestId: string, timeoutMs
   const watch = (id: string) => (window as unknown as { __nacWatchCard(id: string): void }).__nacWatchCard(id);
   await fa.evaluate(watch, requestId);
   await fb.evaluate(watch, requestId);
+  const sinceB = await fb.evaluate(() => performance.now());
   await chatFrame(a).locator(`.boundary-card[data-request-id="${requestId}"] [data-decision="allow_once"]`).click({ timeout: timeoutMs });
   const read = () => (window as unknown as { __nacCardTimes: CardTimes }).__nacCardTimes;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [ta, tb] = [await fa.evaluate(read), await fb.evaluate(read)];
     if (ta.clickAt !== undefined && (ta.disabledAt ?? 0) > 0 && (ta.decidedAt ?? 0) > 0 && (tb.decidedAt ?? 0) > 0) {
-      return { disabledMs: ta.disabledAt! - ta.clickAt, decidedAMs: ta.decidedAt! - ta.clickAt, clearedBMs: tb.decidedAt! - ta.clickAt };
+      const work = await fb.evaluate(viewMeasuresSince, sinceB);
+      const sum = (xs: number[]) => xs.reduce((a, x) => a + x, 0);
+      return {
+        disabledMs: ta.disabledAt! - ta.clickAt, decidedAMs: ta.decidedAt! - ta.clickAt, clearedBMs: tb.decidedAt! - ta.clickAt,
+        ...(work.render.length > 0 ? { viewWorkBMs: sum(work.message) + sum(work.render), longestRenderBMs: Math.max(...work.render) } : {}),
+      };
     }
     if (Date.now() > deadline) throw new Error(`card ${requestId}: A ${JSON.stringify(ta)}, B ${JSON.stringify(tb)} within ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 50));

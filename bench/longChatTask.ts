@@ -15,6 +15,7 @@
  *   snapshot message of the last page and its JSON (after a GC; needs `--expose-gc`).
  * Times in ms, sizes in bytes.
  */
+import { performance as nodePerformance } from 'node:perf_hooks';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { cursorOf, type TurnCursor } from '../src/core/transcript';
@@ -44,6 +45,11 @@ export interface LongChatTimes {
   readonly updateHostMs: number[];
   /** That window's commit → this runtime's `refresh` notification (its worker polls). */
   readonly updateNotifyMs: number[];
+  /**
+   * The host thread's busy time over `updateHostMs` (event-loop active time, `performance.eventLoopUtilization`):
+   * what the update costs the extension host's thread; the journal's read runs on the worker's.
+   */
+  readonly updateHostBusyMs?: number[];
   /** Webview: check + reduce of the snapshot message. */
   readonly webviewSnapshotMs: number[];
   /** Webview: check + reduce of each older page while climbing to the first turn. */
@@ -127,6 +133,9 @@ function timedApply(state: ViewState, message: unknown, into: number[]): ViewSta
   return next;
 }
 
+/** The host thread's event-loop utilization (Node's; the DOM typings' `performance` lacks it). */
+const eventLoopUtilization = nodePerformance.eventLoopUtilization.bind(nodePerformance);
+
 const cursorOfIndex = (index: number): TurnCursor => ({ createdAt: 1_700_000_000_000 + 60_000 * (index + 1), id: longChatId('turn', index) });
 
 /**
@@ -137,7 +146,7 @@ export async function longChatTimes(file: string, turns: number, repeats: number
   const b = await openRuntime(file, 'bench-window-b');
   const a = await Journal.open({ file, wasmPath: WASM_PATH, workerPath: WORKER_PATH });
   const out = {
-    openMs: [] as number[], serializeMs: [] as number[], olderPageMs: [] as number[], updateHostMs: [] as number[], updateNotifyMs: [] as number[],
+    openMs: [] as number[], serializeMs: [] as number[], olderPageMs: [] as number[], updateHostMs: [] as number[], updateNotifyMs: [] as number[], updateHostBusyMs: [] as number[],
     webviewSnapshotMs: [] as number[], webviewPageMs: [] as number[], webviewChangesPageMs: [] as number[], webviewChangesAllMs: [] as number[], webviewUpdateMs: [] as number[],
   };
   let opened = await snapshotMessage(b.runtime); // warm-up
@@ -166,8 +175,10 @@ export async function longChatTimes(file: string, turns: number, repeats: number
       const off = b.runtime.onNotification((n) => {
         if (n.type !== 'refresh' || n.sessionId !== LONG_CHAT_SESSION || notifiedAt) return;
         notifiedAt = performance.now();
+        const busy = eventLoopUtilization();
         off();
         changesMessage(b.runtime, mark, 2 + i).then((c) => {
+          out.updateHostBusyMs.push(eventLoopUtilization(busy).active);
           mark = c.mark;
           changes.push(c.json);
           resolve();

@@ -9,7 +9,8 @@
  *    opened, and 5 s after the long chat opened (same host, same journal);
  * 3. Reload Window with the short chat's tab active (VS Code's own part), then with the long chat's:
  *    the new page's navigation start → the workbench ready (the status bar painted) → the chat view's
- *    skeleton shown → the chat's last turn painted;
+ *    skeleton shown → the chat's last turn painted; then with a blank webview's tab active (the bench's
+ *    floor extension restores static HTML): VS Code's part of any restored webview;
  * 4. the mouse wheel scrolls the transcript to its first turn: the view's animation-frame deltas and
  *    long tasks (in the chat's content frame);
  * Then a second window (B, another browser tab on the same server) opens the long chat, and `cards`
@@ -71,6 +72,8 @@ export interface LongChatViewResult {
   /** Reload Window with the short chat's tab active (VS Code's part, for comparison), then the long one's. */
   readonly reloadShort: ReloadTimes;
   readonly reloadLong: ReloadTimes;
+  /** The same reload with the blank webview's tab active: VS Code's floor (absent in older results). */
+  readonly reloadBlank?: ReloadTimes;
   /** Scrolling up: `heightPx`, the transcript's scrollHeight before; `wheelPx`, each wheel step. */
   readonly scroll: ScrollResult & { readonly heightPx: number; readonly wheelPx: number };
   /** Window B: Enter → last turn painted (B's host opens the chat for the first time). */
@@ -122,7 +125,8 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
     });
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    await installProbe(context, [t.long.last, t.short.last]);
+    // What a reloaded page looks for from its start: the chats' last turns and the blank webview.
+    await installProbe(context, [t.long.last, t.short.last, '#nac-blank']);
     const a = await context.newPage();
     await a.goto(server.folderUrl, { timeout: o.timeoutMs });
     await waitForWorkbench(a, o.timeoutMs);
@@ -189,7 +193,13 @@ async function measureReloads(a: Page, t: Targets, o: ViewOptions, log: (line: s
   await showTab(a, t.long.title, t.long.last, o.timeoutMs);
   const reloadLong = await reloadTimed(a, t.long.last, o.timeoutMs);
   said('long', reloadLong);
-  return { reloadShort, reloadLong };
+  // VS Code's floor: the same reload with the blank webview's tab active (its serializer sets static HTML).
+  await openBlankTimed(a, o.timeoutMs);
+  const reloadBlank = await reloadTimed(a, '#nac-blank', o.timeoutMs);
+  said('blank webview\'s (no chat)', reloadBlank);
+  await closeActiveEditor(a, o.timeoutMs);
+  await showTab(a, t.long.title, t.long.last, o.timeoutMs);
+  return { reloadShort, reloadLong, reloadBlank };
 }
 
 /** Window B (another browser profile) opens the long chat; A decides `o.cards` cards while B watches. */

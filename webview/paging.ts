@@ -96,12 +96,15 @@ export const NO_SEQ: SeqTrack = { lastSeq: undefined, resyncAsked: false };
 /**
  * Notes the `seq` of a host message (`undefined`: not numbered, e.g. `pong`). The first number sets
  * the baseline; a later one other than last + 1 means a message was missed: `resyncAsked` turns true
- * (the caller posts one `resync` on that change) and stays true until a snapshot (`isSnapshot`)
- * arrives. The count goes on from the number seen either way.
+ * (the caller posts one `resync` on that change) and stays true until a snapshot (`isSnapshot`: a
+ * `snapshot`, or `orphan`, the whole state of a tab with no chat) arrives. A view's first numbered
+ * message that is not a snapshot is a gap too: the host posts a tab's first snapshot before its view
+ * has loaded, and a view built again meanwhile (its tab hidden and shown) never got it. The count
+ * goes on from the number seen either way.
  */
 export function trackSeq(track: SeqTrack, seq: number | undefined, isSnapshot: boolean): SeqTrack {
   if (seq === undefined) return track;
-  const gap = track.lastSeq !== undefined && seq !== track.lastSeq + 1;
+  const gap = track.lastSeq === undefined ? !isSnapshot : seq !== track.lastSeq + 1;
   const resyncAsked = isSnapshot ? false : track.resyncAsked || gap;
   return track.lastSeq === seq && track.resyncAsked === resyncAsked ? track : { lastSeq: seq, resyncAsked };
 }

@@ -95,7 +95,7 @@ export function turnBusyKey(turnId: string): string {
  */
 export function reduceHostMessage(state: ViewState, message: HostMessage): ViewState {
   const next = reduceMessage(state.hostLost ? hostFound(state) : state, message);
-  const seq = trackSeq(next.seq, message.seq, message.type === 'snapshot');
+  const seq = trackSeq(next.seq, message.seq, message.type === 'snapshot' || message.type === 'orphan');
   return seq === next.seq ? next : { ...next, seq };
 }
 

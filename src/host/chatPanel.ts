@@ -145,6 +145,21 @@ export class ChatPanel {
   /** `performance.now()` (ms) when the latest snapshot began reading the journal. */
   private snapshotReadAt = -Infinity;
 
+  /**
+   * Sends the first snapshot while the view is still loading, so that it does not wait for its own
+   * `ready` to reach the host and the journal's read to come back: VS Code holds a webview's messages
+   * until its document has loaded. The `ready` that follows is answered with the live state only; a
+   * view built again meanwhile (its tab hidden and shown), which never got this snapshot, finds its
+   * first numbered message not a snapshot and asks for one (`trackSeq` in webview/paging.ts).
+   */
+  sendEarlySnapshot(): Promise<void> {
+    this.earlySnapshot = true;
+    return this.sendSnapshot();
+  }
+
+  /** An early snapshot was posted and no `ready` has come since (see `sendEarlySnapshot`). */
+  private earlySnapshot = false;
+
   /** Sends the full state: session, the transcript's last page read from the journal, live facts; then the checkpoints. */
   sendSnapshot(): Promise<void> {
     void this.post(() => this.snapshot());
@@ -250,6 +265,8 @@ export class ChatPanel {
     if (message.type === 'ping') return this.postNow({ type: 'pong' });
     if (message.type === 'complete') return this.mentions.complete(message.requestId, message.query);
     if (message.type === 'attachUris') return this.mentions.attachUris(message.uris);
+    const early = message.type === 'ready' && this.earlySnapshot;
+    if (message.type === 'ready') this.earlySnapshot = false;
     if (message.type === 'ready' && this.waitingReveal) {
       const { turnId, terms } = this.waitingReveal;
       this.waitingReveal = undefined;
@@ -257,6 +274,10 @@ export class ChatPanel {
       this.postReveal(turnId, terms);
       this.mentions.viewReady();
       return snapshot;
+    }
+    if (early) {
+      this.mentions.viewReady();
+      return this.sendLive();
     }
     if (message.type === 'ready') {
       const snapshot = this.sendSnapshot();

@@ -108,6 +108,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       ...chatWebviewOptions(this.extensionUri),
     });
     const chat = this.adopt(panel, session.id);
+    void chat.sendEarlySnapshot();
     await this.runtime.recordTab(session.id);
     return chat;
   }
@@ -159,8 +160,8 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
         panel.iconPath = agentIcon(this.extensionUri, session.provider);
       }
       // The view's own "ready" may have come while the journal was still opening, before this
-      // panel listened: send the chat now (a second snapshot, if "ready" comes later, is harmless).
-      void chat.sendSnapshot();
+      // panel listened: send the chat now (a `ready` that comes later gets the live state only).
+      void chat.sendEarlySnapshot();
       await runtime.recordTab(sessionId);
     } else {
       void chat.post({ type: 'orphan' });

@@ -5,7 +5,8 @@
  *
  * It shows at once: when the view's list is loaded the items are there in the same turn; when not
  * (the view was never shown in this window), the picker shows the newest chats (`firstEntries`, a
- * read of those only) and stays busy until the whole list arrives, then shows that. It hands
+ * read of those only, or `firstEntriesNow` when read ahead) and stays busy until the whole list
+ * arrives, then shows that. It hands
  * VS Code at most `PICK_LIMIT` chats per filter text (src/core/chatPick.ts): typing narrows every
  * chat, not only those shown, so any chat is found by its title. A chat created, renamed or deleted
  * while the picker is open changes its items.
@@ -25,6 +26,8 @@ export interface ChatListSource {
   chatEntries(): Promise<readonly ChatListEntry[]>;
   /** The newest `n` chats of all and of this workspace (a first page, read without the whole list). */
   firstEntries(n: number): Promise<readonly ChatListEntry[]>;
+  /** That first page if it is in memory and current (read ahead), else undefined. */
+  firstEntriesNow?(n: number): readonly ChatListEntry[] | undefined;
   /** Fires when a chat appears, goes or changes. */
   readonly onDidChangeList: vscode.Event<void>;
 }
@@ -78,15 +81,21 @@ export async function pickChat(source: ChatListSource, placeHolder: string): Pro
       fill();
       picker.show();
     } else {
+      // A first page read ahead is shown with the picker itself, not in a second update after it.
+      const ahead = source.firstEntriesNow?.(PICK_LIMIT);
+      if (ahead && ahead.length > 0) {
+        entries = ahead;
+        fill();
+      }
       picker.busy = true;
       picker.show();
       // The first page is asked first: the journal worker answers in call order.
-      const firstPage = source.firstEntries(PICK_LIMIT);
+      const firstPage = ahead ? undefined : source.firstEntries(PICK_LIMIT);
       const whole = source.chatEntries();
       let wholeArrived = false;
       void whole.then(() => (wholeArrived = true), () => undefined);
       const first = await firstPage;
-      if (!wholeArrived && first.length > 0) {
+      if (first && !wholeArrived && first.length > 0) {
         entries = first;
         fill();
       }

@@ -103,7 +103,37 @@ export class ChatTree implements vscode.TreeDataProvider<Node>, ChatListSource, 
    * first page while the whole list loads: `ChatListSource.firstEntries`).
    */
   async firstEntries(n: number): Promise<readonly ChatListEntry[]> {
+    const kept = this.prefetched;
+    if (kept?.n === n) return kept.entries;
     return (await this.ready).chatList({ newest: n, workspace: this.workspace });
+  }
+
+  /**
+   * Reads the picker's first page (`firstEntries(n)`) ahead of the first Open Chat… and keeps it
+   * until any chat changes; also formats its times once, since a process's first date formatting
+   * loads the locale's data. Nothing is read when the whole list is loaded already. The first
+   * Open Chat… of a window with 10,000 chats read its page and formatted its rows after the
+   * command: over half of what it took (docs/BENCHMARKS.md, Chat list in code-server).
+   */
+  prefetchFirstPage(n: number): void {
+    if (this.loaded || this.prefetched) return;
+    const entries = this.ready.then((runtime) => runtime.chatList({ newest: n, workspace: this.workspace }));
+    this.prefetched = { n, entries };
+    entries.then((list) => {
+      const now = Date.now();
+      for (const e of list) lastActiveWords(e.updatedAt, now);
+      if (this.prefetched?.entries === entries) this.prefetched = { n, entries, read: list };
+    }, () => {
+      if (this.prefetched?.entries === entries) this.prefetched = undefined;
+    });
+  }
+
+  /** The first page read ahead (`prefetchFirstPage`) until a chat changes; `read`, once it came. */
+  private prefetched: { readonly n: number; readonly entries: Promise<ChatListEntry[]>; readonly read?: readonly ChatListEntry[] } | undefined;
+
+  /** The first page of `n` read ahead and current, if it is (`ChatListSource.firstEntriesNow`). */
+  firstEntriesNow(n: number): readonly ChatListEntry[] | undefined {
+    return this.prefetched?.n === n ? this.prefetched.read : undefined;
   }
 
   /**
@@ -136,6 +166,8 @@ export class ChatTree implements vscode.TreeDataProvider<Node>, ChatListSource, 
   }
 
   private heard(n: RuntimeNotification): void {
+    // Any change may move a chat into or out of the first page.
+    this.prefetched = undefined;
     const id = n.type === 'session' ? n.session.id : n.sessionId;
     if (id === ALL_SESSIONS) {
       void this.reload();

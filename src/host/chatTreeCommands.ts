@@ -5,11 +5,15 @@
  * chats of an older version, whose folder the journal does not know.
  */
 import * as vscode from 'vscode';
+import { PICK_LIMIT } from '../core/chatPick';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 import type { ChatPanels } from './chatPanels';
 import { ChatTree } from './chatTree';
 import { chatCommand } from './commands';
 import { searchChats } from './searchChats';
+
+/** How long after the journal is ready the picker's first page is read ahead (ms). */
+const PREFETCH_DELAY_MS = 250;
 
 /** The view's data (it waits for `ready`), before the panels, whose picker shows its list. */
 export function createChatTree(context: vscode.ExtensionContext, ready: Promise<ChatRuntime>): ChatTree {
@@ -22,6 +26,11 @@ export function createChatTree(context: vscode.ExtensionContext, ready: Promise<
 export function registerChatTree(context: vscode.ExtensionContext, tree: ChatTree, ready: Promise<ChatRuntime>, panels: ChatPanels, log: (line: string) => void): void {
   const workspace = tree.workspace;
   tree.createView();
+  // The picker's first page, read a moment after the journal is ready: restored tabs read first.
+  void ready.then(() => {
+    const timer = setTimeout(() => tree.prefetchFirstPage(PICK_LIMIT), PREFETCH_DELAY_MS);
+    context.subscriptions.push({ dispose: () => clearTimeout(timer) });
+  }, () => undefined);
   const command = chatCommand(context, ready, log);
   context.subscriptions.push(
     tree,

@@ -142,6 +142,65 @@ suite('the Agent Chats view', () => {
     }
   });
 
+  test('Open Chat… shows a first page read ahead with the picker itself, and reads no page', async () => {
+    const entry = (id: string, updatedAt: number) => ({ id, title: `Chat ${id}`, provider: 'local', workspace: '/here', updatedAt, state: 'idle' }) as ChatListEntry;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const asked: string[] = [];
+    const source: ChatListSource = {
+      workspace: '/here',
+      listLoaded: false,
+      firstEntries: async (n) => (asked.push(`first ${n}`), []),
+      firstEntriesNow: (n) => (n === PICK_LIMIT ? [entry('ahead', 2)] : undefined),
+      chatEntries: async () => (asked.push('whole'), await gate, [entry('ahead', 2), entry('old', 1)]),
+      onDidChangeList: new vscode.EventEmitter<void>().event,
+    };
+    const win = vscode.window as unknown as { createQuickPick: () => vscode.QuickPick<vscode.QuickPickItem> };
+    const original = win.createQuickPick;
+    let picker: vscode.QuickPick<vscode.QuickPickItem> | undefined;
+    let atShow: string[] | undefined;
+    win.createQuickPick = () => {
+      const created = original.call(vscode.window);
+      const show = created.show.bind(created);
+      created.show = () => ((atShow = pickLabels(created.items)), show());
+      return (picker = created);
+    };
+    try {
+      const picked = pickChat(source, 'Open a chat');
+      await waitFor('the picker shown', () => atShow);
+      assert.deepEqual(atShow, ['Chat ahead'], 'the items are set before the picker shows');
+      assert.deepEqual(asked, ['whole'], 'no first page read');
+      release();
+      await waitFor('the whole list', () => (!picker!.busy && picker!.items.length === 2 ? true : undefined));
+      picker!.hide();
+      assert.equal(await picked, undefined);
+    } finally {
+      win.createQuickPick = original;
+      release();
+    }
+  });
+
+  test("the view's read-ahead first page is the journal's, and goes when a chat changes", async () => {
+    const { ChatTree: Tree } = await import('../../src/host/chatTree');
+    const runtime = await (await api()).ready;
+    const made = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'local' });
+    const memento = { get: <T>(_key: string, fallback: T) => fallback, update: async () => undefined, keys: () => [] } as unknown as vscode.Memento;
+    const tree = new Tree(Promise.resolve(runtime), '', memento);
+    try {
+      assert.equal(tree.firstEntriesNow(PICK_LIMIT), undefined, 'nothing before it is read');
+      tree.prefetchFirstPage(PICK_LIMIT);
+      const ahead = await waitFor('the page read ahead', () => tree.firstEntriesNow(PICK_LIMIT));
+      assert.deepEqual(ahead.map((e) => e.id), (await runtime.chatList({ newest: PICK_LIMIT, workspace: '' })).map((e) => e.id));
+      assert.ok(ahead.some((e) => e.id === made));
+      assert.equal(tree.firstEntriesNow(PICK_LIMIT - 1), undefined, 'only the size read');
+      await runtime.renameSession(made, 'Renamed after the read-ahead');
+      await waitFor('the page dropped', () => (tree.firstEntriesNow(PICK_LIMIT) === undefined ? true : undefined));
+    } finally {
+      tree.dispose();
+      await runtime.deleteSession(made);
+    }
+  });
+
   test('Open Chat… with more chats than it shows finds an old one by its title', async () => {
     const runtime = await (await api()).ready;
     const t = Date.now();

@@ -114,6 +114,17 @@ describe('the view of a long chat', () => {
     assert.equal(resyncs, 2, 'a new gap after the snapshot asks again');
   });
 
+  test("a view whose first numbered message is not a snapshot asks for one (it missed the tab's early snapshot)", () => {
+    // The host posts a tab's first snapshot before the view loads and answers its `ready` with the
+    // live state only; a view built again meanwhile gets that live state first.
+    const missed = reduceHostMessage(INITIAL_VIEW_STATE, { type: 'live', live, seq: 2 });
+    assert.deepEqual(missed.seq, { lastSeq: 2, resyncAsked: true });
+    const got = reduceHostMessage(reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', queue: [], session, transcript: { turns: range(70, 100) }, hasOlder: true, turnCount: 100, live, seq: 1 }), { type: 'live', live, seq: 2 });
+    assert.deepEqual(got.seq, { lastSeq: 2, resyncAsked: false }, 'the view that got the early snapshot asks nothing');
+    assert.deepEqual(reduceHostMessage(INITIAL_VIEW_STATE, { type: 'orphan', seq: 1 }).seq, { lastSeq: 1, resyncAsked: false }, "a tab with no chat: `orphan` is its whole state");
+    assert.deepEqual(reduceHostMessage(INITIAL_VIEW_STATE, { type: 'pong' }).seq, { lastSeq: undefined, resyncAsked: false }, 'an unnumbered message counts for nothing');
+  });
+
   test('a rebuilt view loads older pages until it holds the turn the user read, within a limit', async () => {
     const { MAX_RESTORE_PAGES, restoreStep } = await import('../../webview/restore');
     const anchor = { turnId: record(12).id, offset: 40 };
