@@ -35,8 +35,12 @@ import type { HostMessage } from '../src/protocol/messages';
 import { Heartbeat } from './heartbeat';
 import { HEARTBEAT } from '../src/protocol/messages';
 import { connectHost } from './vscodeApi';
+import { timed } from './timing';
 
+// User Timing marks (timing.ts): where a view's start goes.
+performance.mark('nac:main');
 provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeTextArea(), vsCodeProgressRing(), vsCodeDivider(), vsCodeCheckbox());
+performance.mark('nac:toolkit');
 
 const host = connectHost();
 const reportError = viewErrorReporter((message) => host.post({ type: 'viewError', message }));
@@ -103,15 +107,19 @@ sk.transcript.addEventListener('scroll', () => {
 
 let state: ViewState = INITIAL_VIEW_STATE;
 let frame = 0;
+/** A snapshot came since the last render: its render gets a User Timing mark. */
+let markRender = false;
 const heartbeat = new Heartbeat();
 
 /** Re-renders on the next animation frame (many messages in one frame cost one render). */
 function schedule(): void {
   if (frame) return;
-  frame = requestAnimationFrame(() => {
+  frame = requestAnimationFrame(() => timed('nac:render', () => {
     frame = 0;
     try {
       renderer.render(viewOf(state));
+      if (markRender) performance.mark('nac:snapshot-rendered');
+      markRender = false;
     } finally {
       // Scrolling and the elapsed times go on even if something escaped the renderer.
       scroll.restore();
@@ -119,7 +127,7 @@ function schedule(): void {
       markSearch();
       keepTicking();
     }
-  });
+  }));
 }
 
 /**
@@ -173,7 +181,10 @@ function setState(next: ViewState): void {
   schedule();
 }
 
-window.addEventListener('message', (event: MessageEvent<unknown>) => {
+window.addEventListener('message', (event: MessageEvent<unknown>) => timed('nac:message', () => receive(event)));
+
+/** Applies one message from the host (or reports why not). */
+function receive(event: MessageEvent<unknown>): void {
   const problem = hostMessageProblem(event.data);
   const message = event.data as HostMessage;
   if (problem !== null) {
@@ -192,6 +203,8 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   if ((message.type === 'succeeded' || message.type === 'error') && message.clientId) acknowledge(message);
   if (message.type === 'completions' || message.type === 'attach') attachments.receive(message);
   if (message.type === 'snapshot') {
+    performance.mark('nac:snapshot');
+    markRender = true;
     if (memory.showSession(message.session.id)) {
       sk.composer.value = '';
       fitComposer();
@@ -220,7 +233,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     goal = { anchor: { turnId: message.at.id, offset: -REVEAL_MARGIN_PX }, pages: 0, maxPages: Number.POSITIVE_INFINITY, terms: message.terms };
   }
   if (goal && (message.type === 'snapshot' || message.type === 'page' || message.type === 'reveal')) continueToGoal(goal);
-});
+}
 
 /**
  * The host answered a message of the outbox or an action on a queued one: it is no longer kept. A
@@ -404,6 +417,7 @@ app.addEventListener('click', (event) => {
 
 renderer.render(state);
 host.post({ type: 'ready' });
+performance.mark('nac:ready');
 window.setInterval(() => {
   const beat = heartbeat.tick(Date.now());
   if (beat.lost) setState(markHostLost(state));

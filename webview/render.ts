@@ -8,7 +8,7 @@
 import type { Transcript, TranscriptTurn } from '../src/core/transcript';
 import { renderHeader, renderLoading, renderOrphan, renderWelcome } from './render/chrome';
 import { safely, type RenderErrorSink } from './render/failed';
-import { followOutputs, outputScrolls } from './render/follow';
+import { followOutputs, outputScrolls, type OutputScroll } from './render/follow';
 import { QueueView, type QueueMessage } from './render/queue';
 import { ModelPicker } from './render/modelPicker';
 import { h } from './dom';
@@ -74,7 +74,8 @@ export class ChatRenderer {
       ...virtual,
       // Output boxes keep their scroll positions (or follow a running command's end) across every change.
       aroundWrite: (write) => {
-        const outputs = outputScrolls(sk.content);
+        const outputs = this.outputsBefore ?? outputScrolls(sk.content);
+        this.outputsBefore = undefined;
         write();
         followOutputs(sk.content, outputs);
       },
@@ -141,14 +142,21 @@ export class ChatRenderer {
     }
     const turns = state.transcript.turns;
     const facts = this.factsOf(state);
+    // Before any turn is rendered again: a turn rendered again moves its unchanged output boxes out
+    // of the element on screen (renderTurn), which loses their scroll positions.
+    this.outputsBefore = outputScrolls(content);
     this.virtual.show({
       ids: facts.ids,
       hasOlder: state.hasOlder,
       unloaded: state.turnCount - turns.length,
       element: (i) => this.turnElement(turns[i]!, state, facts, i === turns.length - 1),
     });
+    this.outputsBefore = undefined;
     this.prune();
   }
+
+  /** The output boxes' scroll positions read before a render's turns are built (see `renderTranscript`). */
+  private outputsBefore: Map<string, OutputScroll> | undefined;
 
   /** The welcome text of an empty chat, for its agent. */
   private welcomeOf(state: ViewState): HTMLElement {
@@ -204,7 +212,7 @@ export class ChatRenderer {
     const cached = this.turns.get(turn.id);
     const entry = cached && cached.turn === turn && cached.key === key
       ? cached
-      : { turn, key, el: safely(() => renderTurn(turn, ctx), `turn ${turn.id}`, this.onError, 'section') };
+      : { turn, key, el: safely(() => renderTurn(turn, ctx, cached?.el), `turn ${turn.id}`, this.onError, 'section') };
     // Most recently used last, so `prune` drops the longest unused first.
     this.turns.delete(turn.id);
     this.turns.set(turn.id, entry);

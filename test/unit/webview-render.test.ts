@@ -193,6 +193,33 @@ describe('a request made by a tool invocation', () => {
     assert.ok(done.querySelector('.code-block [data-action="copy-code"]'), 'the output has a Copy button');
   });
 
+  test('a turn rendered again after a decision renders only what changed: the prompt and the other items are the same elements', async () => {
+    const { renderTurn } = await import('../../webview/render/turn');
+    const text = { type: 'text', text: 'I will run two commands.' };
+    const done = { type: 'invocation', id: 'i0', tool: 'run', summary: 'ls', status: 'completed', output: 'a.txt\n' };
+    const waiting = { type: 'invocation', id: 'i1', tool: 'run', summary: 'rm a.txt', status: 'awaiting_approval', output: '' };
+    const pending = { type: 'boundary', id: 'r1', invocationId: 'i1', kind: 'command', subject: 'rm a.txt', why: 'w', status: 'pending' };
+    const before = renderTurn(turnWith([text, done, waiting, pending]), ctx);
+    const el = (root: HTMLElement, selector: string) => root.querySelector(selector)!;
+    const was = { prompt: el(before, '.message.user'), text: el(before, '.message.agent'), done: el(before, '[data-invocation-id="i0"]'), waiting: el(before, '[data-invocation-id="i1"]') };
+    // The decision: the request and its invocation are new objects, the rest are the same ones (the fold keeps them).
+    const decided = { ...pending, status: 'allowed', decision: 'allow_once', closureReason: 'user_decision' };
+    const after = renderTurn(turnWith([text, done, { ...waiting, status: 'running' }, decided]), { ...ctx, actionableIds: new Set() }, before);
+    assert.equal(el(after, '.message.user'), was.prompt, 'the prompt is not rendered again');
+    assert.equal(el(after, '.message.agent'), was.text, 'nor the text');
+    assert.equal(el(after, '[data-invocation-id="i0"]'), was.done, 'nor the finished invocation');
+    assert.notEqual(el(after, '[data-invocation-id="i1"]'), was.waiting, 'the decided one is');
+    assert.equal(el(after, '.boundary-card[data-request-id="r1"]').getAttribute('data-state'), 'allowed');
+    assert.equal(after.querySelector('[data-decision]'), null, 'no decision buttons left');
+    // The same item objects in another context (the card no longer this window's to decide) are rendered again.
+    const again = renderTurn(turnWith([text, done, waiting, pending]), ctx, undefined);
+    const notMine = renderTurn(turnWith([text, done, waiting, pending]), { ...ctx, actionableIds: new Set() }, again);
+    assert.notEqual(el(notMine, '[data-invocation-id="i1"]'), el(again, '[data-invocation-id="i1"]'));
+    assert.equal(notMine.querySelector('[data-decision]'), null);
+    // Without the element it had, everything is rendered.
+    assert.notEqual(el(renderTurn(turnWith([text, done]), ctx), '.message.agent'), was.text);
+  });
+
   test('stays a card of its own when its invocation is not in the turn', async () => {
     const { renderTurn } = await import('../../webview/render/turn');
     const el = renderTurn(

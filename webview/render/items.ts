@@ -191,10 +191,34 @@ export function withSettingLinks(el: HTMLElement): HTMLElement {
 }
 
 /**
+ * An item's element as rendered, with what it was rendered from besides the item: the boundary
+ * requests drawn inside it (by identity) and the context it showed (`itemKey`).
+ */
+export interface RenderedItem {
+  readonly requests: readonly BoundaryItem[];
+  readonly key: string;
+  readonly el: HTMLElement;
+}
+
+/** Rendered items by item object: a turn rendered again takes back those of its unchanged items (`renderItems`). */
+export type RenderedItems = Map<TranscriptItem, RenderedItem>;
+
+/** What of `ctx` an item's element shows: the state of each request card in it, a lost host, a restart banner above. */
+function itemKey(item: TranscriptItem, requests: readonly BoundaryItem[], ctx: ItemContext): string {
+  const cards = item.type === 'boundary' ? [item, ...requests] : requests;
+  const states = cards.map((r) => `${ctx.actionableIds.has(r.id) ? 'a' : '-'}${ctx.busyRequestIds.has(r.id) ? 'b' : '-'}`).join('');
+  return `${states}|${ctx.hostLost ? 'l' : ''}${ctx.restartTold ? 'r' : ''}`;
+}
+
+/**
  * Renders a turn's items in ledger order. A boundary request made by an invocation of the same turn
  * is drawn inside that invocation (see `renderInvocation`), not as a separate card below its output.
+ * `previous`: the items of the turn's element rendered before; an item that is the same object, with
+ * the same requests and context, takes its element back instead of being rendered again (the
+ * transcript's fold keeps unchanged items' objects): a decision or one more line re-renders that
+ * item only. `rendered` gets every item's element.
  */
-export function renderItems(items: readonly TranscriptItem[], ctx: ItemContext): HTMLElement[] {
+export function renderItems(items: readonly TranscriptItem[], ctx: ItemContext, previous?: RenderedItems, rendered?: RenderedItems): HTMLElement[] {
   const invocationIds = new Set(items.flatMap((i) => (i.type === 'invocation' ? [i.id] : [])));
   const requestsOf = new Map<string, BoundaryItem[]>();
   for (const item of items) {
@@ -203,10 +227,17 @@ export function renderItems(items: readonly TranscriptItem[], ctx: ItemContext):
   }
   return items.flatMap((item) => {
     if (item.type === 'boundary' && item.invocationId && invocationIds.has(item.invocationId)) return [];
+    const requests = item.type === 'invocation' ? requestsOf.get(item.id) ?? [] : [];
+    const key = itemKey(item, requests, ctx);
+    const before = previous?.get(item);
+    const same = before && before.key === key && before.requests.length === requests.length && before.requests.every((r, i) => r === requests[i]);
     // Each item on its own: one that throws becomes a stand-in box; the others still show.
     const where = `${item.type} item${'id' in item ? ` ${item.id}` : ''}`;
-    if (item.type === 'invocation') return [safely(() => renderInvocation(item, requestsOf.get(item.id), ctx), where, ctx.onError)];
-    return [safely(() => renderItem(item, ctx), where, ctx.onError)];
+    const el = same ? before.el
+      : item.type === 'invocation' ? safely(() => renderInvocation(item, requests, ctx), where, ctx.onError)
+      : safely(() => renderItem(item, ctx), where, ctx.onError);
+    rendered?.set(item, { requests, key, el });
+    return [el];
   });
 }
 

@@ -12,7 +12,7 @@ import { renderErrorBanner } from './banner';
 import type { RenderErrorSink } from './failed';
 import { filesKey, ranCommands, renderFilesChanged } from './filesChanged';
 import { renderTurnAttachments } from './attachmentViews';
-import { renderItems } from './items';
+import { renderItems, type RenderedItems } from './items';
 import type { TurnFilesView } from '../../src/protocol/messages';
 
 /** What a turn's rendering depends on besides the turn object itself. */
@@ -50,12 +50,27 @@ export function turnKey(turn: TranscriptTurn, ctx: TurnContext): string {
   return `${pending.join(',')}|${banner}|${working}|${pending.length > 0 && ctx.hostLost ? 'lost' : ''}|${ctx.replaced ? 'x' : ''}${ctx.editable ? 'e' : ''}|${filesKey(ctx.files, ranCommands(turn), ctx.running)}`;
 }
 
+/** What a turn element was built from that a new rendering of the turn may take back (see `renderTurn`). */
+interface TurnParts {
+  readonly prompt: string;
+  readonly promptEl: HTMLElement;
+  readonly items: RenderedItems;
+}
+
+/** The parts of each turn element rendered (weak: an element dropped from the renderer's cache goes). */
+const partsOf = new WeakMap<HTMLElement, TurnParts>();
+
 /**
  * Renders a turn as `section.turn[data-turn-id]`. A replaced turn (`ctx.replaced`) is the same
  * content inside a collapsed `details.replaced-turn` whose summary says it was edited; the last
- * turn's prompt offers Edit (`[data-action="edit-prompt"]`) when `ctx.editable`.
+ * turn's prompt offers Edit (`[data-action="edit-prompt"]`) when `ctx.editable`. `previous`: the
+ * element this turn had, which is being replaced: the new one moves in its prompt when the prompt
+ * is the same, and each item element still valid (`renderItems`), rather than rendering them again
+ * (markdown, sanitizing, the toolkit's buttons); `previous` must not be shown afterwards.
  */
-export function renderTurn(turn: TranscriptTurn, ctx: TurnContext): HTMLElement {
+export function renderTurn(turn: TranscriptTurn, ctx: TurnContext, previous?: HTMLElement): HTMLElement {
+  const parts = previous ? partsOf.get(previous) : undefined;
+  const promptEl = parts?.prompt === turn.prompt ? parts.promptEl : h('div', { class: 'message user markdown' }, userMarkdownFragment(turn.prompt));
   const origin = turnOriginLabel(turn);
   const edit = ctx.editable
     ? h('div', { class: 'prompt-actions' }, h('vscode-button', {
@@ -71,14 +86,16 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext): HTMLElement 
   append(body, [
     origin ? h('div', { class: 'turn-origin' }, origin) : null,
     turn.model ? h('div', { class: 'turn-model', title: 'The model this turn ran with' }, `Model: ${turn.model}`) : null,
-    h('div', { class: 'message user markdown' }, userMarkdownFragment(turn.prompt)),
+    promptEl,
     renderTurnAttachments(turn.attachments),
     edit,
   ]);
   const view = turn.errorClass ? describeErrorClass(turn.errorClass, turn, { followedUp: ctx.followedUp, running: ctx.running }) : null;
   // The banner is the one place that says a reload or restart ended the turn.
   const itemCtx = { actionableIds: ctx.actionableIds, busyRequestIds: ctx.busyRequestIds, hostLost: ctx.hostLost, onError: ctx.onError, restartTold: view?.tone === 'restart' };
-  for (const el of renderItems(turn.items, itemCtx)) body.appendChild(el);
+  const items: RenderedItems = new Map();
+  for (const el of renderItems(turn.items, itemCtx, parts?.items, items)) body.appendChild(el);
+  partsOf.set(section, { prompt: turn.prompt, promptEl, items });
   if (turn.status === 'running' && turn.items.length === 0) {
     body.appendChild(h('div', { class: 'agent-working' }, h('vscode-progress-ring', { class: 'inline-ring' }), 'Working…'));
   }

@@ -209,11 +209,23 @@ export class VirtualTranscript {
     return this.written ? turnNear(this.written, source.ids, this.scroller.scrollTop) ?? 'bottom' : 'bottom';
   }
 
+  /**
+   * Lays `source` out into the buffer the written layout does not use: a pass reads its anchor from
+   * the written layout, then lays out (again at each round) into the other, which becomes the written
+   * one. No allocation per pass once the buffers hold the transcript.
+   */
   private layout(source: TurnSource): Layout {
     const average = this.heights.size > 0 ? this.heightSum / this.heights.size : ESTIMATED_TURN_PX;
     const contentTop = this.geometry.contentTop(this.content, this.scroller);
-    return layOut(source.ids, (id) => this.heights.get(id) ?? average, source.hasOlder ? Math.max(source.unloaded, 0) * average : 0, contentTop);
+    const n = source.ids.length + 1;
+    const free = this.written?.tops.buffer === this.topsBuffers[0].buffer ? 1 : 0;
+    // Grown to twice what is needed, so that a page of older turns rarely needs a new buffer.
+    if (this.topsBuffers[free].length < n) this.topsBuffers[free] = new Float64Array(2 * n);
+    return layOut(source.ids, (id) => this.heights.get(id) ?? average, source.hasOlder ? Math.max(source.unloaded, 0) * average : 0, contentTop, this.topsBuffers[free]);
   }
+
+  /** The two buffers layouts are written to (see `layout`). */
+  private readonly topsBuffers: [Float64Array, Float64Array] = [new Float64Array(0), new Float64Array(0)];
 
   /** Scrolls so that the anchor is where it was, or to the bottom. */
   private scrollTo(layout: Layout, anchor: Anchor | 'bottom', viewport: number): void {
