@@ -217,6 +217,9 @@ export interface DecisionTimes {
    */
   readonly viewWorkBMs?: number;
   readonly longestRenderBMs?: number;
+  /** Of `viewWorkBMs`, the host messages handled (checked and folded), and how many renders. */
+  readonly messagesBMs?: number;
+  readonly rendersB?: number;
 }
 
 /** `nac:message` and `nac:render` measures of a chat frame since `since` (its performance.now(), ms). */
@@ -246,7 +249,9 @@ export async function decideTimed(a: Page, b: Page, requestId: string, timeoutMs
       const sum = (xs: number[]) => xs.reduce((a, x) => a + x, 0);
       return {
         disabledMs: ta.disabledAt! - ta.clickAt, decidedAMs: ta.decidedAt! - ta.clickAt, clearedBMs: tb.decidedAt! - ta.clickAt,
-        ...(work.render.length > 0 ? { viewWorkBMs: sum(work.message) + sum(work.render), longestRenderBMs: Math.max(...work.render) } : {}),
+        ...(work.render.length > 0 ? {
+          viewWorkBMs: sum(work.message) + sum(work.render), longestRenderBMs: Math.max(...work.render), messagesBMs: sum(work.message), rendersB: work.render.length,
+        } : {}),
       };
     }
     if (Date.now() > deadline) throw new Error(`card ${requestId}: A ${JSON.stringify(ta)}, B ${JSON.stringify(tb)} within ${timeoutMs / 1000} s`);

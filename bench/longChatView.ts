@@ -221,7 +221,8 @@ async function measureCards(browser: Browser, server: CodeServer, a: Page, t: Ta
     if ((await pendingCardId(b, command, o.timeoutMs)) !== id) throw new Error(`windows show different requests for ${command}`);
     const d = await decideTimed(a, b, id, o.timeoutMs);
     decisions.push(d);
-    log(`[long chat view] card ${i}: disabled ${d.disabledMs.toFixed(1)} ms, A decided ${d.decidedAMs.toFixed(0)} ms, B cleared ${d.clearedBMs.toFixed(0)} ms`);
+    const work = d.viewWorkBMs === undefined ? '' : `; B's view ${d.viewWorkBMs.toFixed(1)} ms (messages ${d.messagesBMs?.toFixed(1)}, ${d.rendersB} renders, longest ${d.longestRenderBMs?.toFixed(1)})`;
+    log(`[long chat view] card ${i}: disabled ${d.disabledMs.toFixed(1)} ms, A decided ${d.decidedAMs.toFixed(0)} ms, B cleared ${d.clearedBMs.toFixed(0)} ms${work}`);
     await chatFrame(a).locator('pre.output', { hasText: `card-${i}-done` }).first().waitFor({ state: 'visible', timeout: o.timeoutMs });
     await chatFrame(a).locator('#send').waitFor({ state: 'visible', timeout: o.timeoutMs });
   }

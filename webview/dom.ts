@@ -29,3 +29,16 @@ export function append(parent: Node, children: readonly Child[]): void {
     parent.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
   }
 }
+
+/**
+ * Makes `parent`'s children exactly `wanted`, in order: removes the others first, so that children
+ * kept in the same order are never moved (a moved element loses the focus), then inserts the new ones.
+ */
+export function reconcileChildren(parent: HTMLElement, wanted: readonly HTMLElement[]): void {
+  const keep = new Set<Element>(wanted);
+  for (const child of [...parent.children]) if (!keep.has(child)) child.remove();
+  wanted.forEach((el, i) => {
+    const current = parent.children[i];
+    if (current !== el) parent.insertBefore(el, current ?? null);
+  });
+}

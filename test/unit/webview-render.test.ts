@@ -193,7 +193,7 @@ describe('a request made by a tool invocation', () => {
     assert.ok(done.querySelector('.code-block [data-action="copy-code"]'), 'the output has a Copy button');
   });
 
-  test('a turn rendered again after a decision renders only what changed: the prompt and the other items are the same elements', async () => {
+  test('a turn rendered again after a decision is patched: only what changed is rendered, the prompt and the other items stay', async () => {
     const { renderTurn } = await import('../../webview/render/turn');
     const text = { type: 'text', text: 'I will run two commands.' };
     const done = { type: 'invocation', id: 'i0', tool: 'run', summary: 'ls', status: 'completed', output: 'a.txt\n' };
@@ -205,6 +205,8 @@ describe('a request made by a tool invocation', () => {
     // The decision: the request and its invocation are new objects, the rest are the same ones (the fold keeps them).
     const decided = { ...pending, status: 'allowed', decision: 'allow_once', closureReason: 'user_decision' };
     const after = renderTurn(turnWith([text, done, { ...waiting, status: 'running' }, decided]), { ...ctx, actionableIds: new Set() }, before);
+    assert.equal(after, before, 'the element on screen is patched in place');
+    assert.deepEqual([...after.children].map((c) => c.className.split(' ')[0]), ['message', 'message', 'invocation', 'invocation', 'files-changed'], 'each part once, in order');
     assert.equal(el(after, '.message.user'), was.prompt, 'the prompt is not rendered again');
     assert.equal(el(after, '.message.agent'), was.text, 'nor the text');
     assert.equal(el(after, '[data-invocation-id="i0"]'), was.done, 'nor the finished invocation');
@@ -213,11 +215,34 @@ describe('a request made by a tool invocation', () => {
     assert.equal(after.querySelector('[data-decision]'), null, 'no decision buttons left');
     // The same item objects in another context (the card no longer this window's to decide) are rendered again.
     const again = renderTurn(turnWith([text, done, waiting, pending]), ctx, undefined);
+    const mine = el(again, '[data-invocation-id="i1"]');
     const notMine = renderTurn(turnWith([text, done, waiting, pending]), { ...ctx, actionableIds: new Set() }, again);
-    assert.notEqual(el(notMine, '[data-invocation-id="i1"]'), el(again, '[data-invocation-id="i1"]'));
+    assert.notEqual(el(notMine, '[data-invocation-id="i1"]'), mine);
     assert.equal(notMine.querySelector('[data-decision]'), null);
     // Without the element it had, everything is rendered.
     assert.notEqual(el(renderTurn(turnWith([text, done]), ctx), '.message.agent'), was.text);
+  });
+
+  test('a patched turn gains and loses its Edit button and banner in place; a turn becoming replaced is built anew', async () => {
+    const { renderTurn } = await import('../../webview/render/turn');
+    const reply = { type: 'text', text: 'done' };
+    const ended = (errorClass: string | null) => ({ ...(turnWith([reply]) as object), status: errorClass ? 'failed' : 'completed', errorClass }) as never;
+    const idle = { ...ctx, actionableIds: new Set<string>(), running: false };
+    const first = renderTurn(ended(null), idle);
+    const reply0 = first.querySelector('.message.agent');
+    assert.equal(renderTurn(ended(null), { ...idle, editable: true }, first), first);
+    assert.ok(first.querySelector('[data-action="edit-prompt"]'), 'Edit shows');
+    assert.equal(first.querySelector('.message.agent'), reply0, 'the reply stays');
+    renderTurn(ended(null), idle, first);
+    assert.equal(first.querySelector('[data-action="edit-prompt"]'), null, 'Edit goes');
+    const failed = renderTurn(ended('app_restarted'), idle, first);
+    assert.equal(failed, first);
+    assert.equal(first.dataset.status, 'failed');
+    assert.equal(first.querySelectorAll('.error-banner, .banner').length > 0, true, 'the banner shows');
+    assert.equal(first.lastElementChild?.matches('.error-banner, .banner'), true, 'last');
+    const replaced = renderTurn(ended('app_restarted'), { ...idle, replaced: true }, first);
+    assert.notEqual(replaced, first, 'a replaced turn is another structure: built anew');
+    assert.ok(replaced.querySelector('details.replaced-turn .message.agent'));
   });
 
   test('stays a card of its own when its invocation is not in the turn', async () => {

@@ -4,7 +4,7 @@
  * element is still valid.
  */
 import type { TranscriptTurn } from '../../src/core/transcript';
-import { append, h } from '../dom';
+import { append, h, reconcileChildren } from '../dom';
 import { describeErrorClass } from '../errorClassView';
 import { turnOriginLabel } from '../labels';
 import { userMarkdownFragment } from '../markdown';
@@ -50,59 +50,85 @@ export function turnKey(turn: TranscriptTurn, ctx: TurnContext): string {
   return `${pending.join(',')}|${banner}|${working}|${pending.length > 0 && ctx.hostLost ? 'lost' : ''}|${ctx.replaced ? 'x' : ''}${ctx.editable ? 'e' : ''}|${filesKey(ctx.files, ranCommands(turn), ctx.running)}`;
 }
 
-/** What a turn element was built from that a new rendering of the turn may take back (see `renderTurn`). */
+/** A part of a turn element and what it was built from (`key`); null: the turn has no such part. */
+interface Part {
+  readonly key: string;
+  readonly el: HTMLElement | null;
+}
+
+/** What a turn element was built from, for the turn's next rendering to patch it (see `renderTurn`). */
 interface TurnParts {
+  readonly replaced: boolean;
+  /** Where the parts are: the section, or a replaced turn's box inside it. */
+  readonly body: HTMLElement;
   readonly prompt: string;
   readonly promptEl: HTMLElement;
+  readonly attachments: TranscriptTurn['attachments'];
+  readonly attachmentsEl: HTMLElement | null;
+  readonly edit: Part;
   readonly items: RenderedItems;
+  readonly files: Part;
+  readonly banner: Part;
 }
 
 /** The parts of each turn element rendered (weak: an element dropped from the renderer's cache goes). */
 const partsOf = new WeakMap<HTMLElement, TurnParts>();
 
+/** `previous` when its key is `key`, else a part built now. */
+function part(previous: Part | undefined, key: string, build: () => HTMLElement | null): Part {
+  return previous && previous.key === key ? previous : { key, el: build() };
+}
+
 /**
  * Renders a turn as `section.turn[data-turn-id]`. A replaced turn (`ctx.replaced`) is the same
  * content inside a collapsed `details.replaced-turn` whose summary says it was edited; the last
  * turn's prompt offers Edit (`[data-action="edit-prompt"]`) when `ctx.editable`. `previous`: the
- * element this turn had, which is being replaced: the new one moves in its prompt when the prompt
- * is the same, and each item element still valid (`renderItems`), rather than rendering them again
- * (markdown, sanitizing, the toolkit's buttons); `previous` must not be shown afterwards.
+ * element this turn had. It is patched in place and returned (when it was built for the same prompt
+ * and the same replaced state): each part built from what has not changed (the prompt, each item
+ * still valid: `renderItems`, the Edit button, the files changed, the banner) stays as it is, in
+ * the document, so a decision or one more line neither renders again nor reconnects the markdown
+ * and the toolkit's buttons around it.
  */
 export function renderTurn(turn: TranscriptTurn, ctx: TurnContext, previous?: HTMLElement): HTMLElement {
-  const parts = previous ? partsOf.get(previous) : undefined;
-  const promptEl = parts?.prompt === turn.prompt ? parts.promptEl : h('div', { class: 'message user markdown' }, userMarkdownFragment(turn.prompt));
-  const origin = turnOriginLabel(turn);
-  const edit = ctx.editable
-    ? h('div', { class: 'prompt-actions' }, h('vscode-button', {
-        class: 'edit-prompt', appearance: 'secondary', 'data-action': 'edit-prompt', 'data-turn-id': turn.id,
-        'aria-label': 'Edit this request and send it again', title: 'Edit this request and send it again (the original stays, collapsed)',
-      }, 'Edit'))
-    : null;
-  const section = h('section', { class: ctx.replaced ? 'turn turn-replaced' : 'turn', 'data-turn-id': turn.id, 'data-status': turn.status });
+  const was = previous ? partsOf.get(previous) : undefined;
+  const parts = was && was.replaced === !!ctx.replaced && was.prompt === turn.prompt ? was : undefined;
+  const section = parts ? previous! : h('section', { 'data-turn-id': turn.id });
+  section.className = ctx.replaced ? 'turn turn-replaced' : 'turn';
+  section.dataset.status = turn.status;
   // A replaced turn's parts sit in a box laid out as a turn is (a `details` is no flex container).
-  const body = ctx.replaced
-    ? section.appendChild(h('details', { class: 'replaced-turn' }, h('summary', {}, replacedSummary(turn.prompt)))).appendChild(h('div', { class: 'replaced-body' }))
+  const body = parts ? parts.body
+    : ctx.replaced ? section.appendChild(h('details', { class: 'replaced-turn' }, h('summary', {}, replacedSummary(turn.prompt)))).appendChild(h('div', { class: 'replaced-body' }))
     : section;
-  append(body, [
-    origin ? h('div', { class: 'turn-origin' }, origin) : null,
-    turn.model ? h('div', { class: 'turn-model', title: 'The model this turn ran with' }, `Model: ${turn.model}`) : null,
-    promptEl,
-    renderTurnAttachments(turn.attachments),
-    edit,
-  ]);
+  const promptEl = parts?.promptEl ?? h('div', { class: 'message user markdown' }, userMarkdownFragment(turn.prompt));
+  const attachmentsEl = parts && parts.attachments === turn.attachments ? parts.attachmentsEl : renderTurnAttachments(turn.attachments);
+  const edit = part(parts?.edit, ctx.editable ? 'e' : '', () => (ctx.editable ? editButton(turn.id) : null));
+  const origin = turnOriginLabel(turn);
   const view = turn.errorClass ? describeErrorClass(turn.errorClass, turn, { followedUp: ctx.followedUp, running: ctx.running }) : null;
   // The banner is the one place that says a reload or restart ended the turn.
   const itemCtx = { actionableIds: ctx.actionableIds, busyRequestIds: ctx.busyRequestIds, hostLost: ctx.hostLost, onError: ctx.onError, restartTold: view?.tone === 'restart' };
   const items: RenderedItems = new Map();
-  for (const el of renderItems(turn.items, itemCtx, parts?.items, items)) body.appendChild(el);
-  partsOf.set(section, { prompt: turn.prompt, promptEl, items });
-  if (turn.status === 'running' && turn.items.length === 0) {
-    body.appendChild(h('div', { class: 'agent-working' }, h('vscode-progress-ring', { class: 'inline-ring' }), 'Working…'));
-  }
-  const files = renderFilesChanged(turn, ctx.files, ctx.running, ctx.replaced);
-  if (files) body.appendChild(files);
-  if (view) body.appendChild(renderErrorBanner(view, turn.id, ctx.busyTurn));
+  const itemEls = renderItems(turn.items, itemCtx, parts?.items, items);
+  const files = part(parts?.files, `${filesKey(ctx.files, ranCommands(turn), ctx.running)}|${ctx.replaced ? 'x' : ''}`, () => renderFilesChanged(turn, ctx.files, ctx.running, ctx.replaced));
+  const banner = part(parts?.banner, view ? `${JSON.stringify(view)}|${ctx.busyTurn ? 'b' : ''}` : '', () => (view ? renderErrorBanner(view, turn.id, ctx.busyTurn) : null));
+  const children = [
+    origin ? h('div', { class: 'turn-origin' }, origin) : null,
+    turn.model ? h('div', { class: 'turn-model', title: 'The model this turn ran with' }, `Model: ${turn.model}`) : null,
+    promptEl, attachmentsEl, edit.el, ...itemEls,
+    turn.status === 'running' && turn.items.length === 0 ? h('div', { class: 'agent-working' }, h('vscode-progress-ring', { class: 'inline-ring' }), 'Working…') : null,
+    files.el, banner.el,
+  ].filter((el): el is HTMLElement => el !== null);
+  if (parts) reconcileChildren(body, children);
+  else append(body, children);
+  partsOf.set(section, { replaced: !!ctx.replaced, body, prompt: turn.prompt, promptEl, attachments: turn.attachments, attachmentsEl, edit, items, files, banner });
   return section;
+}
+
+/** The last prompt's Edit button (edit and resend). */
+function editButton(turnId: string): HTMLElement {
+  return h('div', { class: 'prompt-actions' }, h('vscode-button', {
+    class: 'edit-prompt', appearance: 'secondary', 'data-action': 'edit-prompt', 'data-turn-id': turnId,
+    'aria-label': 'Edit this request and send it again', title: 'Edit this request and send it again (the original stays, collapsed)',
+  }, 'Edit'));
 }
 
 /** Most characters of a replaced prompt shown in its summary line. */

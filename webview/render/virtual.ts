@@ -14,6 +14,7 @@
  *
  * Measuring goes through `Geometry`, so tests on a DOM without a layout engine give the heights.
  */
+import { reconcileChildren } from '../dom';
 import { atTurn, type Anchor, type Layout, layOut, mountedIndices, topOf, turnNear, withinBudget } from './windowing';
 
 /** How a pass reads sizes (px). The browser's is `BROWSER_GEOMETRY`; tests give theirs. */
@@ -336,17 +337,4 @@ function makeSpacer(doc: Document): HTMLElement {
 
 function sameIds(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((id, i) => id === b[i]);
-}
-
-/**
- * Makes `parent`'s children exactly `wanted`, in order: removes the others first, so that children
- * kept in the same order are never moved (a moved element loses the focus), then inserts the new ones.
- */
-export function reconcileChildren(parent: HTMLElement, wanted: readonly HTMLElement[]): void {
-  const keep = new Set<Element>(wanted);
-  for (const child of [...parent.children]) if (!keep.has(child)) child.remove();
-  wanted.forEach((el, i) => {
-    const current = parent.children[i];
-    if (current !== el) parent.insertBefore(el, current ?? null);
-  });
 }
