@@ -266,7 +266,10 @@ export class ChatPanel {
     // A view that speaks before any `ready` reached this panel (a restored tab's view posted its
     // ready while the journal opened, before the panel listened) has loaded: it gets the early
     // snapshot, and a `ready` after this is a new view's (the tab shown again, the host back).
-    if (message.type !== 'ready') this.earlySnapshot = false;
+    if (message.type !== 'ready') {
+      this.earlySnapshot = false;
+      this.mentions.viewSpoke();
+    }
     // Answered at once, not behind journal-backed messages: it says the host lives, nothing more.
     if (message.type === 'ping') return this.postNow({ type: 'pong' });
     if (message.type === 'complete') return this.mentions.complete(message.requestId, message.query);

@@ -63,6 +63,17 @@ describe("a chat tab's early snapshot", () => {
       await waitFor('an answer to the ready', () => (kinds(restored.posted).length > 1 ? true : undefined));
       await drained(restored);
       assert.deepEqual(kinds(restored.posted), ['snapshot', 'snapshot'], 'a view that spoke had the early snapshot: a later ready is a new view, which gets a snapshot');
+
+      // Add Selection to Chat into such a tab: its view is loaded and visible (it beats its
+      // heartbeat), so the attachment goes to it now, not after a ready that is not coming.
+      const shown = tab();
+      await shown.chat.sendEarlySnapshot();
+      shown.receive({ type: 'ping' });
+      await drained(shown);
+      const attach: HostMessage = { type: 'attach', attachments: [{ kind: 'selection', path: 'src/a.ts', range: { startLine: 1, endLine: 3 } }], focus: true };
+      await shown.chat.attachToComposer(attach as HostMessage & { type: 'attach' });
+      await drained(shown);
+      assert.deepEqual(kinds(shown.posted), ['snapshot', 'attach'], "the attachment is posted to the tab's loaded view");
     } finally {
       await closeWindows(window);
     }
