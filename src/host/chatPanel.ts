@@ -148,16 +148,18 @@ export class ChatPanel {
   /**
    * Sends the first snapshot while the view is still loading, so that it does not wait for its own
    * `ready` to reach the host and the journal's read to come back: VS Code holds a webview's messages
-   * until its document has loaded. The `ready` that follows is answered with the live state only; a
-   * view built again meanwhile (its tab hidden and shown), which never got this snapshot, finds its
-   * first numbered message not a snapshot and asks for one (`trackSeq` in webview/paging.ts).
+   * until its document has loaded. The `ready` that follows is answered with the live state only
+   * (unless a message of the view came first: that view had loaded, so a later `ready` is a new
+   * view's and gets a snapshot); a view built again meanwhile (its tab hidden and shown), which never
+   * got this snapshot, finds its first numbered message not a snapshot and asks for one (`trackSeq`
+   * in webview/paging.ts).
    */
   sendEarlySnapshot(): Promise<void> {
     this.earlySnapshot = true;
     return this.sendSnapshot();
   }
 
-  /** An early snapshot was posted and no `ready` has come since (see `sendEarlySnapshot`). */
+  /** An early snapshot was posted and no message of a view has come since (see `sendEarlySnapshot`). */
   private earlySnapshot = false;
 
   /** Sends the full state: session, the transcript's last page read from the journal, live facts; then the checkpoints. */
@@ -261,6 +263,13 @@ export class ChatPanel {
 
   private async handle(message: WebviewMessage): Promise<void> {
     const runtime = this.host.runtime;
+    // A view that speaks before any `ready` reached this panel (a restored tab's view posted its
+    // ready while the journal opened, before the panel listened) has loaded: it gets the early
+    // snapshot, and a `ready` after this is a new view's (the tab shown again, the host back).
+    if (message.type !== 'ready') {
+      this.earlySnapshot = false;
+      this.mentions.viewSpoke();
+    }
     // Answered at once, not behind journal-backed messages: it says the host lives, nothing more.
     if (message.type === 'ping') return this.postNow({ type: 'pong' });
     if (message.type === 'complete') return this.mentions.complete(message.requestId, message.query);

@@ -73,6 +73,15 @@ export class PanelMentions implements vscode.Disposable {
     for (const message of this.waiting.splice(0)) void this.panel.post(message);
   }
 
+  /**
+   * A message of the view other than `ready` came: the view has loaded. What waited for its `ready`
+   * goes now if the tab shows, since a restored tab's view may have posted its `ready` before the
+   * panel listened (the journal was still opening), and no other follows.
+   */
+  viewSpoke(): void {
+    if (!this.viewAlive && this.panel.visible()) this.viewReady();
+  }
+
   /** The tab was hidden: its view is gone until it is shown again. */
   viewHidden(): void {
     this.viewAlive = false;
