@@ -38,6 +38,9 @@ const AGENT_ICONS: Record<string, string> = {
   local: 'device-desktop', claude: 'sparkle', codex: 'terminal', 'openai-compatible': 'server-process', 'vscode-lm': 'hubot',
 };
 
+/** How long after the last change to the chats the picker's first page read ahead is read again (ms). */
+const PREFETCH_AGAIN_MS = 1000;
+
 /** The TreeDataProvider of the Agent Chats view (see module docstring). */
 export class ChatTree implements vscode.TreeDataProvider<Node>, ChatListSource, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -110,7 +113,7 @@ export class ChatTree implements vscode.TreeDataProvider<Node>, ChatListSource, 
 
   /**
    * Reads the picker's first page (`firstEntries(n)`) ahead of the first Open Chat… and keeps it
-   * until any chat changes; also formats its times once, since a process's first date formatting
+   * until a chat changes (then reads it again a second after the changes pause); also formats its times once, since a process's first date formatting
    * loads the locale's data. Nothing is read when the whole list is loaded already. The first
    * Open Chat… of a window with 10,000 chats read its page and formatted its rows after the
    * command: over half of what it took (docs/BENCHMARKS.md, Chat list in code-server).
@@ -127,6 +130,9 @@ export class ChatTree implements vscode.TreeDataProvider<Node>, ChatListSource, 
       if (this.prefetched?.entries === entries) this.prefetched = undefined;
     });
   }
+
+  /** Reads the first page again after a change (see `heard`). */
+  private prefetchAgain: NodeJS.Timeout | undefined;
 
   /** The first page read ahead (`prefetchFirstPage`) until a chat changes; `read`, once it came. */
   private prefetched: { readonly n: number; readonly entries: Promise<ChatListEntry[]>; readonly read?: readonly ChatListEntry[] } | undefined;
@@ -166,8 +172,15 @@ export class ChatTree implements vscode.TreeDataProvider<Node>, ChatListSource, 
   }
 
   private heard(n: RuntimeNotification): void {
-    // Any change may move a chat into or out of the first page.
-    this.prefetched = undefined;
+    // A streamed event changes no item; anything else may move a chat into or out of the first
+    // page, or change its state: the page is read again once the changes pause.
+    const streamed = n.type === 'update' && n.update.type === 'event';
+    if (this.prefetched && !streamed) {
+      const size = this.prefetched.n;
+      this.prefetched = undefined;
+      clearTimeout(this.prefetchAgain);
+      this.prefetchAgain = setTimeout(() => this.prefetchFirstPage(size), PREFETCH_AGAIN_MS);
+    }
     const id = n.type === 'session' ? n.session.id : n.sessionId;
     if (id === ALL_SESSIONS) {
       void this.reload();
@@ -226,6 +239,7 @@ export class ChatTree implements vscode.TreeDataProvider<Node>, ChatListSource, 
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
+    clearTimeout(this.prefetchAgain);
     for (const d of this.disposables.splice(0)) d.dispose();
   }
 }

@@ -180,7 +180,7 @@ suite('the Agent Chats view', () => {
     }
   });
 
-  test("the view's read-ahead first page is the journal's, and goes when a chat changes", async () => {
+  test("the view's read-ahead first page is the journal's, goes when a chat changes, and is read again", async () => {
     const { ChatTree: Tree } = await import('../../src/host/chatTree');
     const runtime = await (await api()).ready;
     const made = await vscode.commands.executeCommand<string>('nativeAgentChats.newChat', { provider: 'local' });
@@ -195,6 +195,8 @@ suite('the Agent Chats view', () => {
       assert.equal(tree.firstEntriesNow(PICK_LIMIT - 1), undefined, 'only the size read');
       await runtime.renameSession(made, 'Renamed after the read-ahead');
       await waitFor('the page dropped', () => (tree.firstEntriesNow(PICK_LIMIT) === undefined ? true : undefined));
+      const again = await waitFor('the page read again once the changes pause', () => tree.firstEntriesNow(PICK_LIMIT));
+      assert.equal(again.find((e) => e.id === made)?.title, 'Renamed after the read-ahead');
     } finally {
       tree.dispose();
       await runtime.deleteSession(made);
