@@ -58,6 +58,19 @@ describe('the "Files changed" list', () => {
     assert.match(renderFilesChanged(ran, undefined, false)!.textContent!, /Commands ran in this turn; files they changed are not listed/);
     const waiting = turn([{ type: 'invocation', id: 'i', tool: 'run', summary: 'touch a', status: 'awaiting_approval', output: '' } as TranscriptTurn['items'][number]]);
     assert.equal(renderFilesChanged(waiting, undefined, false), null, 'a command waiting for approval has changed nothing yet');
+    // A fresh user saw the note under a command whose approval a reload, a Stop or Send now closed: "nothing ran".
+    type Item = TranscriptTurn['items'][number];
+    const closedBy = (closureReason: string, status: string) => turn([
+      { type: 'invocation', id: 'i', tool: 'run', summary: 'touch a', status, output: '' } as Item,
+      { type: 'boundary', id: 'r', invocationId: 'i', kind: 'command', subject: 'touch a', why: 'w', status: 'denied', closureReason } as Item,
+    ]);
+    assert.equal(renderFilesChanged(closedBy('host_restarted', 'failed'), undefined, false), null, 'closed by a restart: it never ran');
+    assert.equal(renderFilesChanged(closedBy('run_stopped', 'stopped'), undefined, false), null, 'closed by Stop: it never ran');
+    const approved = turn([
+      { type: 'invocation', id: 'i', tool: 'run', summary: 'touch a', status: 'completed', output: '' } as Item,
+      { type: 'boundary', id: 'r', invocationId: 'i', kind: 'command', subject: 'touch a', why: 'w', status: 'approved', decision: 'allow_once', closureReason: 'user_decision' } as Item,
+    ]);
+    assert.match(renderFilesChanged(approved, undefined, false)!.textContent!, /Commands ran in this turn/, 'approved, it ran');
   });
 
   test('the view checks and keeps the host\'s checkpoints message; a malformed one is a problem', async () => {

@@ -14,10 +14,13 @@ const COMMAND_TOOLS: ReadonlySet<string> = new Set(['run', 'Bash']);
 
 /**
  * True when the turn ran a shell command (whose file changes are not captured): one that started
- * running, not one waiting for approval or denied.
+ * running, not one waiting for approval or denied, nor one whose approval was closed unapproved (a
+ * request denied by a reload, a Stop or Send now: the command then never ran, whatever its own
+ * status says of how the turn ended).
  */
 export function ranCommands(turn: TranscriptTurn): boolean {
-  return turn.items.some((i) => i.type === 'invocation' && COMMAND_TOOLS.has(i.tool) && i.status !== 'denied' && i.status !== 'awaiting_approval');
+  const unapproved = new Set(turn.items.flatMap((i) => (i.type === 'boundary' && i.invocationId && i.status !== 'approved' ? [i.invocationId] : [])));
+  return turn.items.some((i) => i.type === 'invocation' && COMMAND_TOOLS.has(i.tool) && i.status !== 'denied' && i.status !== 'awaiting_approval' && !unapproved.has(i.id));
 }
 
 /** A string that changes whenever what this block shows changes (for the turn's cache key). */
