@@ -48,7 +48,7 @@ export class ChatRenderer {
   private welcome: HTMLElement | undefined;
   private loading: HTMLElement | undefined;
   private welcomeFor: string | undefined;
-  private facts: { readonly transcript: Transcript; readonly ids: readonly string[]; readonly followedUp: ReadonlySet<string>; readonly replaced: ReadonlySet<string> } | undefined;
+  private facts: (TurnFacts & { readonly transcript: Transcript }) | undefined;
   /** The window of turns in the DOM (`render/virtual.ts`). */
   readonly virtual: VirtualTranscript;
   /** The queue under the transcript (`render/queue.ts`). */
@@ -135,6 +135,7 @@ export class ChatRenderer {
     if (state.mode !== 'chat' || state.transcript.turns.length === 0) {
       this.turns.clear();
       this.virtual.reset();
+      this.shown = undefined;
       const shown = state.mode === 'loading' ? (this.loading ??= renderLoading()) : state.mode === 'chat' ? this.welcomeOf(state) : null;
       if (!shown) content.replaceChildren();
       else if (content.firstChild !== shown || content.childNodes.length !== 1) content.replaceChildren(shown);
@@ -142,6 +143,12 @@ export class ChatRenderer {
     }
     const turns = state.transcript.turns;
     const facts = this.factsOf(state);
+    // A render for something else (the live state, the queue, a checkpoint list) that changes no
+    // turn on screen lays nothing out: a pass measures every mounted turn, a forced layout.
+    const shown = this.shown;
+    if (shown && shown.transcript === state.transcript && shown.hasOlder === state.hasOlder && shown.turnCount === state.turnCount
+      && !this.virtual.restoring && this.virtual.mountedIds.every((id) => this.unchanged(id, state, facts))) return;
+    this.shown = { transcript: state.transcript, hasOlder: state.hasOlder, turnCount: state.turnCount };
     // Before any turn is rendered again: a turn rendered again moves its unchanged output boxes out
     // of the element on screen (renderTurn), which loses their scroll positions.
     this.outputsBefore = outputScrolls(content);
@@ -153,6 +160,17 @@ export class ChatRenderer {
     });
     this.outputsBefore = undefined;
     this.prune();
+  }
+
+  /** What the transcript's last pass showed (see `renderTranscript`); reset with the turns. */
+  private shown: { readonly transcript: Transcript; readonly hasOlder: boolean; readonly turnCount: number } | undefined;
+
+  /** Whether mounted turn `id`'s cached element is what `state` would render. */
+  private unchanged(id: string, state: ViewState, facts: TurnFacts): boolean {
+    const cached = this.turns.get(id);
+    const index = facts.index.get(id);
+    const turn = index === undefined ? undefined : state.transcript.turns[index];
+    return !!cached && !!turn && cached.turn === turn && cached.key === turnKey(turn, this.contextOf(turn, state, facts, index === state.transcript.turns.length - 1));
   }
 
   /** The output boxes' scroll positions read before a render's turns are built (see `renderTranscript`). */
@@ -172,7 +190,7 @@ export class ChatRenderer {
    * The ids of a transcript's turns, the turns a later one retries or continues, and the turns a
    * later one replaces (edit and resend), computed once per transcript.
    */
-  private factsOf(state: ViewState): { readonly ids: readonly string[]; readonly followedUp: ReadonlySet<string>; readonly replaced: ReadonlySet<string> } {
+  private factsOf(state: ViewState): TurnFacts {
     if (this.facts?.transcript !== state.transcript) {
       const turns = state.transcript.turns;
       const followedUp = new Set<string>();
@@ -181,7 +199,8 @@ export class ChatRenderer {
         if (t.parentTurnId !== null) followedUp.add(t.parentTurnId);
         if (t.replacesTurnId) replaced.add(t.replacesTurnId);
       }
-      this.facts = { transcript: state.transcript, ids: turns.map((t) => t.id), followedUp, replaced };
+      const ids = turns.map((t) => t.id);
+      this.facts = { transcript: state.transcript, ids, index: new Map(ids.map((id, i) => [id, i])), followedUp, replaced };
     }
     return this.facts;
   }
@@ -190,12 +209,26 @@ export class ChatRenderer {
    * The element of one turn (`last`: the chat's newest) — the cached one while the turn and what it
    * shows of the state are the same.
    */
-  private turnElement(turn: TranscriptTurn, state: ViewState, facts: { readonly followedUp: ReadonlySet<string>; readonly replaced: ReadonlySet<string> }, last: boolean): HTMLElement {
+  private turnElement(turn: TranscriptTurn, state: ViewState, facts: TurnFacts, last: boolean): HTMLElement {
+    const ctx = this.contextOf(turn, state, facts, last);
+    const key = turnKey(turn, ctx);
+    const cached = this.turns.get(turn.id);
+    const entry = cached && cached.turn === turn && cached.key === key
+      ? cached
+      : { turn, key, el: safely(() => renderTurn(turn, ctx, cached?.el), `turn ${turn.id}`, this.onError, 'section') };
+    // Most recently used last, so `prune` drops the longest unused first.
+    this.turns.delete(turn.id);
+    this.turns.set(turn.id, entry);
+    return entry.el;
+  }
+
+  /** What a turn's rendering depends on in `state` besides the turn (`last`: the chat's newest). */
+  private contextOf(turn: TranscriptTurn, state: ViewState, facts: TurnFacts, last: boolean): TurnContext {
     const followedUp = facts.followedUp;
     const locked = state.hostLost || state.mode !== 'chat' || !!state.live.readOnlyReason;
     const busyRequestIds = new Set<string>();
     for (const key of state.busy) if (key.startsWith(REQUEST_BUSY_PREFIX)) busyRequestIds.add(key.slice(REQUEST_BUSY_PREFIX.length));
-    const ctx: TurnContext = {
+    return {
       actionableIds: new Set(state.live.actionableRequestIds),
       busyRequestIds,
       busyTurn: state.busy.has(turnBusyKey(turn.id)),
@@ -208,15 +241,6 @@ export class ChatRenderer {
       editable: last && turn.status !== 'running' && !state.live.running && !locked,
       files: state.files.get(turn.id),
     };
-    const key = turnKey(turn, ctx);
-    const cached = this.turns.get(turn.id);
-    const entry = cached && cached.turn === turn && cached.key === key
-      ? cached
-      : { turn, key, el: safely(() => renderTurn(turn, ctx, cached?.el), `turn ${turn.id}`, this.onError, 'section') };
-    // Most recently used last, so `prune` drops the longest unused first.
-    this.turns.delete(turn.id);
-    this.turns.set(turn.id, entry);
-    return entry.el;
   }
 
   /** Keeps the cache of turn elements bounded: the mounted ones and the most recently used others. */
@@ -260,4 +284,15 @@ function setText(el: HTMLElement, text: string): void {
   el.dataset.text = text;
   el.textContent = text;
   linkSettings(el);
+}
+
+/**
+ * Facts of a transcript computed once per transcript: its turn ids in order and each one's index,
+ * the turns a later one retries or continues, and the turns a later one replaces (edit and resend).
+ */
+interface TurnFacts {
+  readonly ids: readonly string[];
+  readonly index: ReadonlyMap<string, number>;
+  readonly followedUp: ReadonlySet<string>;
+  readonly replaced: ReadonlySet<string>;
 }

@@ -40,7 +40,7 @@ async function setUp(schedule: (run: () => void) => void = (run) => run()) {
   window.document.body.replaceChildren(sk.app as never);
   const view = { pinned: true, state: state.INITIAL_VIEW_STATE as ViewState, asked: [] as TurnCursor[] };
   const renderer = new ChatRenderer(sk, undefined, {
-    geometry: { height: (el) => heightOf(el.dataset.turnId ?? ''), viewportHeight: () => VIEWPORT_PX, contentTop: () => 0 },
+    geometry: { height: (el) => (measured.n++, heightOf(el.dataset.turnId ?? '')), viewportHeight: () => VIEWPORT_PX, contentTop: () => 0 },
     atBottom: () => view.pinned,
     schedule,
     onNearTop: () => {
@@ -67,9 +67,30 @@ async function setUp(schedule: (run: () => void) => void = (run) => run()) {
   return { sk, view, renderer, receive, mounted, spacers, scrollTo, open };
 }
 
+/** How many times a pass measured a turn (each one a forced layout in a browser). */
+const measured = { n: 0 };
+
 const contiguous = (ids: string[]) => ids.every((id, i) => i === 0 || Number(id.slice(1)) === Number(ids[i - 1]!.slice(1)) + 1);
 
 describe('the virtualized transcript', () => {
+  test('a render that changes no turn on screen measures nothing; one that does, does', async () => {
+    const v = await setUp();
+    v.open(range(0, 200));
+    const on = v.mounted();
+    measured.n = 0;
+    v.receive({ type: 'queue', prompts: [] });
+    v.receive({ type: 'checkpoints', turns: [] });
+    v.receive({ type: 'live', live: { running: false, actionableRequestIds: [], readOnlyReason: null } });
+    assert.equal(measured.n, 0, 'the queue, the checkpoints and the same live state lay nothing out');
+    assert.deepEqual(v.mounted(), on);
+    // Running: the last turn no longer offers Edit, so it is drawn again, and measured.
+    v.receive({ type: 'live', live: { running: true, actionableRequestIds: [], readOnlyReason: null } });
+    assert.ok(measured.n > 0, 'a turn changed: the pass measures');
+    measured.n = 0;
+    v.receive({ type: 'update', update: { type: 'turn', turn: record(200) } });
+    assert.ok(measured.n > 0 && v.mounted().includes('t0200'), 'a new turn is laid out');
+  });
+
   test('holds a bounded number of turns of a 5,000-turn chat, and opens at its end', async () => {
     const v = await setUp();
     v.open(range(0, 5000));

@@ -6,10 +6,11 @@
  */
 import { isNearBottom } from '../input';
 
-/** Where an output box was scrolled to (px), and whether that was its end. */
+/** Where an output box was scrolled to (px), and whether that was its end; `box`: the element read. */
 export interface OutputScroll {
   readonly top: number;
   readonly atEnd: boolean;
+  readonly box?: HTMLElement;
 }
 
 const OUTPUT = '.invocation[data-invocation-id] pre.output';
@@ -19,7 +20,7 @@ export function outputScrolls(root: ParentNode): Map<string, OutputScroll> {
   const positions = new Map<string, OutputScroll>();
   root.querySelectorAll<HTMLElement>(OUTPUT).forEach((pre) => {
     const id = pre.closest<HTMLElement>('.invocation')?.dataset.invocationId;
-    if (id) positions.set(id, { top: pre.scrollTop, atEnd: isNearBottom(pre.scrollTop, pre.scrollHeight, pre.clientHeight) });
+    if (id) positions.set(id, { top: pre.scrollTop, atEnd: isNearBottom(pre.scrollTop, pre.scrollHeight, pre.clientHeight), box: pre });
   });
   return positions;
 }
@@ -34,6 +35,8 @@ export function followOutputs(root: ParentNode, before: ReadonlyMap<string, Outp
     const invocation = pre.closest<HTMLElement>('.invocation');
     const was = before.get(invocation?.dataset.invocationId ?? '');
     const running = invocation?.dataset.status === 'running';
+    // The same box, still in the document, is where it was: reading it would only force a layout.
+    if (!running && was?.box === pre) return;
     const top = running && (!was || was.atEnd) ? pre.scrollHeight : was?.top;
     if (top !== undefined && pre.scrollTop !== top) pre.scrollTop = top;
   });

@@ -136,6 +136,11 @@ export class VirtualTranscript {
     return this.written ? atTurn(this.written, this.scroller.scrollTop) : undefined;
   }
 
+  /** Whether a `restoreTo` waits for a layout. */
+  get restoring(): boolean {
+    return this.pending !== null;
+  }
+
   /** Brings `anchor` back to the top of the viewport at the next layout that holds its turn. */
   restoreTo(anchor: Anchor): void {
     this.pending = anchor;
