@@ -16,7 +16,7 @@ import type { SessionRecord } from './events';
 import { describeErrorClass, errorClassShortLabel, isRestartErrorClass, settledRequestText } from './errorClassWords';
 import {
   boundaryKindLabel, codeSpan, DECISION_LABELS, oneLine, elapsedLabel, invocationDetail, invocationStatusLabel, providerName, turnOriginLabel,
-  type BoundaryItem, type InvocationItem,
+  neverRan, type BoundaryItem, type InvocationItem,
 } from './labels';
 import { escapeText, fencedBlock, markdownWithoutHtml, quote } from './markdownText';
 import { MAX_INVOCATION_OUTPUT_CHARS, type Transcript, type TranscriptItem, type TranscriptTurn } from './transcript';
@@ -180,7 +180,7 @@ function invocationToMarkdown(item: InvocationItem, requests: readonly BoundaryI
 function ranFor(item: InvocationItem, requests: readonly BoundaryItem[]): string | null {
   if (item.finishedAt === undefined || item.runningSince === undefined) return null;
   if (item.status !== 'completed' && item.status !== 'failed' && item.status !== 'stopped') return null;
-  if ((item.failureClass && isRestartErrorClass(item.failureClass)) || requests.some((r) => r.status !== 'approved')) return null;
+  if ((item.failureClass && isRestartErrorClass(item.failureClass)) || neverRan(item, requests)) return null;
   return `ran ${durationLabel(item.finishedAt - item.runningSince)}`;
 }
 

@@ -16,6 +16,15 @@ export type BoundaryItem = Extract<TranscriptItem, { type: 'boundary' }>;
 /** A tool invocation item of the transcript. */
 export type InvocationItem = Extract<TranscriptItem, { type: 'invocation' }>;
 
+/**
+ * Whether an invocation never started its work: denied, still waiting for approval, or one of its
+ * boundary requests (`requests`, those made by it) was closed unapproved — by the user, a reload, a
+ * Stop or Send now — whatever its own status says of how the turn ended.
+ */
+export function neverRan(item: InvocationItem, requests: readonly BoundaryItem[]): boolean {
+  return item.status === 'denied' || item.status === 'awaiting_approval' || requests.some((r) => r.status !== 'approved');
+}
+
 /** Words shown on a pending request the user cannot decide from this window. */
 export const NOT_ACTIONABLE_TEXT = 'Waiting in another window or no longer answerable';
 

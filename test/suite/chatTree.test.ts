@@ -19,6 +19,44 @@ async function shown(tree: ChatTree): Promise<[string, string[]][]> {
   return out;
 }
 
+/** A chat list entry of the folder '/here'. */
+const entry = (id: string, updatedAt: number) => ({ id, title: `Chat ${id}`, provider: 'local', workspace: '/here', updatedAt, state: 'idle' }) as ChatListEntry;
+
+/**
+ * A picker source whose list is not loaded: `first` is its first page, `ahead` a page read ahead
+ * (none when unset); the whole list (the first entry of `ahead ?? first`, then 'old') comes once
+ * `release` is called. `asked` records the reads.
+ */
+function gatedSource(first: ChatListEntry[], ahead?: ChatListEntry[]) {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((r) => (release = r));
+  const asked: string[] = [];
+  const newest = (ahead ?? first)[0]!;
+  const source: ChatListSource = {
+    workspace: '/here',
+    listLoaded: false,
+    firstEntries: async (n) => (asked.push(`first ${n}`), first),
+    ...(ahead ? { firstEntriesNow: (n: number) => (n === PICK_LIMIT ? ahead : undefined) } : {}),
+    chatEntries: async () => (asked.push('whole'), await gate, [newest, entry('old', 1)]),
+    onDidChangeList: new vscode.EventEmitter<void>().event,
+  };
+  return { source, asked, release: () => release() };
+}
+
+/** Watches the next quick picks created: the latest one, and its item labels when it was shown. */
+function spyPicker() {
+  const win = vscode.window as unknown as { createQuickPick: () => vscode.QuickPick<vscode.QuickPickItem> };
+  const original = win.createQuickPick;
+  const spy = { picker: undefined as vscode.QuickPick<vscode.QuickPickItem> | undefined, atShow: undefined as string[] | undefined, restore: () => void (win.createQuickPick = original) };
+  win.createQuickPick = () => {
+    const created = original.call(vscode.window);
+    const show = created.show.bind(created);
+    created.show = () => ((spy.atShow = pickLabels(created.items)), show());
+    return (spy.picker = created);
+  };
+  return spy;
+}
+
 suite('the Agent Chats view', () => {
   teardown(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
 
@@ -111,71 +149,38 @@ suite('the Agent Chats view', () => {
   });
 
   test('Open Chat… before the list is loaded shows the newest chats at once, busy, then the whole list', async () => {
-    const entry = (id: string, updatedAt: number) => ({ id, title: `Chat ${id}`, provider: 'local', workspace: '/here', updatedAt, state: 'idle' }) as ChatListEntry;
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((r) => (release = r));
-    const asked: string[] = [];
-    const source: ChatListSource = {
-      workspace: '/here',
-      listLoaded: false,
-      firstEntries: async (n) => (asked.push(`first ${n}`), [entry('new', 2)]),
-      chatEntries: async () => (asked.push('whole'), await gate, [entry('new', 2), entry('old', 1)]),
-      onDidChangeList: new vscode.EventEmitter<void>().event,
-    };
-    const win = vscode.window as unknown as { createQuickPick: () => vscode.QuickPick<vscode.QuickPickItem> };
-    const original = win.createQuickPick;
-    let picker: vscode.QuickPick<vscode.QuickPickItem> | undefined;
-    win.createQuickPick = () => (picker = original.call(vscode.window));
+    const { source, asked, release } = gatedSource([entry('new', 2)]);
+    const spy = spyPicker();
     try {
       const picked = pickChat(source, 'Open a chat');
-      const early = await waitFor('the first page', () => (picker && picker.items.length > 0 ? { labels: pickLabels(picker.items), busy: picker.busy } : undefined));
+      const early = await waitFor('the first page', () => (spy.picker && spy.picker.items.length > 0 ? { labels: pickLabels(spy.picker.items), busy: spy.picker.busy } : undefined));
       assert.deepEqual(early, { labels: ['Chat new'], busy: true }, 'the newest chat, while the list still loads');
       assert.deepEqual(asked, [`first ${PICK_LIMIT}`, 'whole'], 'the first page asked first (the journal answers in call order)');
       release();
-      await waitFor('the whole list', () => (!picker!.busy && picker!.items.length === 2 ? true : undefined));
-      assert.deepEqual(pickLabels(picker!.items), ['Chat new', 'Chat old']);
-      picker!.hide();
+      await waitFor('the whole list', () => (!spy.picker!.busy && spy.picker!.items.length === 2 ? true : undefined));
+      assert.deepEqual(pickLabels(spy.picker!.items), ['Chat new', 'Chat old']);
+      spy.picker!.hide();
       assert.equal(await picked, undefined);
     } finally {
-      win.createQuickPick = original;
+      spy.restore();
       release();
     }
   });
 
   test('Open Chat… shows a first page read ahead with the picker itself, and reads no page', async () => {
-    const entry = (id: string, updatedAt: number) => ({ id, title: `Chat ${id}`, provider: 'local', workspace: '/here', updatedAt, state: 'idle' }) as ChatListEntry;
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((r) => (release = r));
-    const asked: string[] = [];
-    const source: ChatListSource = {
-      workspace: '/here',
-      listLoaded: false,
-      firstEntries: async (n) => (asked.push(`first ${n}`), []),
-      firstEntriesNow: (n) => (n === PICK_LIMIT ? [entry('ahead', 2)] : undefined),
-      chatEntries: async () => (asked.push('whole'), await gate, [entry('ahead', 2), entry('old', 1)]),
-      onDidChangeList: new vscode.EventEmitter<void>().event,
-    };
-    const win = vscode.window as unknown as { createQuickPick: () => vscode.QuickPick<vscode.QuickPickItem> };
-    const original = win.createQuickPick;
-    let picker: vscode.QuickPick<vscode.QuickPickItem> | undefined;
-    let atShow: string[] | undefined;
-    win.createQuickPick = () => {
-      const created = original.call(vscode.window);
-      const show = created.show.bind(created);
-      created.show = () => ((atShow = pickLabels(created.items)), show());
-      return (picker = created);
-    };
+    const { source, asked, release } = gatedSource([], [entry('ahead', 2)]);
+    const spy = spyPicker();
     try {
       const picked = pickChat(source, 'Open a chat');
-      await waitFor('the picker shown', () => atShow);
+      const atShow = await waitFor('the picker shown', () => spy.atShow);
       assert.deepEqual(atShow, ['Chat ahead'], 'the items are set before the picker shows');
       assert.deepEqual(asked, ['whole'], 'no first page read');
       release();
-      await waitFor('the whole list', () => (!picker!.busy && picker!.items.length === 2 ? true : undefined));
-      picker!.hide();
+      await waitFor('the whole list', () => (!spy.picker!.busy && spy.picker!.items.length === 2 ? true : undefined));
+      spy.picker!.hide();
       assert.equal(await picked, undefined);
     } finally {
-      win.createQuickPick = original;
+      spy.restore();
       release();
     }
   });

@@ -6,21 +6,13 @@
  * `vscode` is replaced by the little its constructor touches.
  */
 import { strict as assert } from 'node:assert';
-import Module from 'node:module';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { HostMessage } from '../../src/protocol/messages';
+// Before anything that loads `vscode`: it installs the stand-in.
+import { ChatPanel, fakePanel } from './fakePanels';
 import { closeWindows, openWindow } from './harness';
 import { tempDir, waitFor } from './helpers';
-
-type Loader = (request: string, parent: unknown, isMain: boolean) => unknown;
-const moduleWithLoad = Module as unknown as { _load: Loader };
-const realLoad = moduleWithLoad._load;
-moduleWithLoad._load = (request, parent, isMain) =>
-  request === 'vscode' ? { Uri: { joinPath: () => ({}) } } : realLoad(request, parent, isMain);
-// Loaded after the stand-in is in place (a static import would load the real `vscode` first).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ChatPanel } = require('../../src/host/chatPanel') as typeof import('../../src/host/chatPanel');
 
 describe("a chat tab's early snapshot", () => {
   it("answers a new view's ready with the live state only while no view spoke since; with a snapshot once one did", async () => {
@@ -29,17 +21,10 @@ describe("a chat tab's early snapshot", () => {
       const s = await window.runtime.createSession('local');
       assert.ok(s.ok);
       const tab = () => {
-        const posted: HostMessage[] = [];
-        let receive: (raw: unknown) => void = () => undefined;
-        const webview = {
-          html: 'shown', options: {},
-          onDidReceiveMessage: (listener: (raw: unknown) => void) => ((receive = listener), { dispose: () => undefined }),
-          postMessage: async (m: HostMessage) => posted.push(m),
-        };
-        const panel = { webview, visible: true, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined };
+        const fake = fakePanel();
         const host = { runtime: window.runtime, extensionUri: {}, log: () => undefined, pickSessionFor: async () => undefined, panelDisposed: () => undefined };
-        const chat = new ChatPanel(panel as never, s.value.id, host as never);
-        return { chat, posted, receive: (raw: unknown) => receive(raw) };
+        const chat = new ChatPanel(fake.panel as never, s.value.id, host as never);
+        return { chat, posted: fake.posted, receive: fake.receive };
       };
       // Numbered messages only (a `pong` is not), the checkpoints' list after each snapshot left out.
       const kinds = (posted: HostMessage[]) => posted.filter((m) => m.type !== 'checkpoints' && m.type !== 'pong').map((m) => m.type);

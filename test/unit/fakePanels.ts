@@ -65,3 +65,7 @@ const chatPanels = require('../../src/host/chatPanels') as typeof import('../../
 
 /** The real ChatPanels class, loaded against the stand-in `vscode`. */
 export const ChatPanels = chatPanels.ChatPanels;
+
+/** The real ChatPanel class (one tab), loaded against the stand-in `vscode`. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const ChatPanel = (require('../../src/host/chatPanel') as typeof import('../../src/host/chatPanel')).ChatPanel;

@@ -5,6 +5,7 @@
  * VS Code's diff (`data-action="open-diff"`). Then Undo changes of this turn and Restore to before
  * this turn, or Redo when an undo stands. A turn that ran commands says their changes are not listed.
  */
+import { neverRan, type BoundaryItem } from '../../src/core/labels';
 import type { TranscriptTurn } from '../../src/core/transcript';
 import type { FileChangeView, TurnFilesView } from '../../src/protocol/messages';
 import { h } from '../dom';
@@ -12,15 +13,10 @@ import { h } from '../dom';
 /** Tools whose changes checkpoints do not capture (shell commands of the product, Claude and Codex). */
 const COMMAND_TOOLS: ReadonlySet<string> = new Set(['run', 'Bash']);
 
-/**
- * True when the turn ran a shell command (whose file changes are not captured): one that started
- * running, not one waiting for approval or denied, nor one whose approval was closed unapproved (a
- * request denied by a reload, a Stop or Send now: the command then never ran, whatever its own
- * status says of how the turn ended).
- */
+/** True when the turn ran a shell command (whose file changes are not captured): one that did not `neverRan`. */
 export function ranCommands(turn: TranscriptTurn): boolean {
-  const unapproved = new Set(turn.items.flatMap((i) => (i.type === 'boundary' && i.invocationId && i.status !== 'approved' ? [i.invocationId] : [])));
-  return turn.items.some((i) => i.type === 'invocation' && COMMAND_TOOLS.has(i.tool) && i.status !== 'denied' && i.status !== 'awaiting_approval' && !unapproved.has(i.id));
+  const requestsOf = (id: string) => turn.items.filter((r): r is BoundaryItem => r.type === 'boundary' && r.invocationId === id);
+  return turn.items.some((i) => i.type === 'invocation' && COMMAND_TOOLS.has(i.tool) && !neverRan(i, requestsOf(i.id)));
 }
 
 /** A string that changes whenever what this block shows changes (for the turn's cache key). */
