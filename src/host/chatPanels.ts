@@ -137,7 +137,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     let sessionId: string | undefined;
     try {
       runtime = await this.ready;
-      sessionId = await this.restoredSessionId(runtime, state);
+      sessionId = await this.restoredSessionId(runtime, state, panel.title);
     } catch (error) {
       // The host lives on (it keeps answering pings: a lost connection would be false); the view
       // says what failed instead of loading forever.
@@ -168,15 +168,25 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     }
   }
 
-  /** The chat a restored panel shows: the one its state names, else the oldest unclaimed journaled tab. */
-  private async restoredSessionId(runtime: ChatRuntime, state: unknown): Promise<string | undefined> {
+  /**
+   * The chat a restored panel shows: the one its state names; else (a tab VS Code restored but never
+   * drew has no state) the unclaimed journaled tab whose chat has the panel's title, the oldest such;
+   * else the oldest unclaimed journaled tab.
+   */
+  private async restoredSessionId(runtime: ChatRuntime, state: unknown, title: string): Promise<string | undefined> {
     const claimed = new Set(this.openSessionIds());
     let sessionId = sessionIdFromState(state);
     if (sessionId && (claimed.has(sessionId) || !(await runtime.getSession(sessionId)))) sessionId = undefined;
     if (!sessionId) {
-      const unclaimed = (await runtime.listTabs()).find((t) => !claimed.has(t.sessionId));
-      sessionId = unclaimed?.sessionId;
-      this.log(`[restore] panel had ${state === undefined ? 'no state' : 'unusable state'}; ${sessionId ? `matched journaled tab ${sessionId}` : 'no unclaimed tab, offering a picker'}`);
+      const unclaimed = (await runtime.listTabs()).filter((t) => !claimed.has(t.sessionId));
+      let titled: string | undefined;
+      for (const t of unclaimed) {
+        if ((await runtime.getSession(t.sessionId))?.title !== title) continue;
+        titled = t.sessionId;
+        break;
+      }
+      sessionId = titled ?? unclaimed[0]?.sessionId;
+      this.log(`[restore] panel had ${state === undefined ? 'no state' : 'unusable state'}; ${sessionId ? `matched journaled tab ${sessionId}${titled ? ' by its title' : ''}` : 'no unclaimed tab, offering a picker'}`);
     }
     return sessionId;
   }
