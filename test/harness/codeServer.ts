@@ -557,13 +557,25 @@ export function withTimeout<T>(p: Promise<T>, ms: number, message: string): Prom
 /**
  * "Agent Chats: New Chat" from the palette, then the agent picker: picks the row whose label is
  * `agent` (default "Local agent") as a user would, by typing it and pressing Enter.
- * @throws Error when the picker or the row does not show within `timeoutMs`.
+ * Returns once a new tab is open and active (the caller's next locator finds the new chat's view).
+ * @throws Error when the picker or the row does not show, or no new tab opens, within `timeoutMs`.
  */
 export async function newChatFromPalette(page: Page, agent = 'Local agent', timeoutMs = 45_000): Promise<void> {
+  const tabs = page.locator('.part.editor .tabs-container .tab');
+  const before = await tabs.count();
   await runCommand(page, 'Agent Chats: New Chat', timeoutMs);
   const input = page.locator('.quick-input-widget input.input');
   await input.waitFor({ state: 'visible', timeout: timeoutMs });
   await input.fill(agent);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: agent }).first().waitFor({ state: 'visible', timeout: timeoutMs });
   await input.press('Enter');
+  // The tab opens after the journal has the chat. Until then the previous chat's view is the
+  // visible one, and a caller's next locator would type into it (a CI run once sent "the second
+  // chat's" message from the first tab and waited on an empty new one).
+  await page.locator('.part.editor .tabs-container .tab.active', { hasText: 'New chat' }).first().waitFor({ state: 'visible', timeout: timeoutMs });
+  const deadline = Date.now() + timeoutMs;
+  while ((await tabs.count()) <= before) {
+    if (Date.now() > deadline) throw new Error(`New Chat opened no tab within ${timeoutMs / 1000} s (${before} before)`);
+    await page.waitForTimeout(50);
+  }
 }
