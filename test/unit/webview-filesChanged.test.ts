@@ -37,18 +37,18 @@ describe('the "Files changed" list', () => {
     ]);
     const link = el.querySelector('[data-action="open-diff"]') as HTMLElement;
     assert.deepEqual([link.dataset.turnId, link.dataset.path], ['t1', 'src/a.ts']);
-    assert.deepEqual([...el.querySelectorAll('vscode-button')].map((b) => [b.getAttribute('data-action'), b.textContent, b.hasAttribute('disabled')]), [
+    assert.deepEqual([...el.querySelectorAll('button')].map((b) => [b.getAttribute('data-action'), b.textContent, b.hasAttribute('disabled')]), [
       ['undo-files', 'Undo changes of this turn', false], ['restore-files', 'Restore to before this turn', false],
     ]);
     const running = renderFilesChanged(turn(), files, true)!;
-    assert.ok([...running.querySelectorAll('vscode-button')].every((b) => b.hasAttribute('disabled')), 'no undo while a run is live');
+    assert.ok([...running.querySelectorAll('button')].every((b) => b.hasAttribute('disabled')), 'no undo while a run is live');
     const undone = renderFilesChanged(turn(), { ...files, undoneBy: 'u1' }, false)!;
     assert.equal(undone.querySelector('.files-title')!.textContent, 'Files changed (undone)');
-    assert.deepEqual([...undone.querySelectorAll('vscode-button')].map((b) => [b.getAttribute('data-action'), b.getAttribute('data-undo-id')]), [['redo-files', 'u1']]);
+    assert.deepEqual([...undone.querySelectorAll('button')].map((b) => [b.getAttribute('data-action'), b.getAttribute('data-undo-id')]), [['redo-files', 'u1']]);
     const replacedUndone = renderFilesChanged(turn(), { ...files, undoneBy: 'u1' }, false, true)!;
-    assert.equal(replacedUndone.querySelectorAll('vscode-button').length, 0, 'a replaced request\'s undone changes offer no Redo');
+    assert.equal(replacedUndone.querySelectorAll('button').length, 0, 'a replaced request\'s undone changes offer no Redo');
     const replacedStanding = renderFilesChanged(turn(), files, false, true)!;
-    assert.deepEqual([...replacedStanding.querySelectorAll('vscode-button')].map((b) => b.getAttribute('data-action')), ['undo-files', 'restore-files'], 'changes still standing can be undone');
+    assert.deepEqual([...replacedStanding.querySelectorAll('button')].map((b) => b.getAttribute('data-action')), ['undo-files', 'restore-files'], 'changes still standing can be undone');
   });
 
   test('a turn that ran commands says their changes are not listed; a turn with neither shows nothing', async () => {

@@ -147,7 +147,7 @@ describe('a restart banner after a reload', () => {
     el.className = 'restart-banner banner';
     el.setAttribute('data-turn-id', turnId);
     if (actionable) {
-      const button = window.document.createElement('vscode-button');
+      const button = window.document.createElement('button');
       button.setAttribute('data-action', 'retry');
       el.appendChild(button);
     }

@@ -6,6 +6,7 @@ import { h } from '../dom';
 import { actionLabel, type ErrorClassView } from '../errorClassView';
 import { inlineMarkdownFragment } from '../markdown';
 import { linkSettings } from '../settingLinks';
+import { button } from './button';
 
 /** Renders the banner of turn `turnId`; `busy` disables its button while the host answers. */
 export function renderErrorBanner(view: ErrorClassView, turnId: string, busy: boolean): HTMLElement {
@@ -19,7 +20,7 @@ export function renderErrorBanner(view: ErrorClassView, turnId: string, busy: bo
     body,
     view.action
       ? h('div', { class: 'banner-actions' },
-          h('vscode-button', { 'data-action': view.action, 'data-turn-id': turnId, appearance: 'primary', disabled: busy }, actionLabel(view.action, view.actionText)))
+          button('primary', { 'data-action': view.action, 'data-turn-id': turnId, disabled: busy }, actionLabel(view.action, view.actionText)))
       : null,
     view.note ? h('div', { class: 'banner-note' }, view.note) : null,
   );

@@ -9,6 +9,7 @@ import { neverRan, type BoundaryItem } from '../../src/core/labels';
 import type { TranscriptTurn } from '../../src/core/transcript';
 import type { FileChangeView, TurnFilesView } from '../../src/protocol/messages';
 import { h } from '../dom';
+import { button } from './button';
 
 /** Tools whose changes checkpoints do not capture (shell commands of the product, Claude and Codex). */
 const COMMAND_TOOLS: ReadonlySet<string> = new Set(['run', 'Bash']);
@@ -66,10 +67,10 @@ export function renderFilesChanged(turn: TranscriptTurn, files: TurnFilesView | 
   const undone = files.undoneBy !== null;
   const busy = running || turn.status === 'running';
   const actions = undone
-    ? replaced ? [] : [h('vscode-button', { 'data-action': 'redo-files', 'data-undo-id': files.undoneBy, appearance: 'secondary', disabled: busy }, 'Redo')]
+    ? replaced ? [] : [button('secondary', { 'data-action': 'redo-files', 'data-undo-id': files.undoneBy, disabled: busy }, 'Redo')]
     : [
-        h('vscode-button', { 'data-action': 'undo-files', 'data-turn-id': turn.id, appearance: 'secondary', disabled: busy }, 'Undo changes of this turn'),
-        h('vscode-button', { 'data-action': 'restore-files', 'data-turn-id': turn.id, appearance: 'secondary', disabled: busy }, 'Restore to before this turn'),
+        button('secondary', { 'data-action': 'undo-files', 'data-turn-id': turn.id, disabled: busy }, 'Undo changes of this turn'),
+        button('secondary', { 'data-action': 'restore-files', 'data-turn-id': turn.id, disabled: busy }, 'Restore to before this turn'),
       ];
   return h(
     'div',

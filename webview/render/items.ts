@@ -13,6 +13,7 @@ import { fileLink, linkFiles } from '../fileLinks';
 import { parseFileReference } from '../../src/core/fileLinks';
 import { renderDiff } from './diff';
 import { safely, type RenderErrorSink } from './failed';
+import { button } from './button';
 
 /** What item rendering needs beyond the item. */
 export interface ItemContext {
@@ -117,7 +118,7 @@ function summaryOf(item: InvocationItem): HTMLElement {
 
 /** Puts a block of plain text in a `.code-block` with a Copy button (`data-action="copy-code"`). */
 function copyable(pre: HTMLElement): HTMLElement {
-  return h('div', { class: 'code-block' }, pre, h('vscode-button', { class: 'copy-code', 'data-action': 'copy-code', appearance: 'secondary', title: 'Copy' }, 'Copy'));
+  return h('div', { class: 'code-block' }, pre, button('secondary', { class: 'copy-code', 'data-action': 'copy-code', title: 'Copy' }, 'Copy'));
 }
 
 /**
@@ -138,14 +139,14 @@ const NO_ACTIONS: ItemContext = { actionableIds: new Set(), busyRequestIds: new 
 
 /** The three decision buttons of an actionable request. */
 function decisionButtons(requestId: string, busy: boolean, grants: string | undefined): HTMLElement {
-  const button = (decision: BoundaryDecision, appearance: 'primary' | 'secondary', title?: string) =>
-    h('vscode-button', { 'data-decision': decision, 'data-request-id': requestId, appearance, disabled: busy, ...(title ? { title } : {}) }, DECISION_LABELS[decision]);
+  const decisionButton = (decision: BoundaryDecision, appearance: 'primary' | 'secondary', title?: string) =>
+    button(appearance, { 'data-decision': decision, 'data-request-id': requestId, disabled: busy, ...(title ? { title } : {}) }, DECISION_LABELS[decision]);
   return h(
     'div',
     { class: 'boundary-actions' },
-    button('allow_once', 'primary'),
-    button('allow_session', 'secondary', grants ? `Also approves ${grants}` : undefined),
-    button('deny', 'secondary'),
+    decisionButton('allow_once', 'primary'),
+    decisionButton('allow_session', 'secondary', grants ? `Also approves ${grants}` : undefined),
+    decisionButton('deny', 'secondary'),
     grants ? h('div', { class: 'grant-scope' }, `“Allow for this session” also approves ${grants.replace(/`/g, '')}.`) : null,
   );
 }

@@ -14,6 +14,7 @@ import { filesKey, ranCommands, renderFilesChanged } from './filesChanged';
 import { renderTurnAttachments } from './attachmentViews';
 import { renderItems, type RenderedItems } from './items';
 import type { TurnFilesView } from '../../src/protocol/messages';
+import { button } from './button';
 
 /** What a turn's rendering depends on besides the turn object itself. */
 export interface TurnContext {
@@ -125,8 +126,8 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext, previous?: HT
 
 /** The last prompt's Edit button (edit and resend). */
 function editButton(turnId: string): HTMLElement {
-  return h('div', { class: 'prompt-actions' }, h('vscode-button', {
-    class: 'edit-prompt', appearance: 'secondary', 'data-action': 'edit-prompt', 'data-turn-id': turnId,
+  return h('div', { class: 'prompt-actions' }, button('secondary', {
+    class: 'edit-prompt', 'data-action': 'edit-prompt', 'data-turn-id': turnId,
     'aria-label': 'Edit this request and send it again', title: 'Edit this request and send it again (the original stays, collapsed)',
   }, 'Edit'));
 }
