@@ -109,8 +109,10 @@ function reduceMessage(state: ViewState, message: HostMessage): ViewState {
       };
     case 'update':
       return { ...state, ...applyUpdates(suffixOf(state), [message.update]), busy: NOTHING_BUSY };
-    case 'changes':
-      return { ...state, session: state.mode === 'chat' ? message.session : state.session, ...applyUpdates(suffixOf(state), message.updates, message.turnCount), busy: NOTHING_BUSY };
+    case 'changes': {
+      const changed = { ...state, session: state.mode === 'chat' ? message.session : state.session, ...applyUpdates(suffixOf(state), message.updates, message.turnCount), busy: NOTHING_BUSY };
+      return message.live ? withLive(changed, message.live, message.hostNow) : changed;
+    }
     case 'page': {
       const suffix = prependPage(suffixOf(state), message.before, message.turns, message.hasOlder);
       // A page that no longer fits (a snapshot came meanwhile) is dropped; the next scroll asks again.
@@ -118,7 +120,7 @@ function reduceMessage(state: ViewState, message: HostMessage): ViewState {
       return { ...state, ...suffix, olderAsked: answered ? null : state.olderAsked };
     }
     case 'live':
-      return { ...state, live: message.live, busy: NOTHING_BUSY, error: errorAfter(state.error, message.live), hostClockOffsetMs: offsetFrom(state, message.hostNow) };
+      return withLive(state, message.live, message.hostNow);
     case 'queue':
       return { ...state, queue: message.prompts };
     case 'checkpoints':
@@ -150,6 +152,11 @@ function errorAfter(error: ViewState['error'], live: LiveState): ViewState['erro
  */
 function offsetFrom(state: ViewState, hostNow: number | undefined, now = Date.now()): number {
   return typeof hostNow === 'number' && Number.isFinite(hostNow) ? hostNow - now : state.hostClockOffsetMs;
+}
+
+/** `state` with the host's live facts (`hostNow`: the host's clock when sent, ms since the epoch). */
+function withLive(state: ViewState, live: LiveState, hostNow: number | undefined): ViewState {
+  return { ...state, live, busy: NOTHING_BUSY, error: errorAfter(state.error, live), hostClockOffsetMs: offsetFrom(state, hostNow) };
 }
 
 function suffixOf(state: ViewState): Suffix {

@@ -142,7 +142,7 @@ export class ChatPanel {
   private seq = 0;
   /** Where the view's reads of the journal stopped; undefined until the first snapshot. */
   private mark: ChangeMark | undefined;
-  /** `performance.now()` (ms) when the latest snapshot began reading the journal. */
+  /** `performance.now()` (ms) when the latest snapshot or `changes` (both carry the live state) began reading the journal. */
   private snapshotReadAt = -Infinity;
 
   /**
@@ -192,24 +192,26 @@ export class ChatPanel {
 
   /**
    * Another window (or this one's rename) changed the chat: sends what changed since the view's last
-   * read (`changes`), then its live state; a snapshot instead when there was no read yet or too much
-   * changed. Reads only the changed rows: the panel keeps no copy of the transcript.
+   * read, with the live state read after it, in one `changes` message; a snapshot instead when there
+   * was no read yet or too much changed. Reads only the changed rows: the panel keeps no copy of the
+   * transcript.
    */
   sendChanges(): Promise<void> {
     const sessionId = this.session;
     if (!sessionId) return Promise.resolve();
-    void this.post(async () => {
+    return this.post(async () => {
       const runtime = this.host.runtime;
       const mark = this.mark;
       if (!mark) return this.snapshot();
+      const readAt = performance.now();
       const { changes, session } = await runtime.changesWithSession(sessionId, mark);
       if (!changes) return this.snapshot();
       if (!session) return { type: 'error', code: 'not_found', message: 'This chat is no longer in the journal.' };
       this.panel.title = session.title;
       this.mark = changes.mark;
-      return { type: 'changes', session, updates: changes.updates, turnCount: changes.turnCount };
+      this.snapshotReadAt = readAt;
+      return { type: 'changes', session, updates: changes.updates, turnCount: changes.turnCount, live: await runtime.liveState(sessionId), hostNow: Date.now() };
     });
-    return this.sendLive();
   }
 
   /** Sends the chat's queue if it changed since the view was last sent it (a `queue` notification, another window's change). */

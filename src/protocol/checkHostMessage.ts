@@ -103,7 +103,7 @@ const MESSAGES: Record<string, Record<string, Check>> = {
   checkpoints: { turns: arrayOf(turnFiles), seq },
   page: { before: cursor, turns: arrayOf(transcriptTurn), hasOlder: bool, seq },
   update: { update, seq },
-  changes: { session, updates: arrayOf(update), turnCount: num, seq },
+  changes: { session, updates: arrayOf(update), turnCount: num, live: optional(live), hostNow: optional(num), seq },
   live: { live, hostNow: optional(num), seq },
   reveal: { at: cursor, terms: arrayOf(str), seq },
   orphan: { seq },

@@ -241,9 +241,11 @@ export type HostMessage = Sequenced & (
   /**
    * What another window changed since the panel's last read: the session record (a rename), then the
    * changed turns' records and the new ledger events, in journal order. A view applies only those of
-   * turns it holds or that are newer than its newest (older ones come with their page).
+   * turns it holds or that are newer than its newest (older ones come with their page). `live`
+   * (with `hostNow`) is the chat's live state read with them, so one change costs the view one
+   * render, not one for the turns and another for the live state.
    */
-  | { readonly type: 'changes'; readonly session: SessionRecord; readonly updates: readonly TranscriptUpdate[]; readonly turnCount: number }
+  | { readonly type: 'changes'; readonly session: SessionRecord; readonly updates: readonly TranscriptUpdate[]; readonly turnCount: number; readonly live?: LiveState; readonly hostNow?: number }
   /** Live facts changed. */
   | { readonly type: 'live'; readonly live: LiveState; readonly hostNow?: number }
   /**

@@ -77,6 +77,10 @@ describe('chat panel of a long chat', () => {
       assert.deepEqual(changed().filter((u) => u.type === 'event').length, 2, 'its two events, once each');
       const last = posted.filter((m) => m.type === 'changes').at(-1);
       assert.equal(last?.type === 'changes' && last.turnCount, 2 * PAGE_TURNS + 1);
+      // The live state comes in the same message: one change, one render in the view.
+      assert.equal(last?.type === 'changes' && last.live?.running, false, 'the live state read with the change: no run live');
+      assert.equal(typeof (last?.type === 'changes' && last.hostNow), 'number');
+      assert.deepEqual(posted.filter((m) => m.type === 'live'), [], 'no separate live message after a change');
       assert.ok(!posted.some((m, i) => m.type === 'snapshot' && i > 0), 'the change did not re-send the chat');
 
       receive({ type: 'resync' });

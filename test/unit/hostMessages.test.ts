@@ -78,6 +78,7 @@ describe('host messages checked in the view', () => {
       [{ type: 'page', before: { createdAt: 1 }, turns: [], hasOlder: false }, /before\.id is missing/],
       [{ type: 'changes', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, updates: [{ type: 'x' }], turnCount: 1 }, /updates\[0\]\.type is not turn or event/],
       [{ type: 'live', live, seq: '3' }, /seq is not a number/],
+      [{ type: 'changes', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, updates: [], turnCount: 1, live: { running: 'no' } }, /live\.running is not a boolean/],
       [{ type: 'snapshot', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, transcript: { turns: [] }, hasOlder: false, turnCount: 0, live }, /snapshot\.queue is missing/],
       [{ type: 'queue' }, /queue\.prompts is missing/],
       [{ type: 'queue', prompts: [{ ...queued, hold: 'bored' }] }, /prompts\[0\]\.hold is not one of stopped, failed, restarted/],
@@ -93,6 +94,7 @@ describe('host messages checked in the view', () => {
     ];
     for (const [raw, problem] of cases) assert.match(hostMessageProblem(raw) ?? 'accepted', problem, JSON.stringify(raw));
     assert.equal(hostMessageProblem({ type: 'live', live }), null, 'hostNow may be absent');
+    assert.equal(hostMessageProblem({ type: 'changes', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, updates: [], turnCount: 1, live, hostNow: 5 }), null, 'a change may carry the live state');
     // The outbox's messages and fields, as the panel sends them.
     for (const ok of [
       { type: 'queue', prompts: [], seq: 4 },

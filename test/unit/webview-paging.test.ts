@@ -86,6 +86,20 @@ describe('the view of a long chat', () => {
     assert.equal(reduceHostMessage(whole, { type: 'update', update: { type: 'turn', turn: record(6) } }).transcript.turns[0]?.createdAt, 6);
   });
 
+  test('a change from another window that carries the live state applies both, in one new state', () => {
+    const before = reduceHostMessage(lastPage(), { type: 'live', live: { ...live, running: true, actionableRequestIds: ['req-1'] } });
+    const hostNow = Date.now() + 60_000;
+    const after = reduceHostMessage(before, {
+      type: 'changes', session, turnCount: 100, updates: [{ type: 'turn', turn: { ...record(99), status: 'completed' } }],
+      live: { ...live, running: false }, hostNow,
+    });
+    assert.equal(after.transcript.turns.at(-1)?.status, 'completed');
+    assert.deepEqual(after.live, { ...live, running: false }, 'the card is no longer actionable, the run is over');
+    assert.ok(Math.abs(after.hostClockOffsetMs - 60_000) < 1000, `the host's clock is taken: offset ${after.hostClockOffsetMs} ms`);
+    const without = reduceHostMessage(before, { type: 'changes', session, turnCount: 100, updates: [] });
+    assert.equal(without.live, before.live, 'a change without live facts keeps the ones held');
+  });
+
   test('asks for a snapshot once per gap in the numbered messages, and goes on', () => {
     let s = lastPage(7);
     let resyncs = 0;
