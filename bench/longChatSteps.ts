@@ -213,7 +213,8 @@ export interface DecisionTimes {
   readonly clearedBMs: number;
   /**
    * B's view's own work meanwhile (its User Timing measures, webview/timing.ts: host messages
-   * handled and renders, from the click to the card painted): their sum, and the longest render (ms).
+   * handled and renders begun from the click until the card was painted): their sum, and the longest
+   * render (ms).
    */
   readonly viewWorkBMs?: number;
   readonly longestRenderBMs?: number;
@@ -222,9 +223,14 @@ export interface DecisionTimes {
   readonly rendersB?: number;
 }
 
-/** `nac:message` and `nac:render` measures of a chat frame since `since` (its performance.now(), ms). */
-function viewMeasuresSince(since: number): { message: number[]; render: number[] } {
-  const of = (name: string) => performance.getEntriesByName(name, 'measure').filter((e) => e.startTime >= since).map((e) => e.duration);
+/**
+ * `nac:message` and `nac:render` measures of a chat frame that began from `since` (its
+ * performance.now(), ms) up to `untilWall` (the browser's wall clock, ms: when the card was painted):
+ * the work that led to the card's change, not the command's output that follows it.
+ */
+function viewMeasuresBetween([since, untilWall]: readonly [number, number]): { message: number[]; render: number[] } {
+  const until = untilWall - performance.timeOrigin;
+  const of = (name: string) => performance.getEntriesByName(name, 'measure').filter((e) => e.startTime >= since && e.startTime <= until).map((e) => e.duration);
   return { message: of('nac:message'), render: of('nac:render') };
 }
 
@@ -245,7 +251,7 @@ export async function decideTimed(a: Page, b: Page, requestId: string, timeoutMs
   for (;;) {
     const [ta, tb] = [await fa.evaluate(read), await fb.evaluate(read)];
     if (ta.clickAt !== undefined && (ta.disabledAt ?? 0) > 0 && (ta.decidedAt ?? 0) > 0 && (tb.decidedAt ?? 0) > 0) {
-      const work = await fb.evaluate(viewMeasuresSince, sinceB);
+      const work = await fb.evaluate(viewMeasuresBetween, [sinceB, tb.decidedAt!] as const);
       const sum = (xs: number[]) => xs.reduce((a, x) => a + x, 0);
       return {
         disabledMs: ta.disabledAt! - ta.clickAt, decidedAMs: ta.decidedAt! - ta.clickAt, clearedBMs: tb.decidedAt! - ta.clickAt,

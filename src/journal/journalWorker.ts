@@ -2,7 +2,8 @@
  * `JournalWorker`: the journal worker thread's state and its answers. It opens the store
  * (workerOpen.ts), migrates the schema (or stays read-only), reports `opened`, then serves the
  * door's messages through its queue (writeQueue.ts): reads one at a time, consecutive writes as one
- * group commit, and polls for other processes' commits every `pollIntervalMs` ms. Compactions and
+ * group commit, and catches up with other processes' commits when the journal's files change
+ * (commitWatch.ts) and every `pollIntervalMs` ms whatever happens. Compactions and
  * the integrity check run in its helper thread (backgroundJobs.ts).
  *
  * Read-only: set once, never cleared while open — a newer build's schema (at open, or replayed from
@@ -13,6 +14,7 @@ import { parentPort } from 'node:worker_threads';
 import * as fs from 'node:fs';
 import type { Database } from 'sql.js';
 import { BackgroundJobs } from './backgroundJobs';
+import { watchCommits, type CommitWatch } from './commitWatch';
 import { JournalCore } from './core';
 import { JournalRefusedError } from './errors';
 import type { Outcome } from './groupCommit';
@@ -54,6 +56,7 @@ export class JournalWorker {
   private readonly jobs: BackgroundJobs;
   private readonly queue: WriteQueue;
   private readonly poll: NodeJS.Timeout;
+  private readonly watch: CommitWatch | undefined;
   private readonly checkTimer: NodeJS.Timeout;
 
   /**
@@ -95,6 +98,10 @@ export class JournalWorker {
     }, options.integrityCheckDelayMs ?? 1500);
     this.checkTimer.unref?.();
     this.poll = setInterval(() => this.pollOnce(), options.pollIntervalMs);
+    // Another window's commit reaches this one's views at once rather than up to a poll later.
+    this.watch = watchCommits(options.file, () => {
+      if (!this.closed) this.pollOnce();
+    }, (error) => post({ kind: 'log', line: `[journal] watching the journal's folder failed (other windows' changes still arrive every ${options.pollIntervalMs} ms): ${error.message}` }));
     this.queue = new WriteQueue(
       {
         writeGroup: (group) => this.writeGroup(group),
@@ -301,6 +308,7 @@ export class JournalWorker {
 
   private close(id: number): void {
     clearInterval(this.poll);
+    this.watch?.close();
     clearTimeout(this.checkTimer);
     this.queue.stop();
     this.store.close();

@@ -185,6 +185,22 @@ describe('journal engine: several processes', () => {
     await b.close();
   });
 
+  it("another process's commit is seen when the journal's files change, not a poll later", async () => {
+    const file = path.join(tempDir(), 'journal.sqlite');
+    // A poll this slow never fires during the test: only the folder's watch can bring the change.
+    const a = await openJournal(file, { pollIntervalMs: 600_000 });
+    const b = await openJournal(file, { pollIntervalMs: 600_000 });
+    try {
+      const seen = new Promise<readonly string[]>((resolve) => b.onExternalChange(resolve));
+      const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('window B did not hear of the commit within 10 s')), 10_000).unref());
+      assert.ok((await a.write('createSession', { id: 'from-a', title: 'a', provider: 'local', createdAt: 1, updatedAt: 1 })).ok);
+      assert.deepEqual(await Promise.race([seen, late]), ['from-a']);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('compaction keeps every record and bounds the log replayed at open', async () => {
     const file = path.join(tempDir(), 'journal.sqlite');
     const j = await openJournal(file, { rotateAtBytes: 16_384 });
