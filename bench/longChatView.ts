@@ -55,6 +55,8 @@ export interface LongChatViewResult {
   readonly date: string;
   /** The extension measured, relative to the repository ("." for this one). */
   readonly extension: string;
+  /** The build of the extension's `dist/` measured: `production` (minified, what the VSIX ships) or `development`, and its webview script's size (bytes). */
+  readonly build?: { readonly kind: 'production' | 'development'; readonly webviewBytes: number };
   readonly load: { readonly start: number; readonly end: number };
   readonly wallMs: number;
   readonly longTurns: number;
@@ -139,7 +141,7 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
     log(`[long chat view] scrolled ${scroll.reachedTop ? 'to the top' : 'NOT to the top'} in ${scroll.wheelSteps} wheel steps, ${(scroll.wallMs / 1000).toFixed(1)} s; ${scroll.frames.n} frames, ${scroll.frames.longTasks} long tasks`);
     const cards = await measureCards(browser, server, a, t, o, log);
     return {
-      date: new Date(started).toISOString(), extension: path.relative(repoRoot(), o.extensionPath) || '.', load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: Date.now() - started,
+      date: new Date(started).toISOString(), extension: path.relative(repoRoot(), o.extensionPath) || '.', build: buildOf(o.extensionPath), load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: Date.now() - started,
       longTurns: o.longTurns, shortTurns: o.shortTurns, journalBytes, ...opens, ...reloads, scroll, ...cards,
     };
   } finally {
@@ -227,4 +229,10 @@ async function measureCards(browser: Browser, server: CodeServer, a: Page, t: Ta
     await chatFrame(a).locator('#send').waitFor({ state: 'visible', timeout: o.timeoutMs });
   }
   return { openInB, decisions };
+}
+
+/** Which build `dist/` holds in `extensionPath`: esbuild.mjs links a source map only in development. */
+function buildOf(extensionPath: string): NonNullable<LongChatViewResult['build']> {
+  const script = fs.readFileSync(path.join(extensionPath, 'dist', 'webview.js'), 'utf8');
+  return { kind: script.includes('//# sourceMappingURL=') ? 'development' : 'production', webviewBytes: Buffer.byteLength(script) };
 }

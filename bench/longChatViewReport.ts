@@ -68,7 +68,8 @@ export function busy(load: { readonly start: number; readonly end: number }): st
 
 /** One line: date, load average before and after, wall time. */
 export function viewLoadLine(r: LongChatViewResult): string {
-  return `${r.date}; load average (1 min) ${r.load.start.toFixed(1)} -> ${r.load.end.toFixed(1)} on ${os.cpus().length} cores; ${(r.wallMs / 1000).toFixed(0)} s`;
+  const build = r.build ? `; ${r.build.kind} build (webview.js ${Math.round(r.build.webviewBytes / 1024)} KB)` : '';
+  return `${r.date}; load average (1 min) ${r.load.start.toFixed(1)} -> ${r.load.end.toFixed(1)} on ${os.cpus().length} cores; ${(r.wallMs / 1000).toFixed(0)} s${build}`;
 }
 
 function header(r: LongChatViewResult): Row {

@@ -169,7 +169,9 @@ npm run bench -- --salvage    # only the salvage corpus: every page and log reco
 
 Built journals are cached in \`.bench-cache/\` (override with \`NAC_BENCH_CACHE\`; the folder ignores itself
 for git), so reruns skip building them. Everything else (copies of the journal, logs, the native copy) lives in a
-temporary folder that is removed at the end, and every child process is waited for or killed.
+temporary folder that is removed at the end, and every child process is waited for or killed. \`npm run bench\`
+builds \`dist/\` for production first (minified, no source maps: what the VSIX ships), so the views in code-server
+run the code users get; each view section's heading names the build it measured.
 
 ## Latest run
 
