@@ -6,6 +6,7 @@
  * changes no DOM.
  */
 import type { Transcript, TranscriptTurn } from '../src/core/transcript';
+import { SANDBOXED_COMMAND_PROVIDERS } from '../src/core/vocabulary';
 import { renderHeader, renderLoading, renderOrphan, renderWelcome } from './render/chrome';
 import { safely, type RenderErrorSink } from './render/failed';
 import { followOutputs, outputScrolls, type OutputScroll } from './render/follow';
@@ -240,6 +241,7 @@ export class ChatRenderer {
       // Edit and resend: the last prompt, once its reply is over and nothing runs.
       editable: last && turn.status !== 'running' && !state.live.running && !locked,
       files: state.files.get(turn.id),
+      sandboxedCommands: SANDBOXED_COMMAND_PROVIDERS.has(state.session?.provider ?? ''),
     };
   }
 

@@ -112,6 +112,13 @@ export type SentFrom = (typeof SENT_FROM)[number];
 export const PROVIDER_IDS = ['local', 'claude', 'codex', 'openai-compatible', 'vscode-lm'] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
+/**
+ * The agents whose shell commands go through this product's sandbox policy (sandboxPolicy.ts): a
+ * command not on the read-only allowlist raises a boundary request first, so one that ran without a
+ * request was read-only. Claude Code and Codex decide themselves which commands run without asking.
+ */
+export const SANDBOXED_COMMAND_PROVIDERS: ReadonlySet<string> = new Set<ProviderId>(['local', 'openai-compatible', 'vscode-lm']);
+
 /** Kinds of runtime events in a run's ordered ledger. The transcript is rebuilt from these. */
 export const EVENT_KINDS = [
   'text',

@@ -71,6 +71,29 @@ describe('the "Files changed" list', () => {
       { type: 'boundary', id: 'r', invocationId: 'i', kind: 'command', subject: 'touch a', why: 'w', status: 'approved', decision: 'allow_once', closureReason: 'user_decision' } as Item,
     ]);
     assert.match(renderFilesChanged(approved, undefined, false)!.textContent!, /Commands ran in this turn/, 'approved, it ran');
+    // An agent that asks before any command not on the read-only allowlist: a command run without a
+    // request was read-only (a fresh user found the note under every `ls` noise); one approved may have written.
+    assert.equal(renderFilesChanged(ran, undefined, false, false, true), null, 'a read-only command of a sandboxed agent');
+    assert.match(renderFilesChanged(approved, undefined, false, false, true)!.textContent!, /Commands ran in this turn/, 'approved, it may have written');
+    const bash = turn([{ type: 'invocation', id: 'i', tool: 'Bash', summary: 'npm i', status: 'completed', output: '' } as Item]);
+    assert.match(renderFilesChanged(bash, undefined, false)!.textContent!, /Commands ran in this turn/, 'Claude Code runs some commands without asking: any may have written');
+  });
+
+  test("the note follows the chat's agent: none under a read-only command of the local agent, one under Claude Code's", async () => {
+    const { ChatRenderer } = await import('../../webview/render');
+    const { buildSkeleton } = await import('../../webview/layout');
+    const { INITIAL_VIEW_STATE, reduceHostMessage } = await import('../../webview/state');
+    type Item = TranscriptTurn['items'][number];
+    const ls = turn([{ type: 'invocation', id: 'i', tool: 'run', summary: 'ls', status: 'completed', output: 'a.txt' } as Item]);
+    const live = { running: false, actionableRequestIds: [], readOnlyReason: null };
+    const noteIn = (provider: string) => {
+      const sk = buildSkeleton(window.document.createElement('div'));
+      const session = { id: 's1', title: 'ls', provider, createdAt: 1, updatedAt: 1 };
+      new ChatRenderer(sk).render(reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', session, transcript: { turns: [ls] }, hasOlder: false, turnCount: 1, live, queue: [] }));
+      return sk.content.querySelector('.files-note')?.textContent ?? null;
+    };
+    assert.equal(noteIn('local'), null);
+    assert.match(noteIn('claude') ?? '', /Commands ran in this turn/);
   });
 
   test('the view checks and keeps the host\'s checkpoints message; a malformed one is a problem', async () => {

@@ -14,10 +14,19 @@ import { button } from './button';
 /** Tools whose changes checkpoints do not capture (shell commands of the product, Claude and Codex). */
 const COMMAND_TOOLS: ReadonlySet<string> = new Set(['run', 'Bash']);
 
-/** True when the turn ran a shell command (whose file changes are not captured): one that did not `neverRan`. */
-export function ranCommands(turn: TranscriptTurn): boolean {
+/**
+ * True when the turn ran a shell command that may have changed files (their changes are not
+ * captured): one that did not `neverRan`. `sandboxed`: the chat's agent asks before any command not
+ * on the read-only allowlist (`SANDBOXED_COMMAND_PROVIDERS`), so only a command run after an approved
+ * request counts; a read-only `ls` is not worth the note.
+ */
+export function ranCommands(turn: TranscriptTurn, sandboxed = false): boolean {
   const requestsOf = (id: string) => turn.items.filter((r): r is BoundaryItem => r.type === 'boundary' && r.invocationId === id);
-  return turn.items.some((i) => i.type === 'invocation' && COMMAND_TOOLS.has(i.tool) && !neverRan(i, requestsOf(i.id)));
+  return turn.items.some((i) => {
+    if (i.type !== 'invocation' || !COMMAND_TOOLS.has(i.tool)) return false;
+    const requests = requestsOf(i.id);
+    return !neverRan(i, requests) && (!sandboxed || requests.length > 0);
+  });
 }
 
 /** A string that changes whenever what this block shows changes (for the turn's cache key). */
@@ -59,8 +68,8 @@ function fileLine(turnId: string, f: FileChangeView): HTMLElement {
  * its undone changes offer no Redo (they were taken back with the request; Undo and Restore of
  * changes still standing stay offered).
  */
-export function renderFilesChanged(turn: TranscriptTurn, files: TurnFilesView | undefined, running: boolean, replaced = false): HTMLElement | null {
-  const commands = ranCommands(turn);
+export function renderFilesChanged(turn: TranscriptTurn, files: TurnFilesView | undefined, running: boolean, replaced = false, sandboxed = false): HTMLElement | null {
+  const commands = ranCommands(turn, sandboxed);
   if (!files && !commands) return null;
   const note = commands ? h('div', { class: 'files-note' }, 'Commands ran in this turn; files they changed are not listed and cannot be undone here.') : null;
   if (!files) return h('div', { class: 'files-changed' }, note);

@@ -36,6 +36,8 @@ export interface TurnContext {
   readonly editable?: boolean;
   /** The files the turn changed (checkpoints), if any. */
   readonly files?: TurnFilesView;
+  /** The chat's agent asks before commands that are not read-only (`SANDBOXED_COMMAND_PROVIDERS`). */
+  readonly sandboxedCommands?: boolean;
 }
 
 /**
@@ -48,7 +50,7 @@ export function turnKey(turn: TranscriptTurn, ctx: TurnContext): string {
     .map((i) => ('id' in i ? `${i.id}:${ctx.actionableIds.has(i.id) ? 'a' : '-'}${ctx.busyRequestIds.has(i.id) ? 'b' : '-'}` : ''));
   const banner = turn.errorClass ? `${ctx.followedUp ? 'f' : '-'}${ctx.running ? 'r' : '-'}${ctx.busyTurn ? 'b' : '-'}` : '';
   const working = turn.status === 'running' && turn.items.length === 0 ? 'w' : '';
-  return `${pending.join(',')}|${banner}|${working}|${pending.length > 0 && ctx.hostLost ? 'lost' : ''}|${ctx.replaced ? 'x' : ''}${ctx.editable ? 'e' : ''}|${filesKey(ctx.files, ranCommands(turn), ctx.running)}`;
+  return `${pending.join(',')}|${banner}|${working}|${pending.length > 0 && ctx.hostLost ? 'lost' : ''}|${ctx.replaced ? 'x' : ''}${ctx.editable ? 'e' : ''}|${filesKey(ctx.files, ranCommands(turn, ctx.sandboxedCommands), ctx.running)}`;
 }
 
 /** A part of a turn element and what it was built from (`key`); null: the turn has no such part. */
@@ -109,7 +111,7 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext, previous?: HT
   const itemCtx = { actionableIds: ctx.actionableIds, busyRequestIds: ctx.busyRequestIds, hostLost: ctx.hostLost, onError: ctx.onError, restartTold: view?.tone === 'restart' };
   const items: RenderedItems = new Map();
   const itemEls = renderItems(turn.items, itemCtx, parts?.items, items);
-  const files = part(parts?.files, `${filesKey(ctx.files, ranCommands(turn), ctx.running)}|${ctx.replaced ? 'x' : ''}`, () => renderFilesChanged(turn, ctx.files, ctx.running, ctx.replaced));
+  const files = part(parts?.files, `${filesKey(ctx.files, ranCommands(turn, ctx.sandboxedCommands), ctx.running)}|${ctx.replaced ? 'x' : ''}`, () => renderFilesChanged(turn, ctx.files, ctx.running, ctx.replaced, ctx.sandboxedCommands));
   const banner = part(parts?.banner, view ? `${JSON.stringify(view)}|${ctx.busyTurn ? 'b' : ''}` : '', () => (view ? renderErrorBanner(view, turn.id, ctx.busyTurn) : null));
   const children = [
     origin ? h('div', { class: 'turn-origin' }, origin) : null,

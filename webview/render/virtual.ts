@@ -330,8 +330,13 @@ const TAB_REACH_TURNS = 10;
 /** The key of the top spacer (no turn id is empty or starts with a space). */
 const TOP = ' top';
 
-/** The height (px) assumed for a turn before any turn was measured. */
-const ESTIMATED_TURN_PX = 120;
+/**
+ * The height (px) assumed for a turn before any turn was measured (a chat's first pass). Rather too
+ * tall than too short: turns assumed too tall fill less than the viewport, and the pass's next round
+ * mounts the rest (a layout); turns assumed too short mount turns that end up off screen, each one
+ * rendered for nothing (markdown, outputs) while the chat opens.
+ */
+const ESTIMATED_TURN_PX = 320;
 
 function makeSpacer(doc: Document): HTMLElement {
   const el = doc.createElement('div');
