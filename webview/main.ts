@@ -8,8 +8,6 @@ import {
   provideVSCodeDesignSystem, vsCodeButton, vsCodeCheckbox, vsCodeDivider, vsCodeProgressRing, vsCodeTextArea,
 } from '@vscode/webview-ui-toolkit';
 import type { AttachmentRef } from '../src/core/attachments';
-import type { BoundaryDecision } from '../src/core/vocabulary';
-import { BOUNDARY_DECISIONS, isOneOf } from '../src/core/vocabulary';
 import { composerRows, decideSend, isSelectAllKey, isSendKey } from './input';
 import { announcementsFor } from './announcer';
 import { buildSkeleton, setFlag } from './layout';
@@ -23,11 +21,9 @@ import { bannerToReveal } from './reveal';
 import { MAX_RESTORE_PAGES, restoreStep } from './restore';
 import { markRanges, openAround, termRanges } from './highlight';
 import { ScrollPin } from './scroll';
-import { settingToOpen } from './settingLinks';
-import { fileToOpen } from './fileLinks';
+import { handleClick } from './clickActions';
 import {
-  dismissError, INITIAL_VIEW_STATE, markBusy, markHostLost, markOlderAsked, olderPageToAsk, reduceHostMessage, requestBusyKey,
-  sendBlockedReason, turnBusyKey, viewOf, type ViewState,
+  INITIAL_VIEW_STATE, markHostLost, markOlderAsked, olderPageToAsk, reduceHostMessage, sendBlockedReason, viewOf, type ViewState,
 } from './state';
 import { viewErrorReporter } from './viewErrors';
 import { hostMessageProblem } from '../src/protocol/checkHostMessage';
@@ -344,76 +340,16 @@ sk.stop.addEventListener('click', () => {
   sk.composer.focus();
 });
 
-/** Disables the buttons of one group at once (before the re-render catches up). */
-function disableAll(selector: string): void {
-  app.querySelectorAll(selector).forEach((el) => el.setAttribute('disabled', ''));
-}
-
-app.addEventListener('click', (event) => {
-  const target = event.target instanceof Element ? event.target : null;
-  const decisionEl = target?.closest<HTMLElement>('[data-decision]');
-  if (decisionEl) {
-    const requestId = decisionEl.dataset.requestId;
-    const decision = decisionEl.dataset.decision;
-    if (!requestId || !isOneOf<BoundaryDecision>(BOUNDARY_DECISIONS, decision) || decisionEl.hasAttribute('disabled')) return;
-    if (state.busy.has(requestBusyKey(requestId))) return;
-    host.post({ type: 'decide', requestId, decision });
-    disableAll(`[data-decision][data-request-id="${CSS.escape(requestId)}"]`);
-    setState(markBusy(state, requestBusyKey(requestId)));
-    // The clicked button is disabled at once, which dropped the focus: typing went nowhere.
-    sk.composer.focus();
-    return;
-  }
-  const actionEl = target?.closest<HTMLElement>('[data-action]');
-  if (!actionEl || actionEl.hasAttribute('disabled')) return;
-  const action = actionEl.dataset.action;
-  const turnId = actionEl.dataset.turnId;
-  if ((action === 'retry' || action === 'continue') && turnId) {
-    if (state.busy.has(turnBusyKey(turnId))) return;
-    host.post({ type: action, turnId });
-    actionEl.setAttribute('disabled', '');
-    setState(markBusy(state, turnBusyKey(turnId)));
-    scroll.pin();
-  } else if (action === 'copy-code') {
-    const code = actionEl.closest('.code-block')?.querySelector('pre')?.textContent ?? '';
-    // (Blocks get this button only when their text is all they show: render/items.ts.)
-    navigator.clipboard.writeText(code).then(
-      () => {
-        actionEl.textContent = 'Copied';
-        setTimeout(() => (actionEl.textContent = 'Copy'), 1500);
-      },
-      (error: unknown) => setState({ ...state, error: { code: 'copy_failed', message: `The code could not be copied: ${(error as Error).message}` } }),
-    );
-  } else if (action === 'open-setting') {
-    event.preventDefault(); // the link's href is only there to make it a focusable link
-    const id = settingToOpen(actionEl);
-    if (id) host.post({ type: 'openSetting', id });
-  } else if (action === 'open-file') {
-    event.preventDefault(); // the link's href is only there to make it a focusable link
-    const ref = fileToOpen(actionEl);
-    if (ref) host.post({ type: 'openFile', ...ref });
-  } else if (action === 'edit-prompt' && turnId) {
-    const turn = state.transcript.turns.find((t) => t.id === turnId);
-    if (turn) startEdit(turnId, turn.prompt, (turn.attachments ?? []).map(({ kind, path, range }) => ({ kind, path, ...(range ? { range } : {}) })));
-  } else if (action === 'cancel-edit') {
-    promptEdit.cancel();
-  } else if (action === 'open-diff' && turnId && actionEl.dataset.path) {
-    event.preventDefault(); // a link only to be focusable
-    host.post({ type: 'openFileDiff', turnId, path: actionEl.dataset.path });
-  } else if ((action === 'undo-files' || action === 'restore-files') && turnId) {
-    host.post({ type: 'undoFiles', turnId, scope: action === 'undo-files' ? 'turn' : 'from_turn' });
-  } else if (action === 'redo-files' && actionEl.dataset.undoId) {
-    host.post({ type: 'redoFiles', undoId: actionEl.dataset.undoId });
-  } else if (action === 'pick-session') {
-    host.post({ type: 'pickSession' });
-  } else if (action === 'check-journal') {
-    host.post({ type: 'checkJournal' });
-  } else if (action === 'repair-journal') {
-    host.post({ type: 'repairJournal' });
-  } else if (action === 'dismiss-error') {
-    setState(dismissError(state));
-  }
-});
+app.addEventListener('click', (event) => handleClick(event, {
+  root: app,
+  post: (m) => host.post(m),
+  state: () => state,
+  setState,
+  focusComposer: () => sk.composer.focus(),
+  pinToBottom: () => scroll.pin(),
+  startEdit,
+  cancelEdit: () => promptEdit.cancel(),
+}));
 
 renderer.render(state);
 host.post({ type: 'ready' });

@@ -1,7 +1,7 @@
 /**
  * The DOM of the webview tests: one happy-dom Window per test file, installed as the global
- * `window`, `document`, `Node` and `HTMLElement` before the file's tests and removed (window closed)
- * after them. DOMPurify binds to the window it finds when it is first loaded, so the globals are set
+ * `window`, `document`, `Node`, `Element`, `HTMLElement`, `HTMLAnchorElement` and `CSS` before the
+ * file's tests and removed (window closed) after them. DOMPurify binds to the window it finds when it is first loaded, so the globals are set
  * before any test renders.
  */
 import { after, before } from 'node:test';
@@ -9,7 +9,7 @@ import { Window } from 'happy-dom';
 import type { SessionRecord } from '../../src/core/events';
 
 /** The globals a rendering test needs. */
-const GLOBALS = ['window', 'document', 'Node', 'HTMLElement'] as const;
+const GLOBALS = ['window', 'document', 'Node', 'Element', 'HTMLElement', 'HTMLAnchorElement', 'CSS'] as const;
 
 /** A chat record the views render (title `A chat`, provider `local`). */
 export const session: SessionRecord = { id: 's1', title: 'A chat', provider: 'local', createdAt: 1, updatedAt: 1 };
@@ -22,7 +22,10 @@ export function useHappyDom(): Window {
     globals.window = window;
     globals.document = window.document;
     globals.Node = window.Node;
+    globals.Element = window.Element;
     globals.HTMLElement = window.HTMLElement;
+    globals.HTMLAnchorElement = window.HTMLAnchorElement;
+    globals.CSS = window.CSS;
   });
   after(async () => {
     for (const k of GLOBALS) delete globals[k];
