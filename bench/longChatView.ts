@@ -16,7 +16,8 @@
  * Then a second window (B, another browser tab on the same server) opens the long chat, and `cards`
  * times A sends a command that needs approval and decides its card (Allow once) with the mouse: the
  * click → A's buttons disabled, → A's card painted with its outcome, → B's card painted without
- * buttons. Times are taken inside the pages (longChatProbe.ts), ms.
+ * buttons. Then both windows show the short chat and A decides half as many cards there, side by
+ * side. Times are taken inside the pages (longChatProbe.ts), ms.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -81,6 +82,8 @@ export interface LongChatViewResult {
   /** Window B: Enter → last turn painted (B's host opens the chat for the first time). */
   readonly openInB: OpenTimes;
   readonly decisions: DecisionTimes[];
+  /** The same decisions with both windows showing the short chat (absent in older results). */
+  readonly decisionsShort?: DecisionTimes[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -204,7 +207,10 @@ async function measureReloads(a: Page, t: Targets, o: ViewOptions, log: (line: s
   return { reloadShort, reloadLong, reloadBlank };
 }
 
-/** Window B (another browser profile) opens the long chat; A decides `o.cards` cards while B watches. */
+/**
+ * Window B (another browser profile) opens the long chat; A decides `o.cards` cards while B watches.
+ * Then both show the short chat and A decides half as many there: the same update, side by side.
+ */
 async function measureCards(browser: Browser, server: CodeServer, a: Page, t: Targets, o: ViewOptions, log: (line: string) => void) {
   // Another browser profile: in the same one, B's workbench would restore A's layout, tabs included.
   const contextB = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -214,9 +220,20 @@ async function measureCards(browser: Browser, server: CodeServer, a: Page, t: Ta
   await waitForWorkbench(b, o.timeoutMs);
   const openInB = await openChatTimed(b, t.long.title, t.long.last, o.timeoutMs);
   log(`[long chat view] window B: long chat painted in ${openInB.paintedMs.toFixed(0)} ms (skeleton ${openInB.skeletonMs.toFixed(0)})`);
+  const decisions = await decideCards(a, b, o.cards, 'long', o, log);
+  await a.bringToFront();
+  await showTab(a, t.short.title, t.short.last, o.timeoutMs);
+  await b.bringToFront();
+  await openChatTimed(b, t.short.title, t.short.last, o.timeoutMs);
+  const decisionsShort = await decideCards(a, b, Math.max(1, Math.ceil(o.cards / 2)), 'short', o, log);
+  return { openInB, decisions, decisionsShort };
+}
+
+/** In the chat both windows show, A sends `count` commands that ask first and decides each card while B watches. */
+async function decideCards(a: Page, b: Page, count: number, chat: 'long' | 'short', o: ViewOptions, log: (line: string) => void): Promise<DecisionTimes[]> {
   const decisions: DecisionTimes[] = [];
-  for (let i = 1; i <= o.cards; i++) {
-    const command = `touch card-${i}.txt && echo card-${i}-done`;
+  for (let i = 1; i <= count; i++) {
+    const command = `touch card-${chat}-${i}.txt && echo card-${chat}-${i}-done`;
     await a.bringToFront();
     await sendPrompt(a, `run ${command}`, o.timeoutMs);
     const id = await pendingCardId(a, command, o.timeoutMs);
@@ -224,11 +241,11 @@ async function measureCards(browser: Browser, server: CodeServer, a: Page, t: Ta
     const d = await decideTimed(a, b, id, o.timeoutMs);
     decisions.push(d);
     const work = d.viewWorkBMs === undefined ? '' : `; B's view ${d.viewWorkBMs.toFixed(1)} ms (messages ${d.messagesBMs?.toFixed(1)}, ${d.rendersB} renders, longest ${d.longestRenderBMs?.toFixed(1)})`;
-    log(`[long chat view] card ${i}: disabled ${d.disabledMs.toFixed(1)} ms, A decided ${d.decidedAMs.toFixed(0)} ms, B cleared ${d.clearedBMs.toFixed(0)} ms${work}`);
-    await chatFrame(a).locator('pre.output', { hasText: `card-${i}-done` }).first().waitFor({ state: 'visible', timeout: o.timeoutMs });
+    log(`[long chat view] ${chat} chat, card ${i}: disabled ${d.disabledMs.toFixed(1)} ms, A decided ${d.decidedAMs.toFixed(0)} ms, B cleared ${d.clearedBMs.toFixed(0)} ms${work}`);
+    await chatFrame(a).locator('pre.output', { hasText: `card-${chat}-${i}-done` }).first().waitFor({ state: 'visible', timeout: o.timeoutMs });
     await chatFrame(a).locator('#send').waitFor({ state: 'visible', timeout: o.timeoutMs });
   }
-  return { openInB, decisions };
+  return decisions;
 }
 
 /** Which build `dist/` holds in `extensionPath`: esbuild.mjs links a source map only in development. */
