@@ -155,8 +155,11 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
     await runCommand(page, 'Agent Chats: Delete Chat…', TIMEOUTS.ui);
     const dialog = page.locator('.monaco-dialog-box');
     await visible(dialog.filter({ hasText: title }), `a modal dialog naming "${title}"`, TIMEOUTS.ui);
-    const focused = (await page.evaluate(() => document.activeElement?.textContent ?? '')).trim();
-    if (focused !== 'Keep Chat') throw new Error(`the dialog's focused button (Enter) is "${focused}", expected "Keep Chat"`);
+    // The dialog takes the focus a moment after it shows: wait until a button in it has it, then judge which.
+    const inDialog = () => page.evaluate(() => document.activeElement?.closest('.monaco-dialog-box') ? (document.activeElement.textContent ?? '').trim() : null);
+    let focused = await inDialog();
+    for (const deadline = Date.now() + TIMEOUTS.ui; focused === null && Date.now() < deadline; focused = await inDialog()) await page.waitForTimeout(50);
+    if (focused !== 'Keep Chat') throw new Error(`the dialog's focused button (Enter) is ${focused === null ? 'none: the focus is outside the dialog' : `"${focused}"`}, expected "Keep Chat"`);
     await page.keyboard.press('Enter');
     await dialog.waitFor({ state: 'hidden', timeout: TIMEOUTS.ui });
     await visible(frame.locator('.message.user', { hasText: JOURNEY_COMMAND }).first(), 'the chat, still there after Enter', TIMEOUTS.ui);
