@@ -114,7 +114,9 @@ export class ChatPanel {
       const m = typeof message === 'function' ? await message() : message;
       if (m && !this.disposed) {
         await this.panel.webview.postMessage({ ...m, seq: ++this.seq });
-        if (m.type === 'snapshot' || m.type === 'live') {
+        // A change from another window carries the live state too: the status bar and the running
+        // context key must read what the view now shows.
+        if (m.type === 'snapshot' || m.type === 'live' || (m.type === 'changes' && m.live)) {
           this.lastLive = m.live;
           this.host.panelStateChanged?.(this);
         }

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MIGRATIONS } from '../../src/journal/schema';
 import { loadSqlJs } from '../../src/journal/sqljs';
-import { newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
+import { pickAgentForNewChat, runCommand, waitForWorkbench } from '../harness/codeServer';
 import { TIMEOUTS, type JourneyContext } from './restartJourney';
 import { stepper, visible } from './steps';
 
@@ -79,7 +79,8 @@ export async function brokenJournalJourney(ctx: JourneyContext): Promise<void> {
   });
 
   await step('new-chat-refused', async () => {
-    await newChatFromPalette(page, 'Local agent', TIMEOUTS.ui);
+    // No tab may open: the journal refuses the chat.
+    await pickAgentForNewChat(page, 'Local agent', TIMEOUTS.ui);
     // The refusal repeats the sentence already shown, which VS Code folds into that notification:
     // look in the notification center, and for the chat tab that must not have opened.
     await runCommand(page, 'Notifications: Show Notifications', TIMEOUTS.ui);

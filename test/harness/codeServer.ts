@@ -561,20 +561,41 @@ export function withTimeout<T>(p: Promise<T>, ms: number, message: string): Prom
  * @throws Error when the picker or the row does not show, or no new tab opens, within `timeoutMs`.
  */
 export async function newChatFromPalette(page: Page, agent = 'Local agent', timeoutMs = 45_000): Promise<void> {
-  const tabs = page.locator('.part.editor .tabs-container .tab');
-  const before = await tabs.count();
+  const before = await chatTabsOpen(page);
+  await pickAgentForNewChat(page, agent, timeoutMs);
+  await newChatTabOpened(page, before, timeoutMs);
+}
+
+/** How many editor tabs are open (every group): what `newChatTabOpened` compares with. */
+export function chatTabsOpen(page: Page): Promise<number> {
+  return page.locator('.part.editor .tabs-container .tab').count();
+}
+
+/**
+ * The palette's "Agent Chats: New Chat" and `agent`'s row of its picker, and nothing more: for a
+ * journey where no tab may open (a read-only journal refuses the chat).
+ * @throws Error when the picker or the row does not show within `timeoutMs`.
+ */
+export async function pickAgentForNewChat(page: Page, agent: string, timeoutMs: number): Promise<void> {
   await runCommand(page, 'Agent Chats: New Chat', timeoutMs);
   const input = page.locator('.quick-input-widget input.input');
   await input.waitFor({ state: 'visible', timeout: timeoutMs });
   await input.fill(agent);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: agent }).first().waitFor({ state: 'visible', timeout: timeoutMs });
   await input.press('Enter');
+}
+
+/**
+ * Waits until more than `before` tabs are open and the active one is a new chat's.
+ * @throws Error when that does not happen within `timeoutMs`.
+ */
+export async function newChatTabOpened(page: Page, before: number, timeoutMs: number): Promise<void> {
   // The tab opens after the journal has the chat. Until then the previous chat's view is the
   // visible one, and a caller's next locator would type into it (a CI run once sent "the second
   // chat's" message from the first tab and waited on an empty new one).
   await page.locator('.part.editor .tabs-container .tab.active', { hasText: 'New chat' }).first().waitFor({ state: 'visible', timeout: timeoutMs });
   const deadline = Date.now() + timeoutMs;
-  while ((await tabs.count()) <= before) {
+  while ((await chatTabsOpen(page)) <= before) {
     if (Date.now() > deadline) throw new Error(`New Chat opened no tab within ${timeoutMs / 1000} s (${before} before)`);
     await page.waitForTimeout(50);
   }
