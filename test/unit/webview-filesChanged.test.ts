@@ -96,6 +96,23 @@ describe('the "Files changed" list', () => {
     assert.match(noteIn('claude') ?? '', /Commands ran in this turn/);
   });
 
+  test('Undo pressed from the keyboard: the focus goes to the Redo that replaces it, not to the page', async () => {
+    const { renderTurn } = await import('../../webview/render/turn');
+    const ctx = { actionableIds: new Set<string>(), busyRequestIds: new Set<string>(), busyTurn: false, followedUp: false, running: false };
+    const el = renderTurn(turn(), { ...ctx, files });
+    window.document.body.replaceChildren(el);
+    el.querySelector<HTMLElement>('[data-action="undo-files"]')!.focus();
+    assert.equal(window.document.activeElement?.getAttribute('data-action'), 'undo-files', 'precondition: Undo has the focus');
+    const after = renderTurn(turn(), { ...ctx, files: { ...files, undoneBy: 'u1' } }, el);
+    assert.equal(after, el, 'patched in place');
+    assert.equal(window.document.activeElement?.getAttribute('data-action'), 'redo-files');
+    // A part rebuilt while the focus is elsewhere leaves the focus where it is.
+    const composer = window.document.body.appendChild(window.document.createElement('textarea'));
+    composer.focus();
+    renderTurn(turn(), { ...ctx, files }, el);
+    assert.equal(window.document.activeElement, composer);
+  });
+
   test('the view checks and keeps the host\'s checkpoints message; a malformed one is a problem', async () => {
     const { hostMessageProblem } = await import('../../src/protocol/checkHostMessage');
     const { INITIAL_VIEW_STATE, reduceHostMessage } = await import('../../webview/state');

@@ -77,6 +77,11 @@ interface TurnParts {
 /** The parts of each turn element rendered (weak: an element dropped from the renderer's cache goes). */
 const partsOf = new WeakMap<HTMLElement, TurnParts>();
 
+/** Focuses the first enabled button of `el` (a part built again that replaced the focused one), else its first link. */
+function focusReplacement(el: HTMLElement | null): void {
+  (el?.querySelector<HTMLElement>('button:not([disabled])') ?? el?.querySelector<HTMLElement>('a[href]'))?.focus();
+}
+
 /** `previous` when its key is `key`, else a part built now. */
 function part(previous: Part | undefined, key: string, build: () => HTMLElement | null): Part {
   return previous && previous.key === key ? previous : { key, el: build() };
@@ -120,8 +125,11 @@ export function renderTurn(turn: TranscriptTurn, ctx: TurnContext, previous?: HT
     turn.status === 'running' && turn.items.length === 0 ? h('div', { class: 'agent-working' }, h('vscode-progress-ring', { class: 'inline-ring' }), 'Working…') : null,
     files.el, banner.el,
   ].filter((el): el is HTMLElement => el !== null);
+  // A keyboard user's focus on a part built again (Undo became Redo) goes to its replacement, not the page.
+  const focusedPart = parts && [parts.files, parts.banner].find((p) => p !== files && p !== banner && p.el?.contains(section.ownerDocument.activeElement));
   if (parts) reconcileChildren(body, children);
   else append(body, children);
+  if (focusedPart) focusReplacement(focusedPart === parts?.files ? files.el : banner.el);
   partsOf.set(section, { replaced: !!ctx.replaced, body, prompt: turn.prompt, promptEl, attachments: turn.attachments, attachmentsEl, edit, items, files, banner });
   return section;
 }
