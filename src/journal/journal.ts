@@ -42,6 +42,11 @@ export interface OpenJournalOptions extends StoreTuning {
   readonly workerPath: string;
   /** How often to look for other windows' commits (default 50 ms). */
   readonly pollIntervalMs?: number;
+  /**
+   * Whether a change in the journal's folder wakes a catch-up at once (default true; commitWatch.ts).
+   * False leaves the poll alone: tests that stage one interleaving of two windows set it.
+   */
+  readonly watchFolder?: boolean;
   /** How long `close` lets the worker exit by itself before terminating it, and then waits again (ms; default 3000). */
   readonly closeGraceMs?: number;
   /**
@@ -111,6 +116,7 @@ export class Journal {
       file: options.file,
       wasmPath: options.wasmPath,
       pollIntervalMs: options.pollIntervalMs ?? 50,
+      watchFolder: options.watchFolder ?? true,
       // Zeros and false pass too: the worker keeps its defaults for them (workerOpen.ts).
       ...optionsToPass(options, ['rotateAtBytes', 'preallocBytes', 'lockTimeoutMs', 'faultInjection', 'integrityCheckDelayMs', 'leaseMs', 'leaseIdleMs']),
       precompiledWasm: true,

@@ -99,7 +99,7 @@ export class JournalWorker {
     this.checkTimer.unref?.();
     this.poll = setInterval(() => this.pollOnce(), options.pollIntervalMs);
     // Another window's commit reaches this one's views at once rather than up to a poll later.
-    this.watch = watchCommits(options.file, () => {
+    this.watch = options.watchFolder === false ? undefined : watchCommits(options.file, () => {
       if (!this.closed) this.pollOnce();
     }, (error) => post({ kind: 'log', line: `[journal] watching the journal's folder failed (other windows' changes still arrive every ${options.pollIntervalMs} ms): ${error.message}` }));
     this.queue = new WriteQueue(

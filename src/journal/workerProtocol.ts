@@ -27,6 +27,8 @@ export interface WorkerOpenOptions extends StoreTuning {
   readonly wasmPath: string;
   /** How often the worker looks for other processes' commits. */
   readonly pollIntervalMs: number;
+  /** Whether a change in the journal's folder wakes a catch-up (commitWatch.ts); absent: true. */
+  readonly watchFolder?: boolean;
   /** True: the first message is `{kind: 'wasm'}` with sql.js's WASM compiled by the opener. */
   readonly precompiledWasm?: boolean;
 }

@@ -68,7 +68,7 @@ describe('changes from another window in the view of the window driving the run'
         ctx.signal.addEventListener('abort', () => resolve({ status: 'completed' }));
       }),
     };
-    // Window A never polls, and its journal calls are listed: B's commit reaches A through A's next write.
+    // Window A never polls nor watches its folder, and its journal calls are listed: B's commit reaches A through A's next write.
     const calls: string[] = [];
     const listed = (j: Journal): Journal => new Proxy(j, {
       get(target, key) {
@@ -77,7 +77,7 @@ describe('changes from another window in the view of the window driving the run'
         return (op: string, ...args: unknown[]) => (calls.push(`${key} ${op}`), (value as (...a: unknown[]) => unknown).call(target, op, ...args));
       },
     });
-    const a = await openRuntime({ workspace, instance: 'window-a', agentFor: () => agent, journal: { pollIntervalMs: 3_600_000 }, wrap: listed });
+    const a = await openRuntime({ workspace, instance: 'window-a', agentFor: () => agent, journal: { pollIntervalMs: 3_600_000, watchFolder: false }, wrap: listed });
     const b = await openLocal({ file: a.file, workspace, instance: 'window-b' });
     const panels = new ChatPanels(Promise.resolve(a.runtime), {} as never, () => undefined, {} as never);
     const binding = panels.bind(a.runtime);

@@ -56,9 +56,9 @@ describe('the fence: generation names reused', () => {
    */
   it('a window keeps writing into a log another window quarantined (generation name reused)', async () => {
     const file = path.join(tempDir(), 'journal.sqlite');
-    // a's poll is slowed to make the race deterministic: with a 20-50 ms poll, a catch-up that
+    // a's poll is slowed and its folder not watched to make the race deterministic: with a 20-50 ms poll, a catch-up that
     // runs between b's quarantine and b's first rotation reloads (the name is briefly absent).
-    const a = await openJournal(file, { pollIntervalMs: 60_000, integrityCheckDelayMs: 60_000 });
+    const a = await openJournal(file, { pollIntervalMs: 60_000, watchFolder: false, integrityCheckDelayMs: 60_000 });
     try {
       assert.ok((await a.write('createSession', session('a1'))).ok);
       // The snapshot's first page is damaged on disk (after a loaded it).
@@ -92,7 +92,7 @@ describe('read-only: a newer schema reached through a write\'s catch-up', () => 
    */
   it('Journal.readOnly turns true when a write\'s catch-up replayed a newer migration', async () => {
     const file = path.join(tempDir(), 'journal.sqlite');
-    const old = await openJournal(file, { pollIntervalMs: 60_000 });
+    const old = await openJournal(file, { pollIntervalMs: 60_000, watchFolder: false });
     try {
       await logAsNewerBuild(file, ['ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0', `PRAGMA user_version = ${SCHEMA_VERSION + 1}`]);
       const w = await old.write('createSession', session('x'));

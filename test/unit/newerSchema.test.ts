@@ -17,11 +17,11 @@ describe("a newer build's schema: an older build turns read-only", () => {
    * catch-up is what applies another process's newer migration — so the first write after a newer
    * build migrated (within the 50 ms poll interval) runs against schema 2 and is committed by this
    * schema-1 build. ("An older build that replays a newer build's migration turns read-only at that
-   * moment.") The poll is slowed here only to make the race deterministic.
+   * moment.") The poll is slowed (and the folder not watched) only to make the race deterministic.
    */
   it('an older build never writes after replaying a newer migration', async () => {
     const file = path.join(tempDir(), 'journal.sqlite');
-    const old = await openJournal(file, { pollIntervalMs: 60_000 });
+    const old = await openJournal(file, { pollIntervalMs: 60_000, watchFolder: false });
     try {
       await logAsNewerBuild(file, ['ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0', `PRAGMA user_version = ${SCHEMA_VERSION + 1}`]);
       const w = await old.write('createSession', session('written-by-old-build'));
