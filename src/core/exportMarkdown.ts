@@ -16,7 +16,7 @@ import type { SessionRecord } from './events';
 import { describeErrorClass, errorClassShortLabel, isRestartErrorClass, settledRequestText } from './errorClassWords';
 import {
   boundaryKindLabel, codeSpan, DECISION_LABELS, oneLine, elapsedLabel, invocationDetail, invocationStatusLabel, providerName, turnOriginLabel,
-  neverRan, type BoundaryItem, type InvocationItem,
+  neverRan, requestsByInvocation, type BoundaryItem, type InvocationItem,
 } from './labels';
 import { escapeText, fencedBlock, markdownWithoutHtml, quote } from './markdownText';
 import { MAX_INVOCATION_OUTPUT_CHARS, type Transcript, type TranscriptItem, type TranscriptTurn } from './transcript';
@@ -134,11 +134,7 @@ function attachmentsToMarkdown(attachments: readonly AttachmentView[]): string {
  * turn is written with that invocation (before its output), not at its own place.
  */
 function itemsToMarkdown(items: readonly TranscriptItem[]): string[] {
-  const invocationIds = new Set(items.flatMap((i) => (i.type === 'invocation' ? [i.id] : [])));
-  const requestsOf = new Map<string, BoundaryItem[]>();
-  for (const item of items) {
-    if (item.type === 'boundary' && item.invocationId && invocationIds.has(item.invocationId)) requestsOf.set(item.invocationId, [...(requestsOf.get(item.invocationId) ?? []), item]);
-  }
+  const { invocationIds, requestsOf } = requestsByInvocation(items);
   return items.flatMap((item): string[] => {
     switch (item.type) {
       case 'text':

@@ -25,6 +25,28 @@ export function neverRan(item: InvocationItem, requests: readonly BoundaryItem[]
   return item.status === 'denied' || item.status === 'awaiting_approval' || requests.some((r) => r.status !== 'approved');
 }
 
+/**
+ * A turn's boundary requests grouped by the invocation of the same turn that made them
+ * (`requestsOf`, each list in ledger order), and the ids of the turn's invocations
+ * (`invocationIds`): a request whose invocation is in the turn is shown with that invocation, not at
+ * its own place. One pass over `items`.
+ */
+export function requestsByInvocation(items: readonly TranscriptItem[]): {
+  readonly invocationIds: ReadonlySet<string>;
+  readonly requestsOf: ReadonlyMap<string, readonly BoundaryItem[]>;
+} {
+  const invocationIds = new Set<string>();
+  for (const item of items) if (item.type === 'invocation') invocationIds.add(item.id);
+  const requestsOf = new Map<string, BoundaryItem[]>();
+  for (const item of items) {
+    if (item.type !== 'boundary' || !item.invocationId || !invocationIds.has(item.invocationId)) continue;
+    const list = requestsOf.get(item.invocationId);
+    if (list) list.push(item);
+    else requestsOf.set(item.invocationId, [item]);
+  }
+  return { invocationIds, requestsOf };
+}
+
 /** Words shown on a pending request the user cannot decide from this window. */
 export const NOT_ACTIONABLE_TEXT = 'Waiting in another window or no longer answerable';
 

@@ -5,7 +5,7 @@
  * VS Code's diff (`data-action="open-diff"`). Then Undo changes of this turn and Restore to before
  * this turn, or Redo when an undo stands. A turn that ran commands says their changes are not listed.
  */
-import { neverRan, type BoundaryItem } from '../../src/core/labels';
+import { neverRan, requestsByInvocation } from '../labels';
 import type { TranscriptTurn } from '../../src/core/transcript';
 import type { FileChangeView, TurnFilesView } from '../../src/protocol/messages';
 import { h } from '../dom';
@@ -21,10 +21,10 @@ const COMMAND_TOOLS: ReadonlySet<string> = new Set(['run', 'Bash']);
  * request counts; a read-only `ls` is not worth the note.
  */
 export function ranCommands(turn: TranscriptTurn, sandboxed = false): boolean {
-  const requestsOf = (id: string) => turn.items.filter((r): r is BoundaryItem => r.type === 'boundary' && r.invocationId === id);
+  const { requestsOf } = requestsByInvocation(turn.items);
   return turn.items.some((i) => {
     if (i.type !== 'invocation' || !COMMAND_TOOLS.has(i.tool)) return false;
-    const requests = requestsOf(i.id);
+    const requests = requestsOf.get(i.id) ?? [];
     return !neverRan(i, requests) && (!sandboxed || requests.length > 0);
   });
 }

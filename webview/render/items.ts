@@ -6,7 +6,7 @@ import type { TranscriptItem } from '../../src/core/transcript';
 import { errorClassShortLabel } from '../errorClassView';
 import { h } from '../dom';
 import type { BoundaryDecision } from '../../src/core/vocabulary';
-import { boundaryKindLabel, DECISION_LABELS, describeBoundary, elapsedLabel, invocationBadgeStatus, invocationDetail, invocationStatusLabel, PROCESS_GROUP_STOPPED_TEXT, type BoundaryItem, type InvocationItem } from '../labels';
+import { boundaryKindLabel, DECISION_LABELS, describeBoundary, elapsedLabel, invocationBadgeStatus, invocationDetail, invocationStatusLabel, PROCESS_GROUP_STOPPED_TEXT, requestsByInvocation, type BoundaryItem, type InvocationItem } from '../labels';
 import { markdownFragment } from '../markdown';
 import { linkSettings } from '../settingLinks';
 import { fileLink, linkFiles } from '../fileLinks';
@@ -220,12 +220,7 @@ function itemKey(item: TranscriptItem, requests: readonly BoundaryItem[], ctx: I
  * item only. `rendered` gets every item's element.
  */
 export function renderItems(items: readonly TranscriptItem[], ctx: ItemContext, previous?: RenderedItems, rendered?: RenderedItems): HTMLElement[] {
-  const invocationIds = new Set(items.flatMap((i) => (i.type === 'invocation' ? [i.id] : [])));
-  const requestsOf = new Map<string, BoundaryItem[]>();
-  for (const item of items) {
-    if (item.type !== 'boundary' || !item.invocationId || !invocationIds.has(item.invocationId)) continue;
-    requestsOf.set(item.invocationId, [...(requestsOf.get(item.invocationId) ?? []), item]);
-  }
+  const { invocationIds, requestsOf } = requestsByInvocation(items);
   return items.flatMap((item) => {
     if (item.type === 'boundary' && item.invocationId && invocationIds.has(item.invocationId)) return [];
     const requests = item.type === 'invocation' ? requestsOf.get(item.id) ?? [] : [];
