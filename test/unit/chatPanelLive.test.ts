@@ -4,21 +4,24 @@
  * a state read before the snapshot never lands after it and undoes it (a Stop that stays visible);
  * and the live state a `changes` message carries is the one the window's status (status bar, the
  * running context key) reads, as a snapshot's or a `live` message's is.
- * ChatPanel is host code: `vscode` is replaced by the little its constructor touches.
+ * ChatPanel is host code: `vscode` and the WebviewPanel are the stand-ins of fakePanels.ts.
  */
 import { strict as assert } from 'node:assert';
-import Module from 'node:module';
 import { describe, it } from 'node:test';
-import type { HostMessage, LiveState } from '../../src/protocol/messages';
+import type { LiveState } from '../../src/protocol/messages';
+import { ChatPanel, fakePanel } from './fakePanels';
 
-type Loader = (request: string, parent: unknown, isMain: boolean) => unknown;
-const moduleWithLoad = Module as unknown as { _load: Loader };
-const realLoad = moduleWithLoad._load;
-moduleWithLoad._load = (request, parent, isMain) =>
-  request === 'vscode' ? { Uri: { joinPath: () => ({}) } } : realLoad(request, parent, isMain);
-// Loaded after the stand-in is in place (a static import would load the real `vscode` first).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ChatPanel } = require('../../src/host/chatPanel') as typeof import('../../src/host/chatPanel');
+const session = { id: 'chat-1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
+const idle: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };
+const mark = { eventId: 0, turnRow: 0, turns: 0 };
+/** The runtime's answers a snapshot of an empty chat reads (`liveState` as given). */
+const emptyChat = (liveState: () => Promise<LiveState>) => ({
+  getSession: async () => session, transcriptPage: async () => ({ transcript: { turns: [] }, hasOlder: false, turnCount: 0, mark }), liveState, queue: async () => [],
+});
+/** The panel's host around `runtime`; `panelStateChanged` hears what the tab's status reads. */
+const hostOf = (runtime: object, panelStateChanged?: (p: { live: LiveState | undefined }) => void) => ({
+  runtime, extensionUri: {}, log: () => undefined, pickSessionFor: async () => undefined, panelDisposed: () => undefined, ...(panelStateChanged ? { panelStateChanged } : {}),
+});
 
 /** A promise with its resolve function. */
 function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
@@ -29,21 +32,12 @@ function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
 
 describe('chat panel live state', () => {
   it('drops a carried live state read before a snapshot that began before it arrived', async () => {
-    const posted: HostMessage[] = [];
-    const webview = { html: 'shown', options: {}, onDidReceiveMessage: () => ({ dispose: () => undefined }), postMessage: async (m: HostMessage) => posted.push(m) };
-    const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined };
-    const session = { id: 'chat-1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
+    const { panel, posted } = fakePanel();
     const running: LiveState = { running: true, actionableRequestIds: [], readOnlyReason: null };
-    const idle: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };
     const sessionRead = deferred<typeof session>();
-    const runtime = {
-      getSession: () => sessionRead.promise,
-      transcriptPage: async () => ({ transcript: { turns: [] }, hasOlder: false, turnCount: 0, mark: { eventId: 0, turnRow: 0, turns: 0 } }),
-      liveState: async () => idle, // what the journal says once the snapshot reads it: the run ended
-      queue: async () => [],
-    };
-    const host = { runtime, extensionUri: {}, log: () => undefined, pickSessionFor: async () => undefined, panelDisposed: () => undefined };
-    const chat = new ChatPanel(panel as never, 'chat-1', host as never);
+    // What the journal says once the snapshot reads it: the run ended.
+    const runtime = { ...emptyChat(async () => idle), getSession: () => sessionRead.promise };
+    const chat = new ChatPanel(panel as never, 'chat-1', hostOf(runtime) as never);
 
     // The runtime begins reading the live state (the run is still in flight)…
     const liveReadAt = performance.now();
@@ -63,15 +57,9 @@ describe('chat panel live state', () => {
   });
 
   it('posts a carried live state read after the last snapshot began', async () => {
-    const posted: HostMessage[] = [];
-    const webview = { html: 'shown', options: {}, onDidReceiveMessage: () => ({ dispose: () => undefined }), postMessage: async (m: HostMessage) => posted.push(m) };
-    const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined };
-    const session = { id: 'chat-1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
+    const { panel, posted } = fakePanel();
     const running: LiveState = { running: true, actionableRequestIds: ['r-1'], readOnlyReason: null };
-    const idle: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };
-    const runtime = { getSession: async () => session, transcriptPage: async () => ({ transcript: { turns: [] }, hasOlder: false, turnCount: 0, mark: { eventId: 0, turnRow: 0, turns: 0 } }), liveState: async () => idle, queue: async () => [] };
-    const host = { runtime, extensionUri: {}, log: () => undefined, pickSessionFor: async () => undefined, panelDisposed: () => undefined };
-    const chat = new ChatPanel(panel as never, 'chat-1', host as never);
+    const chat = new ChatPanel(panel as never, 'chat-1', hostOf(emptyChat(async () => idle)) as never);
     await chat.sendSnapshot();
     await chat.sendLive(running, performance.now());
     assert.deepEqual(posted.map((m) => m.type), ['snapshot', 'live']);
@@ -79,27 +67,12 @@ describe('chat panel live state', () => {
   });
 
   it("takes the live state of another window's change as the tab's, for the status bar and the Stop key", async () => {
-    const posted: HostMessage[] = [];
-    const webview = { html: 'shown', options: {}, onDidReceiveMessage: () => ({ dispose: () => undefined }), postMessage: async (m: HostMessage) => posted.push(m) };
-    const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined };
-    const session = { id: 'chat-1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
+    const { panel, posted } = fakePanel();
     const running: LiveState = { running: true, actionableRequestIds: ['r-1'], readOnlyReason: null };
-    const idle: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };
     let now = idle;
-    const mark = { eventId: 0, turnRow: 0, turns: 0 };
-    const runtime = {
-      getSession: async () => session,
-      transcriptPage: async () => ({ transcript: { turns: [] }, hasOlder: false, turnCount: 0, mark }),
-      changesWithSession: async () => ({ changes: { updates: [], turnCount: 0, mark }, session }),
-      liveState: async () => now,
-      queue: async () => [],
-    };
+    const runtime = { ...emptyChat(async () => now), changesWithSession: async () => ({ changes: { updates: [], turnCount: 0, mark }, session }) };
     const seen: (LiveState | undefined)[] = [];
-    const host = {
-      runtime, extensionUri: {}, log: () => undefined, pickSessionFor: async () => undefined, panelDisposed: () => undefined,
-      panelStateChanged: (p: { live: LiveState | undefined }) => seen.push(p.live),
-    };
-    const chat = new ChatPanel(panel as never, 'chat-1', host as never);
+    const chat = new ChatPanel(panel as never, 'chat-1', hostOf(runtime, (p) => seen.push(p.live)) as never);
     await chat.sendSnapshot();
     assert.deepEqual(chat.live, idle);
 
