@@ -12,12 +12,14 @@
  *    skeleton shown → the chat's last turn painted; then with a blank webview's tab active (the bench's
  *    floor extension restores static HTML): VS Code's part of any restored webview;
  * 4. the mouse wheel scrolls the transcript to its first turn: the view's animation-frame deltas and
- *    long tasks (in the chat's content frame);
+ *    long tasks (in the chat's content frame), and from a trace the tasks of the renderer thread
+ *    running it by CPU time and by wall clock;
  * Then a second window (B, another browser tab on the same server) opens the long chat, and `cards`
  * times A sends a command that needs approval and decides its card (Allow once) with the mouse: the
  * click → A's buttons disabled, → A's card painted with its outcome, → B's card painted without
  * buttons. Then both windows show the short chat and A decides half as many cards there, side by
- * side. Times are taken inside the pages (longChatProbe.ts), ms.
+ * side. Times are taken inside the pages (longChatProbe.ts), ms. Last, with code-server stopped, the
+ * view alone decides cards in a 10- and a 5,000-turn chat (viewUpdate.ts): the webview's own cost.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -27,6 +29,8 @@ import { chatFrame, copyDir, ensureInstalled, installExtension, launchBrowser, r
 import { extensionHostPids } from '../test/e2e/hostCrashJourney';
 import { chatContentFrame, installProbe } from './longChatProbe';
 import { firstTurnId, lastTurnId, seedLongChats, seededChats } from './longChatSeed';
+import { busiestRendererTasks, readTaskEvents, type TraceEvent } from './viewPage';
+import { runViewUpdate, type ViewUpdateResult } from './viewUpdate';
 import { closeActiveEditor, decideTimed, openBlankTimed, openChatTimed, pendingCardId, reloadTimed, rssOf, scrollToTopTimed, sendPrompt, showTab, turnSelector, type DecisionTimes, type OpenTimes, type ReloadTimes, type ScrollResult } from './longChatSteps';
 
 /** Options of one run. */
@@ -79,11 +83,28 @@ export interface LongChatViewResult {
   readonly reloadBlank?: ReloadTimes;
   /** Scrolling up: `heightPx`, the transcript's scrollHeight before; `wheelPx`, each wheel step. */
   readonly scroll: ScrollResult & { readonly heightPx: number; readonly wheelPx: number };
+  /**
+   * The same scroll's tasks on the renderer main thread that ran the chat's frame (and the
+   * workbench's, which shares it), from a trace: by CPU (thread) time, which waiting for a core does
+   * not inflate, and by wall clock (ms; absent in older results).
+   */
+  readonly scrollTasks?: ScrollTasks;
+  /** One card's update in the view alone, no VS Code (viewUpdate.ts; absent in older results). */
+  readonly viewAlone?: ViewUpdateResult;
   /** Window B: Enter → last turn painted (B's host opens the chat for the first time). */
   readonly openInB: OpenTimes;
   readonly decisions: DecisionTimes[];
   /** The same decisions with both windows showing the short chat (absent in older results). */
   readonly decisionsShort?: DecisionTimes[];
+}
+
+/** Tasks of a renderer thread over a span (ms): how many, and those over 50 ms by CPU time and by wall clock. */
+export interface ScrollTasks {
+  readonly n: number;
+  readonly overCpu50: number;
+  readonly longestCpu: number;
+  readonly overWall50: number;
+  readonly longestWall: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -140,12 +161,22 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
     const opens = await measureOpens(a, hostA, t, o, log);
     const reloads = await measureReloads(a, t, o, log);
     const heightPx = await chatContentFrame(a, o.timeoutMs).then((f) => f.evaluate(() => document.getElementById('transcript')?.scrollHeight ?? -1));
+    const traceFile = path.join(tmp, 'scroll-trace.json');
+    await browser.startTracing(a, { path: traceFile, categories: ['disabled-by-default-devtools.timeline'] });
     const scroll = { ...(await scrollToTopTimed(a, t.long.first, o.wheelPx, o.scrollCapMs, o.timeoutMs)), heightPx, wheelPx: o.wheelPx };
-    log(`[long chat view] scrolled ${scroll.reachedTop ? 'to the top' : 'NOT to the top'} in ${scroll.wheelSteps} wheel steps, ${(scroll.wallMs / 1000).toFixed(1)} s; ${scroll.frames.n} frames, ${scroll.frames.longTasks} long tasks`);
+    await browser.stopTracing();
+    const scrollTasks = tasksOf(await readTaskEvents(traceFile));
+    fs.rmSync(traceFile);
+    log(`[long chat view] scrolled ${scroll.reachedTop ? 'to the top' : 'NOT to the top'} in ${scroll.wheelSteps} wheel steps, ${(scroll.wallMs / 1000).toFixed(1)} s; ${scroll.frames.n} frames, ${scroll.frames.longTasks} long tasks; renderer tasks over 50 ms: ${scrollTasks.overCpu50} by CPU time (longest ${scrollTasks.longestCpu.toFixed(0)}), ${scrollTasks.overWall50} by wall clock`);
     const cards = await measureCards(browser, server, a, t, o, log);
+    await browser.close();
+    browser = undefined;
+    await server.stop();
+    server = undefined;
+    const viewAlone = await runViewUpdate(o.extensionPath, log);
     return {
       date: new Date(started).toISOString(), extension: path.relative(repoRoot(), o.extensionPath) || '.', build: buildOf(o.extensionPath), load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: Date.now() - started,
-      longTurns: o.longTurns, shortTurns: o.shortTurns, journalBytes, ...opens, ...reloads, scroll, ...cards,
+      longTurns: o.longTurns, shortTurns: o.shortTurns, journalBytes, ...opens, ...reloads, scroll, scrollTasks, ...cards, viewAlone,
     };
   } finally {
     await browser?.close().catch(() => undefined);
@@ -246,6 +277,12 @@ async function decideCards(a: Page, b: Page, count: number, chat: 'long' | 'shor
     await chatFrame(a).locator('#send').waitFor({ state: 'visible', timeout: o.timeoutMs });
   }
   return decisions;
+}
+
+/** The counts of `ScrollTasks` from a trace of the scroll. */
+function tasksOf(trace: { traceEvents: TraceEvent[] }): ScrollTasks {
+  const { cpu, wall } = busiestRendererTasks(trace);
+  return { n: cpu.length, overCpu50: cpu.filter((x) => x > 50).length, longestCpu: cpu.at(-1) ?? 0, overWall50: wall.filter((x) => x > 50).length, longestWall: wall.at(-1) ?? 0 };
 }
 
 /** Which build `dist/` holds in `extensionPath`: esbuild.mjs links a source map only in development. */

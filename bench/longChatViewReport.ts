@@ -8,6 +8,7 @@ import { BEFORE_VIEW } from './longChatBefore';
 import type { LongChatViewResult } from './longChatView';
 import type { DecisionTimes } from './longChatSteps';
 import { fmt, percentile } from './stats';
+import { chatLabel, p50p95 as costs, type UpdateCost } from './viewUpdate';
 
 /** Issue 11's targets for the view (ms, MB). */
 export const VIEW_TARGETS = { openMs: 300, reloadShownMs: 1000, frameP95Ms: 20, longTaskMs: 50, ackMs: 50, clearedP95Ms: 200, memoryAboveShortMB: 50, updateWebviewMs: 4 } as const;
@@ -50,6 +51,7 @@ export function viewRows(r: LongChatViewResult): Row[] {
     ['  the chat\'s skeleton → the last turn painted (the extension\'s own part) (ms)', fmt(r.reloadShort.shownMs - r.reloadShort.skeletonMs), fmt(r.reloadLong.shownMs - r.reloadLong.skeletonMs), '', '', ''],
     [`wheel to the first turn (${(r.scroll.heightPx / 1e6).toFixed(2)} M px): ${r.scroll.wheelSteps} steps in ${(r.scroll.wallMs / 1000).toFixed(1)} s${r.scroll.reachedTop ? '' : ' (top NOT reached)'}; frame deltas p50 / p95 / max (ms, n=${f.n})`, '', `${fmt(f.p50)} / ${fmt(f.p95)} / ${fmt(f.max)}`, B.frames, `p95 <= ${T.frameP95Ms} ms`, met(r.scroll.reachedTop && f.p95 <= T.frameP95Ms)],
     ['  long tasks while scrolling (count; longest ms); of them the chat frame\'s own', '', `${f.longTasks}; ${fmt(f.longestMs)}; own ${f.ownLongTasks}; ${fmt(f.ownLongestMs)}`, '', `none > ${T.longTaskMs} ms`, met(f.longestMs <= T.longTaskMs)],
+    ...(r.scrollTasks ? [[`  the tasks of the renderer thread running the chat's frame (and the workbench's) meanwhile, from a trace (n=${r.scrollTasks.n}): over 50 ms by CPU time (longest ms); by wall clock (longest ms)`, '', `${r.scrollTasks.overCpu50} (${fmt(r.scrollTasks.longestCpu)}); ${r.scrollTasks.overWall50} (${fmt(r.scrollTasks.longestWall)})`, '', `none > ${T.longTaskMs} ms of CPU`, met(r.scrollTasks.overCpu50 === 0)] as Row] : []),
     ['  the host\'s `page` messages meanwhile; long tasks starting within 100 ms of one\'s arrival', '', `${f.pages}; ${f.longTasksNearPage}`, '', '', ''],
     ['window B: Open Chat… → the last turn painted, B\'s host opening it first (ms; skeleton)', '', `${fmt(r.openInB.paintedMs)} (${fmt(r.openInB.skeletonMs)})`, '', '', ''],
     ['decide a card in A: click → its buttons painted disabled in A (p50 / p95 ms)', short((x) => x.disabledMs), p50p95(ack), '', `<= ${T.ackMs} ms`, met(p(ack, 95) <= T.ackMs)],
@@ -59,7 +61,32 @@ export function viewRows(r: LongChatViewResult): Row[] {
       [`  B's view meanwhile, in Chromium: its host messages handled + its renders begun before its card was painted, summed (User Timing, webview/timing.ts; p50 / p95 ms, n=${workB.length} long, ${ds.length} short)`, short((x) => x.viewWorkBMs), p50p95(workB), '', `<= ${T.updateWebviewMs} ms`, met(p(workB, 95) <= T.updateWebviewMs)] as Row,
       ['    its longest render (p50 / p95 ms)', short((x) => x.longestRenderBMs), p50p95(renderB), '', '', ''] as Row,
     ] : []),
+    ...aloneRows(r),
     ['extension host RSS 5 s after opening the chat, same host and journal (MB)', fmt(r.rssShort / MB), `${fmt(r.rssLong / MB)} (+${fmt(memAbove)})`, B.rss, `<= +${T.memoryAboveShortMB} MB`, met(memAbove <= T.memoryAboveShortMB)],
+  ];
+}
+
+/**
+ * The view alone's rows (viewUpdate.ts): one card shown then cleared in the 10-turn chat (short
+ * column) and the 5,000-turn one, as opened and all loaded (long column); the update target's
+ * verdict on the worst p95 of them.
+ */
+function aloneRows(r: LongChatViewResult): Row[] {
+  const v = r.viewAlone;
+  if (!v) return [];
+  const [short, ...long] = v.chats;
+  if (!short) return [];
+  const work = (of: 'shown' | 'cleared', c: { shown: UpdateCost[]; cleared: UpdateCost[] }) => costs(c[of], (x) => x.workMs);
+  const worst = Math.max(...v.chats.flatMap((c) => [c.shown, c.cleared].map((xs) => percentile(xs.map((x) => x.workMs).sort((a, b) => a - b), 95))));
+  const row = (of: 'shown' | 'cleared', what: string): Row => [
+    `  ${what}: the view's work (messages + renders, User Timing; p50 / p95 ms, n=${v.trials} each)`, work(of, short),
+    long.map((c) => `${chatLabel(c)}: ${work(of, c)}`).join('; '), '', of === 'cleared' ? `<= ${VIEW_TARGETS.updateWebviewMs} ms` : '', of === 'cleared' ? met(worst <= VIEW_TARGETS.updateWebviewMs) : '',
+  ];
+  return [
+    [`the view alone in Chromium, no VS Code (bench/viewUpdate.ts; load ${v.load.start.toFixed(1)} -> ${v.load.end.toFixed(1)}): a card appears (changes: boundary_requested), then clears (changes: boundary_decided)`, '', '', '', '', ''],
+    row('shown', 'the card appears'),
+    row('cleared', 'the card clears (the verdict: the worst p95 of both rows)'),
+    [`  the message posted → the card painted (p50 / p95 ms)`, costs(short.cleared, (x) => x.paintedMs), long.map((c) => `${chatLabel(c)}: ${costs(c.cleared, (x) => x.paintedMs)}`).join('; '), '', '', ''],
   ];
 }
 
@@ -115,12 +142,19 @@ export function viewMarkdown(r: LongChatViewResult): string {
   with the tab of a webview of static HTML restored by its own serializer (bench/blankWebview). Scrolling: the mouse over the transcript, one wheel event
   of ${'−'}${r.scroll.wheelPx} px per animation frame until the first turn is painted at scrollTop 0; the frame deltas
   and long tasks (PerformanceObserver 'longtask') are the chat frame's ("own": attributed to the chat
-  frame itself rather than the workbench sharing its thread). Cards: window B is a
+  frame itself rather than the workbench sharing its thread); a trace of the same scroll gives the
+  tasks of the renderer main thread with the most CPU time (the one running the chat's frame, which
+  the workbench shares) by their CPU (thread) time, which waiting for a core does not inflate, and
+  by their wall-clock duration. Cards: window B is a
   second browser profile on the same server showing the long chat; A sends \`run touch card-N.txt &&
   echo …\` and clicks Allow once with the mouse on the card both show; B's view's work meanwhile is the sum
   of its User Timing measures (webview/timing.ts: each host message handled, each render with the
   layout it forces) from the click to B's card painted. Memory: VmRSS of A's
-  extension host process (the journal worker thread included) 5 s after each chat opened.
+  extension host process (the journal worker thread included) 5 s after each chat opened. The view
+  alone: with code-server stopped, the production \`dist/webview.js\` in a page of its own with a
+  stand-in host (bench/viewPage.ts), which posts the \`changes\` messages window B gets for one card
+  (asked, then decided) ${r.viewAlone?.trials ?? 0} times per chat after 5 not measured; the view's User Timing
+  measures from each message posted until the card showed the change.
 
 | ${header(r).join(' | ')} |
 |---|---|---|---|---|---|

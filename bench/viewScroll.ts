@@ -1,11 +1,8 @@
 /**
  * The chat view alone, scrolled through a 5,000-turn chat in headless Chromium (`npm run
- * bench:view-scroll`, about a minute; `-- --profile`, `-- --trace`, `-- --steps=N`). No VS Code: a
- * page serves `dist/webview.js` and `media/chat.css`
- * with a stand-in `acquireVsCodeApi` that answers `ready` with the chat's last page and `loadOlder`
- * with the page before (`PAGE_TURNS` turns, 20 ms later, as a host would), all in the page. The
- * turns are the long-chat bench's (`bench/longChatRows.ts`): each a prompt `run ls`, a line of text,
- * a `run` invocation with its ~2.5 KB `ls` listing, a closing line.
+ * bench:view-scroll`, about a minute; `-- --profile`, `-- --trace`, `-- --steps=N`). No VS Code: the
+ * view alone with a stand-in host (viewPage.ts) that answers `ready` with the chat's last page and
+ * `loadOlder` with the page before (`PAGE_TURNS` turns).
  *
  * Measured inside the page: one wheel event of `-STEP_PX` px over the transcript per animation frame
  * until the first turn is painted at the top; the deltas between animation frames and the long tasks
@@ -21,10 +18,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Page } from 'playwright-core';
-import type { TranscriptTurn } from '../src/core/transcript';
 import { PAGE_TURNS } from '../src/protocol/messages';
-import { LONG_CHAT_SESSION, longChatId, lsListing } from './longChatRows';
+import { longChatId, lsListing } from './longChatRows';
 import { percentile } from './stats';
+import { benchTurn, busiestRendererTasks, describeTasks, openViewAlone, printProfile, type CpuProfile, type TraceEvent } from './viewPage';
 
 /** Turns in the chat scrolled through. */
 const TURNS = 5000;
@@ -32,7 +29,6 @@ const TURNS = 5000;
 const STEP_PX = 3000;
 /** Gives up scrolling after this long (ms). */
 const SCROLL_LIMIT_MS = 240_000;
-const ORIGIN = 'https://nac.bench';
 
 /** What one run measured (ms). */
 export interface ViewScrollResult {
@@ -45,40 +41,9 @@ export interface ViewScrollResult {
   readonly load: readonly [number, number];
 }
 
-/** Turn `index` of the chat, as the host's transcript fold gives it for the long chat's rows. */
-function benchTurn(index: number, listing: string): TranscriptTurn {
-  const at = 1_700_000_000_000 + 60_000 * (index + 1);
-  return {
-    id: longChatId('turn', index), sessionId: LONG_CHAT_SESSION, prompt: 'run ls', origin: 'prompt', parentTurnId: null,
-    status: 'completed', errorClass: null, createdAt: at, applied: { [longChatId('run', index)]: 6 },
-    items: [
-      { type: 'text', text: "I'll run `ls`.\n\n" },
-      { type: 'invocation', id: longChatId('inv', index), tool: 'run', summary: 'ls', status: 'completed', output: listing, exitCode: 0, runningSince: at + 10, finishedAt: at + 30 },
-      { type: 'text', text: 'The command finished (exit code 0).' },
-    ],
-  };
-}
-
-/** The stand-in host, run in the page before the view's script (self-contained: serialized). */
-function fakeHost({ turns, pageTurns }: { turns: TranscriptTurn[]; pageTurns: number }): void {
+/** Records frame deltas and long tasks from `__bench.start()` on (an init script: self-contained). */
+function frameRecorder(): void {
   const w = window as unknown as Record<string, unknown>;
-  const send = (message: unknown) => setTimeout(() => window.postMessage(message, '*'), 20);
-  let seq = 0;
-  const session = { id: turns[0]!.sessionId, title: 'Long chat', provider: 'local', createdAt: 0, updatedAt: 0 };
-  const live = { running: false, actionableRequestIds: [], readOnlyReason: null };
-  w.acquireVsCodeApi = () => ({
-    getState: () => undefined,
-    setState: () => undefined,
-    postMessage: (m: { type: string; before?: { id: string } }) => {
-      if (m.type === 'ready' || m.type === 'resync') {
-        send({ type: 'snapshot', queue: [], seq: ++seq, session, transcript: { turns: turns.slice(-pageTurns) }, hasOlder: turns.length > pageTurns, turnCount: turns.length, live });
-      } else if (m.type === 'loadOlder' && m.before) {
-        const at = turns.findIndex((t) => t.id === m.before!.id);
-        const from = Math.max(0, at - pageTurns);
-        send({ type: 'page', seq: ++seq, before: m.before, turns: turns.slice(from, at), hasOlder: from > 0 });
-      }
-    },
-  });
   // Frame deltas and long tasks, from `start()` on.
   const deltas: number[] = [];
   const longTasks: number[] = [];
@@ -107,21 +72,7 @@ export async function runViewScroll(repo: string, options: { readonly profile?: 
   const turns = Array.from({ length: TURNS }, (_, i) => benchTurn(i, listing));
   const browser = await chromium.launch({ executablePath: process.env.NAC_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
   try {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const files: Record<string, [string, string]> = {
-      '/webview.js': [path.join(repo, 'dist', 'webview.js'), 'text/javascript'],
-      '/chat.css': [path.join(repo, 'media', 'chat.css'), 'text/css'],
-    };
-    await page.route(`${ORIGIN}/**`, (route) => {
-      const url = new URL(route.request().url());
-      const file = files[url.pathname];
-      if (file) return route.fulfill({ body: fs.readFileSync(file[0]), contentType: file[1] });
-      return route.fulfill({ contentType: 'text/html', body: '<!DOCTYPE html><html><head><link href="/chat.css" rel="stylesheet"></head><body><div id="app"></div><script src="/webview.js"></script></body></html>' });
-    });
-    await page.addInitScript(fakeHost, { turns, pageTurns: PAGE_TURNS });
-    await page.goto(`${ORIGIN}/`);
-    await page.waitForSelector(`section.turn[data-turn-id="${longChatId('turn', TURNS - 1)}"]`);
-    await page.waitForTimeout(500);
+    const page = await openViewAlone(browser, repo, { turns, snapshotTurns: PAGE_TURNS, pageTurns: PAGE_TURNS, running: false }, frameRecorder);
     const box = (await page.locator('.transcript, main').first().boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     const cdp = options.profile ? await page.context().newCDPSession(page) : undefined;
@@ -195,49 +146,11 @@ function descendantsCpuMs(): number {
   return total;
 }
 
-/** The parts of a CDP CPU profile read here. */
-interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }[];
-  samples?: number[];
-  timeDeltas?: number[];
-}
-
-/** Prints the 25 functions with the most self time (ms) in `profile`. */
-function printProfile(profile: CpuProfile): void {
-  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map<string, number>();
-  (profile.samples ?? []).forEach((id, i) => {
-    const f = byNode.get(id)!.callFrame;
-    const key = `${f.functionName || '(anonymous)'} ${path.basename(f.url)}:${f.lineNumber + 1}`;
-    self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas?.[i] ?? 0) / 1000);
-  });
-  console.log('  self time (ms), top 25:');
-  for (const [key, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`    ${Math.round(ms)}  ${key}`);
-}
-
-/** The parts of a trace event read here (times in µs). */
-interface TraceEvent {
-  name: string;
-  ph: string;
-  ts: number;
-  dur?: number;
-  /** Thread time (CPU, µs): what the event took on its thread, not counting the time other work had the core. */
-  tdur?: number;
-  tid: number;
-  args?: { data?: { functionName?: string; url?: string; type?: string } };
-}
-
 /** Prints, for the tasks over 50 ms of a trace, the time (ms) of the events directly in them by name. */
 function printLongTasks(trace: { traceEvents: TraceEvent[] }): void {
   const complete = trace.traceEvents.filter((e) => e.ph === 'X' && e.dur !== undefined);
-  const all = complete.filter((e) => e.name === 'RunTask');
-  // The renderer's main thread: the one with the most task time.
-  const byThread = new Map<number, number>();
-  for (const e of all) byThread.set(e.tid, (byThread.get(e.tid) ?? 0) + (e.tdur ?? 0));
-  const main = [...byThread].sort((a, b) => b[1] - a[1])[0]?.[0];
-  const cpu = all.filter((e) => e.tid === main).map((e) => (e.tdur ?? 0) / 1000).sort((a, b) => a - b);
-  console.log(`  main thread tasks by CPU time (ms, not inflated by other work): n=${cpu.length}, total ${Math.round(cpu.reduce((a, b) => a + b, 0))}, p95 ${percentile(cpu, 95).toFixed(1)}, p99 ${percentile(cpu, 99).toFixed(1)}, max ${(cpu.at(-1) ?? 0).toFixed(1)}, over 50: ${cpu.filter((x) => x > 50).length}, over 16: ${cpu.filter((x) => x > 16).length}`);
-  const tasks = all.filter((e) => e.dur! > 50_000);
+  console.log(`  main thread tasks (ms): ${describeTasks(busiestRendererTasks(trace))}`);
+  const tasks = complete.filter((e) => e.name === 'RunTask' && e.dur! > 50_000);
   const inside = new Map<string, number>();
   for (const task of tasks) {
     for (const e of complete) {
