@@ -27,7 +27,7 @@ export function announcementsFor(before: ViewState, after: ViewState): string[] 
     out.push(card ? `Approval needed to ${boundaryKindVerb(card.kind)} ${oneLine(card.subject, 120)}` : 'Approval needed');
   }
   const newest = after.transcript.turns.at(-1);
-  const was = newest && before.transcript.turns.find((t) => t.id === newest.id);
+  const was = newest && findTurn(before.transcript.turns, newest.id);
   if (newest && was && was.status === 'running' && newest.status !== 'running') out.push(endWords(newest));
   out.push(...queueWords(before, after));
   return out;
@@ -43,8 +43,14 @@ function queueWords(before: ViewState, after: ViewState): string[] {
   if (held.length > 0) out.push(`${held.length === 1 ? 'A queued message' : `${held.length} queued messages`} waiting. ${heldWords(held[0]!.hold!)}.`);
   // Only turns after the newest the view had: an older page loading brings turns that are not new.
   const newestBefore = before.transcript.turns.at(-1);
-  const sent = after.transcript.turns.filter((t) => (t.sentFrom === 'queue' || t.sentFrom === 'send_now') && (!newestBefore || compareCursors(t, newestBefore) > 0));
-  if (sent.length > 0) out.push(sent.length === 1 ? 'Queued message sent.' : `${sent.length} queued messages sent.`);
+  let sent = 0;
+  // From the newest back to the first turn not newer than before's newest (turns are in cursor order).
+  for (let i = after.transcript.turns.length - 1; i >= 0; i--) {
+    const t = after.transcript.turns[i]!;
+    if (newestBefore && compareCursors(t, newestBefore) <= 0) break;
+    if (t.sentFrom === 'queue' || t.sentFrom === 'send_now') sent++;
+  }
+  if (sent > 0) out.push(sent === 1 ? 'Queued message sent.' : `${sent} queued messages sent.`);
   return out;
 }
 
@@ -52,6 +58,12 @@ function endWords(turn: TranscriptTurn): string {
   if (turn.status === 'completed') return 'The agent replied.';
   if (turn.status === 'stopped') return 'The reply was stopped.';
   return turn.errorClass ? `The reply failed: ${errorClassShortLabel(turn.errorClass)}.` : 'The reply failed.';
+}
+
+/** Turn `id` of `turns`, searched from the newest (the one asked for is the newest or near it). */
+function findTurn(turns: readonly TranscriptTurn[], id: string): TranscriptTurn | undefined {
+  for (let i = turns.length - 1; i >= 0; i--) if (turns[i]!.id === id) return turns[i];
+  return undefined;
 }
 
 function findCard(turns: readonly TranscriptTurn[], requestId: string): { kind: BoundaryKind; subject: string } | undefined {

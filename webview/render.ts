@@ -14,6 +14,7 @@ import { QueueView, type QueueMessage } from './render/queue';
 import { ModelPicker } from './render/modelPicker';
 import { h } from './dom';
 import { renderTurn, turnKey, type TurnContext } from './render/turn';
+import { turnFactsOf, type TurnFacts } from './render/turnFacts';
 import { VirtualTranscript, type VirtualOptions } from './render/virtual';
 import { composerPlaceholder } from './input';
 import { setFlag, type Skeleton } from './layout';
@@ -49,7 +50,7 @@ export class ChatRenderer {
   private welcome: HTMLElement | undefined;
   private loading: HTMLElement | undefined;
   private welcomeFor: string | undefined;
-  private facts: (TurnFacts & { readonly transcript: Transcript }) | undefined;
+  private facts: TurnFacts | undefined;
   /** The window of turns in the DOM (`render/virtual.ts`). */
   readonly virtual: VirtualTranscript;
   /** The queue under the transcript (`render/queue.ts`). */
@@ -187,22 +188,9 @@ export class ChatRenderer {
     return this.welcome;
   }
 
-  /**
-   * The ids of a transcript's turns, the turns a later one retries or continues, and the turns a
-   * later one replaces (edit and resend), computed once per transcript.
-   */
+  /** The facts of the state's transcript (`render/turnFacts.ts`), reused while its turns keep their places. */
   private factsOf(state: ViewState): TurnFacts {
-    if (this.facts?.transcript !== state.transcript) {
-      const turns = state.transcript.turns;
-      const followedUp = new Set<string>();
-      const replaced = new Set<string>();
-      for (const t of turns) {
-        if (t.parentTurnId !== null) followedUp.add(t.parentTurnId);
-        if (t.replacesTurnId) replaced.add(t.replacesTurnId);
-      }
-      const ids = turns.map((t) => t.id);
-      this.facts = { transcript: state.transcript, ids, index: new Map(ids.map((id, i) => [id, i])), followedUp, replaced };
-    }
+    this.facts = turnFactsOf(state.transcript, this.facts);
     return this.facts;
   }
 
@@ -286,15 +274,4 @@ function setText(el: HTMLElement, text: string): void {
   el.dataset.text = text;
   el.textContent = text;
   linkSettings(el);
-}
-
-/**
- * Facts of a transcript computed once per transcript: its turn ids in order and each one's index,
- * the turns a later one retries or continues, and the turns a later one replaces (edit and resend).
- */
-interface TurnFacts {
-  readonly ids: readonly string[];
-  readonly index: ReadonlyMap<string, number>;
-  readonly followedUp: ReadonlySet<string>;
-  readonly replaced: ReadonlySet<string>;
 }

@@ -92,7 +92,7 @@ export const MAX_INVOCATION_OUTPUT_CHARS = 64 * 1024;
  */
 export function applyUpdate(transcript: Transcript, update: TranscriptUpdate): Transcript {
   if (update.type === 'turn') {
-    const index = transcript.turns.findIndex((t) => t.id === update.turn.id);
+    const index = turnIndex(transcript.turns, update.turn.id);
     if (index < 0) {
       const turns = [...transcript.turns, { ...update.turn, items: [], applied: {} }];
       turns.sort(compareCursors);
@@ -104,7 +104,7 @@ export function applyUpdate(transcript: Transcript, update: TranscriptUpdate): T
     return replaceTurn(transcript, index, { ...existing, ...update.turn, items: existing.items, applied: existing.applied });
   }
   const event = update.event;
-  const index = transcript.turns.findIndex((t) => t.id === event.turnId);
+  const index = turnIndex(transcript.turns, event.turnId);
   if (index < 0) return transcript;
   const turn = transcript.turns[index]!;
   if ((turn.applied[event.runId] ?? 0) >= event.seq) return transcript;
@@ -133,6 +133,12 @@ export function buildTranscript(turns: readonly TurnRecord[], events: readonly L
   }
   // The chat's order (creation time, then id), as inserting one turn at a time and sorting after each does.
   return { turns: [...byId.values()].sort(compareCursors) };
+}
+
+/** The index of turn `id` in `turns` (-1: none), searched from the newest: the turn an update is about almost always is. */
+function turnIndex(turns: readonly TranscriptTurn[], id: string): number {
+  for (let i = turns.length - 1; i >= 0; i--) if (turns[i]!.id === id) return i;
+  return -1;
 }
 
 function replaceTurn(transcript: Transcript, index: number, turn: TranscriptTurn): Transcript {

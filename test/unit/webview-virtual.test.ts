@@ -192,6 +192,30 @@ describe('the virtualized transcript', () => {
     observer.disconnect();
   });
 
+  test('a turn above the one read that grows with a live update moves the scroll position by as much', async () => {
+    const v = await setUp();
+    v.open(range(0, 5000));
+    const idsBefore = v.view.state.transcript.turns.map((t) => t.id);
+    v.scrollTo(v.sk.transcript.scrollTop - 900);
+    const anchor = v.renderer.virtual.anchor()!;
+    const above = v.mounted()[v.mounted().indexOf(anchor.turnId) - 1];
+    assert.ok(above, `precondition: the turn above the one read (${anchor.turnId}) is mounted`);
+    tall.add(above!);
+    v.receive({ type: 'update', update: { type: 'event', event: { runId: `r-${above}`, seq: 1, sessionId: 's1', turnId: above!, kind: 'text', payload: { text: 'more' }, at: 9 } } });
+    assert.deepEqual(v.view.state.transcript.turns.map((t) => t.id), idsBefore, 'precondition: the same turns in the same order');
+    assert.ok(v.mounted().includes(above!), 'precondition: the grown turn is still mounted');
+    // Where the turn read really is: the spacers' heights and the mounted turns' real heights above it.
+    let y = 0;
+    for (const el of v.sk.content.children as unknown as HTMLElement[]) {
+      if (el.dataset.turnId === anchor.turnId) break;
+      y += el.classList.contains('turn-spacer') ? Number.parseFloat(el.style.height) : heightOf(el.dataset.turnId ?? '');
+    }
+    tall.clear();
+    // Spacers are whole pixels.
+    assert.ok(Math.abs(v.sk.transcript.scrollTop - (y + anchor.offset)) < 1, `the view (${v.sk.transcript.scrollTop}) is where the turn read really is, as far into it as before (${y + anchor.offset})`);
+    assert.deepEqual(v.renderer.virtual.anchor(), anchor, 'and it reads it there');
+  });
+
   test('the turns of the text selection and of the focus stay mounted when scrolled away from', async () => {
     const v = await setUp();
     v.open(range(0, 5000));

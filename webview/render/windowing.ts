@@ -28,19 +28,20 @@ export interface Layout {
 const MIN_MARGIN_PX = 400;
 
 /**
- * Lays the loaded turns out below the unloaded ones, each `heightOf(id)` tall. `into`: a buffer the
- * tops are written to when it holds `ids.length + 1` numbers (the layout then views it and is valid
- * until the buffer is written again); else a new one. A layout per animation frame while scrolling a
- * long chat allocated a new array each time (40 KB at 5,000 turns): garbage enough for a major
- * collection in the middle of a scroll.
+ * Lays the loaded turns out below the unloaded ones: turn i is `heights[i]` tall, or `average` when
+ * that is NaN (never measured). `into`: a buffer the tops are written to when it holds `ids.length + 1`
+ * numbers (the layout then views it and is valid until the buffer is written again); else a new one.
+ * A layout per animation frame while scrolling a long chat allocated a new array each time (40 KB at
+ * 5,000 turns): garbage enough for a major collection in the middle of a scroll.
  */
-export function layOut(ids: readonly string[], heightOf: (id: string) => number, unloadedPx: number, contentTop: number, into?: Float64Array): Layout {
+export function layOut(ids: readonly string[], heights: Float64Array, average: number, unloadedPx: number, contentTop: number, into?: Float64Array): Layout {
   const tops = into && into.length >= ids.length + 1 ? into.subarray(0, ids.length + 1) : new Float64Array(ids.length + 1);
   let y = contentTop + unloadedPx;
-  ids.forEach((id, i) => {
+  for (let i = 0; i < ids.length; i++) {
     tops[i] = y;
-    y += heightOf(id);
-  });
+    const px = heights[i]!;
+    y += px === px ? px : average;
+  }
   tops[ids.length] = y;
   return { ids, tops, total: y, unloadedPx, contentTop };
 }
