@@ -10,6 +10,7 @@
  * it already holds what is to be put back it is left alone; otherwise someone changed it since, and
  * it is a conflict, never overwritten unless the user chose so for that file.
  */
+import type { FileNews } from './fileNews';
 
 /** Largest file (bytes) whose content a checkpoint keeps; a larger one is "changed, not checkpointed". */
 export const MAX_CHECKPOINT_BYTES = 5 * 1024 * 1024;
@@ -242,29 +243,18 @@ export function redoSteps(undoId: string, items: readonly UndoItem[]): RestoreSt
     .map((i) => ({ group: undoId, path: i.path, expected: i.wrote, restore: i.found, restorable: isKept(i.found) }));
 }
 
-/** What undos and redos of a chat the agent has not heard of did to its files (for `fileNote`). */
-export interface RestoreNews {
-  readonly kind: 'undo' | 'redo';
-  readonly restored: readonly string[];
-  readonly kept: readonly string[];
-}
-
 /**
- * The short note the next prompt carries after undos or redos, so the agent's picture of the
- * workspace is not stale; empty when nothing was put back. Each file is named once, by where the
- * last of `news` (oldest first) left it: undone, redone, or left as the user had it.
+ * The short note the next prompt carries after undos or redos, so a model's picture of the
+ * workspace is not stale; empty when nothing is left changed (`fileNewsOf`: an undo and its redo
+ * cancel out). Each file is named once, by where the undos and redos left it: undone, redone, or left
+ * as the user had it.
  */
-export function fileNote(news: readonly RestoreNews[]): string {
-  const last = new Map<string, 'undo' | 'redo' | 'kept'>();
-  for (const n of news) {
-    for (const p of n.restored) last.set(p, n.kind);
-    for (const p of n.kept) last.set(p, 'kept');
-  }
-  const named = (state: 'undo' | 'redo' | 'kept') => [...last].filter(([, s]) => s === state).map(([p]) => p).join(', ');
+export function fileNote(news: FileNews): string {
+  const named = (paths: readonly string[]) => paths.join(', ');
   const lines = [
-    named('undo') && `The user undid your earlier changes to ${named('undo')}: those files are back as they were before your changes.`,
-    named('redo') && `The user redid your earlier changes to ${named('redo')}: those files are back as they were after your changes.`,
-    named('kept') && `These files were left as the user had them: ${named('kept')}.`,
+    news.undone.length && `The user undid your earlier changes to ${named(news.undone)}: those files are back as they were before your changes.`,
+    news.redone.length && `The user redid your earlier changes to ${named(news.redone)}: those files are back as they were after your changes.`,
+    news.kept.length && `These files were left as the user had them: ${named(news.kept)}.`,
   ].filter(Boolean);
   return lines.length ? `[Files changed since your last reply. ${lines.join(' ')} Read a file again before relying on its content.]` : '';
 }

@@ -10,6 +10,8 @@
  *   `ctx.startInvocation` and `ctx.requestBoundary` and pass the decision back to their client.
  */
 import type { AgentAttachment } from '../core/attachments';
+import { fileNote } from '../core/checkpoints';
+import type { FileNews } from '../core/fileNews';
 import type { ProcessGroupRecord } from '../core/events';
 import type { FileChangeInput } from '../journal/operations/checkpoints';
 import type { BoundaryDecision, BoundaryKind, ErrorClass, ProviderId } from '../core/vocabulary';
@@ -51,16 +53,18 @@ export interface AgentTurnRequest {
    */
   readonly attachments?: readonly AgentAttachment[];
   /**
-   * After undos or redos of the chat's file changes since the agent's last turn: a short note naming
-   * the files put back (`fileNoteFor`). Kept apart from `prompt`, which is the user's words only (the
-   * local agent parses them); agents that talk to a model put it before their message (`withFileNote`).
+   * After undos or redos of the chat's file changes since the agent's last turn: the files they left
+   * changed (`fileNewsFor`; absent when nothing is, an undo and its redo cancelling out). Kept apart
+   * from `prompt`, which is the user's words only (the local agent parses them); agents that talk to
+   * a model put its note before their message (`withFileNote`), the local agent says it in its words.
    */
-  readonly fileNote?: string;
+  readonly fileNews?: FileNews;
 }
 
-/** `text` (the message an agent sends its model) with the request's file note before it, if any. */
-export function withFileNote(request: Pick<AgentTurnRequest, 'fileNote'>, text: string): string {
-  return request.fileNote ? `${request.fileNote}\n\n${text}` : text;
+/** `text` (the message an agent sends its model) with the note of the request's file news (`fileNote`) before it, if any. */
+export function withFileNote(request: Pick<AgentTurnRequest, 'fileNews'>, text: string): string {
+  const note = request.fileNews ? fileNote(request.fileNews) : '';
+  return note ? `${note}\n\n${text}` : text;
 }
 
 /** A tool call this product executes: `run` a shell command, `read` or `write` a file. */

@@ -1,23 +1,24 @@
 /**
- * The agent hears of undos and redos: the request of the first turn after them carries a short
- * note naming the files put back (`core/checkpoints.ts` `fileNote`; `AgentTurnRequest.fileNote`,
- * apart from the user's words), so its picture of the workspace is not stale. Read from the journal when the turn starts, so it holds whichever window undid.
+ * The agent hears of undos and redos: the request of the first turn after them carries what they
+ * left changed (`core/fileNews.ts`; `AgentTurnRequest.fileNews`, apart from the user's words), so its
+ * picture of the workspace is not stale. Read from the journal when the turn starts, so it holds whichever window undid.
  */
 import type { TurnRecord } from '../core/events';
-import { fileNote, type RestoreNews } from '../core/checkpoints';
+import { fileNewsOf, isEmptyFileNews, type FileNews, type RestoreNews } from '../core/fileNews';
 import { replacedTurnIds } from '../journal/operations/pages';
 import type { RuntimeScope } from './scope';
 
 /**
- * The note for `turn` of chat `sessionId`: the undos and redos journaled after the turn before it
- * was created and up to this one's creation ('' when none). Replaced turns (an edit and resend) do
+ * The news for `turn` of chat `sessionId`: what the undos and redos journaled after the turn before
+ * it was created and up to this one's creation left changed (null when nothing: none, or an undo and
+ * its redo that cancel out). Replaced turns (an edit and resend) do
  * not count as the turn before: the request that carried their note is left out of the agent's
  * history, so the edited request carries it again. Reads nothing more than the chat's undos unless
  * there are some.
  */
-export async function fileNoteFor(scope: Pick<RuntimeScope, 'journal'>, sessionId: string, turn: Pick<TurnRecord, 'id' | 'createdAt'>): Promise<string> {
+export async function fileNewsFor(scope: Pick<RuntimeScope, 'journal'>, sessionId: string, turn: Pick<TurnRecord, 'id' | 'createdAt'>): Promise<FileNews | null> {
   const undos = await scope.journal.read('listUndos', sessionId);
-  if (undos.length === 0) return '';
+  if (undos.length === 0) return null;
   const turns = await scope.journal.read('listTurns', sessionId);
   const at = turns.findIndex((t) => t.id === turn.id);
   const replaced = replacedTurnIds(turns);
@@ -28,18 +29,19 @@ export async function fileNoteFor(scope: Pick<RuntimeScope, 'journal'>, sessionI
   for (const u of undos) {
     if (within(u.createdAt)) {
       news.push({ at: u.createdAt, news: {
-        kind: 'undo',
+        kind: 'undo', undoId: u.id,
         restored: u.items.filter((i) => i.outcome === 'restored' || i.outcome === 'conflict_restored').map((i) => i.path),
         kept: u.items.filter((i) => i.outcome === 'conflict_kept').map((i) => i.path),
       } });
     }
     if (within(u.redoneAt)) {
       news.push({ at: u.redoneAt!, news: {
-        kind: 'redo',
+        kind: 'redo', undoId: u.id,
         restored: u.items.filter((i) => i.redoOutcome === 'restored' || i.redoOutcome === 'conflict_restored').map((i) => i.path),
         kept: u.items.filter((i) => i.redoOutcome === 'conflict_kept').map((i) => i.path),
       } });
     }
   }
-  return fileNote(news.sort((a, b) => a.at - b.at).map((n) => n.news));
+  const left = fileNewsOf(news.sort((a, b) => a.at - b.at).map((n) => n.news));
+  return isEmptyFileNews(left) ? null : left;
 }

@@ -134,7 +134,8 @@ export class SandboxedToolRunner implements ToolRunner {
         const file = path.resolve(root, call.input.path);
         await fs.promises.mkdir(path.dirname(file), { recursive: true });
         await fs.promises.writeFile(file, call.input.content, 'utf8');
-        const note = `Wrote ${Buffer.byteLength(call.input.content)} bytes to ${file}`;
+        // Named as VS Code names a workspace file (relative, `/`); one outside the workspace, absolutely.
+        const note = `Wrote ${Buffer.byteLength(call.input.content)} bytes to ${checkpointPath(root, file)}`;
         handle.output(note);
         await handle.finish({ status: 'completed' });
         return { status: 'completed', output: note };

@@ -10,7 +10,7 @@ import { fail, ok, type Result } from '../core/result';
 import { buildTranscript, type Transcript } from '../core/transcript';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, HistoryEntry } from './agent';
 import { agentContextFor } from './agentContext';
-import { fileNoteFor } from './fileNote';
+import { fileNewsFor } from './fileNote';
 import { attachedToTurn, attachmentsForAgent } from './attachments/pendingAttachments';
 import type { RuntimeRefusal } from './refusals';
 import { RunContext } from './runContext';
@@ -148,14 +148,14 @@ async function agentStart(scope: RuntimeScope, settings: TurnSettings, run: RunC
     const history = historyFrom(await journal.read('listHistory', run.sessionId, run.turnId));
     const providerState = await journal.read('getProviderState', run.sessionId);
     // After an undo or redo of its file changes the agent is told which files were put back.
-    const note = await fileNoteFor(scope, run.sessionId, turn);
+    const fileNews = await fileNewsFor(scope, run.sessionId, turn);
     // Undefined while one waits for a boundary request: read in `drive` then (pendingAttachments.ts).
     // The turn's record says whether it has any: no read for the usual prompt without (a read more
     // here is a moment more before the agent holds its prompt).
     const attachments = turn.attachments?.length ? await attachedToTurn(scope, run.turnId) : [];
     const request: AgentTurnRequest = {
       sessionId: run.sessionId, turnId: run.turnId, prompt: turn.prompt, origin: turn.origin, history, providerState, cwd: settings.workspaceRoot() ?? process.cwd(),
-      ...(note ? { fileNote: note } : {}),
+      ...(fileNews ? { fileNews } : {}),
       ...(turn.model ? { model: turn.model } : {}),
       ...(await replacedPrompt(scope, turn)),
       ...(attachments ? { attachments } : {}),

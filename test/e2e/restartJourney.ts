@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { cardsAbout, stepper, visible } from './steps';
+import { jumpLatestClearStep } from './jumpLatestStep';
 import { brokenCardStep } from './isolationStep';
 import { checkThemes } from './themeSteps';
 import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
@@ -96,6 +97,9 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
     if (!title) throw new Error('the chat tab has an empty title');
     ctx.log(`  chat tab "${title}"`);
   });
+
+  // Latest ↓ stands clear of the pending card's badge (screenshots in the dark and light theme).
+  await step('jump-latest-clear', () => jumpLatestClearStep(page, ctx.shot, TIMEOUTS.ui));
 
   await step('reloaded', async () => {
     const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });

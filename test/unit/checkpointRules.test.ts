@@ -1,7 +1,7 @@
 /**
  * Checkpoints' pure rules (src/core/checkpoints.ts): a turn's files, the plan of an undo across
  * turns newest first, conflicts and the user's choices, what cannot be put back, redo as the undo
- * reversed, the note the agent gets, and line counts from a diff.
+ * reversed, the note the agent gets (src/core/fileNews.ts: an undo and its redo cancel out), and line counts from a diff.
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
@@ -9,6 +9,7 @@ import {
   conflictKey, fileNote, filesOfTurn, lineCounts, MAX_CHECKPOINT_BYTES, planRestore, redoSteps, restoreOutcomeWords, undoSteps,
   type FileChangeRecord, type FileImage, type PlannedFile,
 } from '../../src/core/checkpoints';
+import { fileNewsOf, type RestoreNews } from '../../src/core/fileNews';
 
 const img = (hash: string, size = 4): FileImage => ({ exists: true, hash, size });
 const ABSENT: FileImage = { exists: false, hash: null, size: 0 };
@@ -83,17 +84,30 @@ describe('checkpoint rules', () => {
     assert.deepEqual(plan.files.map((f) => [f.path, f.outcome, f.target.hash]), [['a', 'restored', 'A1'], ['c', 'conflict_kept', 'LATER']]);
   });
 
+  it('an undo and the redo of that same undo cancel out: the files are as the agent last saw them, so nothing is said', () => {
+    // A fresh user undid and redid a turn; the agent was then told "The user redid your earlier changes".
+    const undo = (id: string, ...restored: string[]): RestoreNews => ({ kind: 'undo', undoId: id, restored, kept: [] });
+    const redo = (id: string, ...restored: string[]): RestoreNews => ({ kind: 'redo', undoId: id, restored, kept: [] });
+    assert.deepEqual(fileNewsOf([undo('u1', 'a.txt', 'b.txt'), redo('u1', 'a.txt', 'b.txt')]), { undone: [], redone: [], kept: [] });
+    assert.equal(fileNote(fileNewsOf([undo('u1', 'a.txt'), redo('u1', 'a.txt')])), '');
+    assert.deepEqual(fileNewsOf([undo('u2', 'a.txt'), undo('u1', 'a.txt'), redo('u1', 'a.txt'), redo('u2', 'a.txt')]), { undone: [], redone: [], kept: [] }, 'two turns undone, both redone');
+    assert.deepEqual(fileNewsOf([undo('u2', 'a.txt'), undo('u1', 'a.txt'), redo('u1', 'a.txt')]), { undone: ['a.txt'], redone: [], kept: [] }, 'the later turn\'s undo still stands');
+    assert.deepEqual(fileNewsOf([undo('u1', 'a.txt', 'b.txt'), { ...redo('u1', 'a.txt'), kept: ['b.txt'] }]), { undone: [], redone: [], kept: ['b.txt'] }, 'the user changed b.txt after the undo and the redo kept it');
+    assert.deepEqual(fileNewsOf([redo('u0', 'a.txt'), undo('u1', 'a.txt')]), { undone: ['a.txt'], redone: [], kept: [] }, 'a redo of an undo the agent heard of is news');
+  });
+
   it('the agent\'s note names each file once, where the last undo or redo left it; nothing to say is empty', () => {
-    assert.equal(fileNote([]), '');
-    assert.equal(fileNote([{ kind: 'undo', restored: [], kept: [] }]), '');
+    const note = (news: readonly RestoreNews[]) => fileNote(fileNewsOf(news));
+    assert.equal(note([]), '');
+    assert.equal(note([{ kind: 'undo', undoId: 'u1', restored: [], kept: [] }]), '');
     assert.equal(
-      fileNote([{ kind: 'undo', restored: ['a.txt', 'b.txt'], kept: ['c.txt'] }, { kind: 'redo', restored: ['a.txt'], kept: [] }]),
+      note([{ kind: 'undo', undoId: 'u1', restored: ['a.txt', 'b.txt'], kept: ['c.txt'] }, { kind: 'redo', undoId: 'u0', restored: ['a.txt'], kept: [] }]),
       '[Files changed since your last reply. The user undid your earlier changes to b.txt: those files are back as they were before your changes. ' +
         'The user redid your earlier changes to a.txt: those files are back as they were after your changes. ' +
         'These files were left as the user had them: c.txt. Read a file again before relying on its content.]',
     );
     assert.equal(
-      fileNote([{ kind: 'undo', restored: ['a.txt'], kept: [] }, { kind: 'redo', restored: ['a.txt'], kept: [] }, { kind: 'undo', restored: ['a.txt'], kept: [] }]),
+      note([{ kind: 'undo', undoId: 'u1', restored: ['a.txt'], kept: [] }, { kind: 'redo', undoId: 'u1', restored: ['a.txt'], kept: [] }, { kind: 'undo', undoId: 'u2', restored: ['a.txt'], kept: [] }]),
       '[Files changed since your last reply. The user undid your earlier changes to a.txt: those files are back as they were before your changes. ' +
         'Read a file again before relying on its content.]',
       'undone, redone, undone again: said once, as it ends',

@@ -9,7 +9,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { conflictKey, MAX_CHECKPOINT_BYTES } from '../../src/core/checkpoints';
+import { conflictKey, fileNote, MAX_CHECKPOINT_BYTES } from '../../src/core/checkpoints';
+import type { FileNews } from '../../src/core/fileNews';
 import { contentHash } from '../../src/journal/contentHash';
 import { withFileNote, type Agent, type AgentTurnContext, type AgentTurnRequest } from '../../src/runtime/agent';
 import { chatMarkdown } from '../../src/runtime/chatExport';
@@ -210,8 +211,10 @@ describe('checkpoints of the product\'s own write tool', () => {
   it('the next request tells the agent which files an undo put back, apart from the user\'s words; deleting the chat drops its content', async () => {
     const prompts: string[] = [];
     const notes: (string | undefined)[] = [];
+    const news: (FileNews | undefined)[] = [];
     const h = await openRuntime({ agentFor: () => scripted(async (ctx, request) => {
-      notes.push(request.fileNote);
+      notes.push(request.fileNews && fileNote(request.fileNews));
+      news.push(request.fileNews);
       if (request.prompt.endsWith('write')) await ctx.tools.run({ name: 'write', input: { path: 'n.txt', content: 'agent\n' } });
     }, prompts) });
     fs.writeFileSync(path.join(h.workspace, 'n.txt'), 'mine\n');
@@ -223,7 +226,7 @@ describe('checkpoints of the product\'s own write tool', () => {
     assert.deepEqual(prompts, ['write', 'next', 'after that'], 'the prompt is the user\'s words only');
     assert.match(notes[1]!, /^\[Files changed since your last reply\. The user undid your earlier changes to n\.txt: those files are back as they were before your changes\. .*\]$/);
     assert.deepEqual([notes[0], notes[2]], [undefined, undefined], 'told once');
-    assert.equal(withFileNote({ fileNote: notes[1]! }, 'next'), `${notes[1]}\n\nnext`, 'a model gets it before the message');
+    assert.equal(withFileNote({ fileNews: news[1]! }, 'next'), `${notes[1]}\n\nnext`, 'a model gets it before the message');
     const hash = (await h.journal.read('listFileChanges', t.sessionId))[0]!.after!.hash!;
     assert.ok(await h.journal.read('getContent', hash));
     assert.ok((await h.runtime.deleteSession(t.sessionId)).ok);
@@ -231,10 +234,31 @@ describe('checkpoints of the product\'s own write tool', () => {
     await h.close();
   });
 
+  it('an undo and the redo of it before the next request cancel out: no note (the agent\'s files are as it left them)', async () => {
+    const requests: AgentTurnRequest[] = [];
+    const h = await openRuntime({ agentFor: () => scripted(async (ctx, request) => {
+      requests.push(request);
+      if (request.prompt === 'write') await ctx.tools.run({ name: 'write', input: { path: 'n.txt', content: 'agent\n' } });
+    }) });
+    try {
+      const t = await turn(h, 'write');
+      const undone = await h.runtime.files.undo(t.sessionId, t.turnId, 'turn');
+      assert.ok(undone.ok && undone.value.kind === 'applied');
+      const redone = await h.runtime.files.redo(t.sessionId, undone.value.id);
+      assert.ok(redone.ok && redone.value.kind === 'applied');
+      await turn(h, 'next', t.sessionId);
+      assert.equal(requests.length, 2);
+      assert.equal(requests[1]!.fileNews, undefined, `told ${JSON.stringify(requests[1]!.fileNews)} (before: "The user redid your earlier changes to n.txt")`);
+      assert.equal(withFileNote(requests[1]!, 'next'), 'next');
+    } finally {
+      await h.close();
+    }
+  });
+
   it('an edit and resend of the request that carried the note carries it again (the agent\'s history leaves the replaced request out)', async () => {
     const notes: (string | undefined)[] = [];
     const h = await openRuntime({ agentFor: () => scripted(async (ctx, request) => {
-      notes.push(request.fileNote);
+      notes.push(request.fileNews && fileNote(request.fileNews));
       if (request.prompt === 'write') await ctx.tools.run({ name: 'write', input: { path: 'n.txt', content: 'agent\n' } });
     }) });
     try {
@@ -264,7 +288,26 @@ describe('the local agent after an undo', () => {
       await turn(h, 'write plan.md\n```\ntwo\n```', first.sessionId);
       assert.equal(fs.readFileSync(path.join(h.workspace, 'plan.md'), 'utf8'), 'two\n', 'the write ran (before: "I don\'t understand free-form requests")');
       const md = (await chatMarkdown(h.runtime, (await h.runtime.getSession(first.sessionId))!)).markdown;
-      assert.match(md, /I was told, before your message:\n\n> \[Files changed since your last reply\. The user undid your earlier changes to plan\.md/);
+      assert.match(md, /Since my last reply, you undid my changes to `plan\.md`\.\n\nWriting `plan\.md`/, 'said plainly, to the user who undid');
+      assert.doesNotMatch(md, /I was told|\[Files changed/, 'not the note worded for a model, quoted');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('says nothing of an undo the user redid before the next request: the files are as it left them', async () => {
+    // A fresh user undid and redid a turn and read "I was told, before your message: > [Files changed…]".
+    const h = await openRuntime(local());
+    try {
+      const first = await turn(h, 'write plan.md\n```\none\n```');
+      const undone = await h.runtime.files.undo(first.sessionId, first.turnId, 'turn');
+      assert.ok(undone.ok && undone.value.kind === 'applied');
+      const redone = await h.runtime.files.redo(first.sessionId, undone.value.id);
+      assert.ok(redone.ok && redone.value.kind === 'applied');
+      await turn(h, 'read plan.md', first.sessionId);
+      const md = (await chatMarkdown(h.runtime, (await h.runtime.getSession(first.sessionId))!)).markdown;
+      assert.match(md, /Reading `plan\.md`/);
+      assert.doesNotMatch(md, /Since my last reply|I was told|undid|redid/);
     } finally {
       await h.close();
     }

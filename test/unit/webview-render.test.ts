@@ -174,6 +174,30 @@ describe('a request made by a tool invocation', () => {
     assert.equal(card.querySelector('.subject'), null, 'the card does not repeat the path its invocation names');
   });
 
+  test('each Copy button says what it copies to a screen reader, and shows "Copy"', async () => {
+    // A fresh screen reader user heard a list of identical "Copy" buttons.
+    const { renderTurn } = await import('../../webview/render/turn');
+    const long = `echo ${'x'.repeat(80)}`;
+    const el = renderTurn(
+      turnWith([
+        { type: 'text', text: 'Run:\n\n```sh\n\nnpm test\nnpm start\n```\n\nthen\n\n```\nmake\n```' },
+        { type: 'invocation', id: 'i1', tool: 'run', summary: 'ls -la', status: 'completed', output: 'a.txt\n' },
+        { type: 'invocation', id: 'i2', tool: 'read', summary: 'src/a.ts', status: 'completed', output: 'export {};\n' },
+        { type: 'invocation', id: 'i3', tool: 'run', summary: long, status: 'completed', output: 'x\n' },
+      ]),
+      { ...ctx, actionableIds: new Set(), running: false },
+    );
+    const buttons = [...el.querySelectorAll('[data-action="copy-code"]')];
+    assert.deepEqual(buttons.map((b) => b.getAttribute('aria-label')), [
+      'Copy sh code: npm test',
+      'Copy code: make',
+      'Copy output of run: ls -la',
+      'Copy output of read: src/a.ts',
+      `Copy output of run: ${long.slice(0, 60)}…`,
+    ]);
+    assert.deepEqual(buttons.map((b) => b.textContent), ['Copy', 'Copy', 'Copy', 'Copy', 'Copy'], 'the visible label stays "Copy"');
+  });
+
   test('a denied invocation leaves saying so to its card; output can be copied', async () => {
     // A fresh user counted "Denied" four times around one denied command.
     const { renderTurn } = await import('../../webview/render/turn');

@@ -46,7 +46,7 @@ export function renderText(text: string): HTMLElement {
     // clipboard unseen, e.g. a `; curl … | sh` after the command shown.
     if (!isPlainCodeBlock(pre)) return;
     const { parentNode, nextSibling } = pre;
-    parentNode?.insertBefore(copyable(pre as HTMLElement), nextSibling);
+    parentNode?.insertBefore(copyable(pre as HTMLElement, codeBlockCopyLabel(pre)), nextSibling);
   });
   // Paths open the file; setting names open the Settings editor.
   linkFiles(el);
@@ -100,7 +100,7 @@ export function renderInvocation(item: InvocationItem, requests: readonly Bounda
     : quiet && item.processGroupStopped ? h('div', { class: 'invocation-message' }, PROCESS_GROUP_STOPPED_TEXT) : null,
     item.diff ? renderDiff(item.diff) : null,
     ...requests.map((r) => safely(() => renderBoundary(r, ctx, { subject: r.subject !== item.summary, diff: r.diff !== item.diff }), `boundary card ${r.id}`, ctx.onError)),
-    item.output ? copyable(h('pre', { class: 'output' }, item.output)) : null,
+    item.output ? copyable(h('pre', { class: 'output' }, item.output), outputCopyLabel(item)) : null,
   );
 }
 
@@ -116,9 +116,35 @@ function summaryOf(item: InvocationItem): HTMLElement {
   return code;
 }
 
-/** Puts a block of plain text in a `.code-block` with a Copy button (`data-action="copy-code"`). */
-function copyable(pre: HTMLElement): HTMLElement {
-  return h('div', { class: 'code-block' }, pre, button('secondary', { class: 'copy-code', 'data-action': 'copy-code', title: 'Copy' }, 'Copy'));
+/**
+ * Puts a block of plain text in a `.code-block` with a Copy button (`data-action="copy-code"`).
+ * The button shows "Copy" but its accessible name (`label`) says what it copies: a screen reader
+ * user listing the buttons heard a row of identical "Copy" buttons.
+ */
+function copyable(pre: HTMLElement, label: string): HTMLElement {
+  return h('div', { class: 'code-block' }, pre, button('secondary', { class: 'copy-code', 'data-action': 'copy-code', 'aria-label': label, title: label }, 'Copy'));
+}
+
+/** Most characters of a block's first line or a command quoted in a Copy button's accessible name. */
+const COPY_LABEL_CHARS = 60;
+
+/** The first non-blank line of `text`, trimmed, cut to `COPY_LABEL_CHARS` with an ellipsis. */
+function firstLine(text: string): string {
+  const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  return line.length > COPY_LABEL_CHARS ? `${line.slice(0, COPY_LABEL_CHARS)}…` : line;
+}
+
+/** "Copy sh code: npm test": a reply's code block, by its language (when marked) and first line. */
+function codeBlockCopyLabel(pre: Element): string {
+  const language = /(?:^|\s)language-([\w+#.-]+)/.exec(pre.querySelector('code')?.className ?? '')?.[1];
+  const line = firstLine(pre.textContent ?? '');
+  return `Copy ${language ? `${language} ` : ''}code${line ? `: ${line}` : ''}`;
+}
+
+/** "Copy output of run: ls -la": an invocation's output, by its tool and what it ran or read. */
+function outputCopyLabel(item: Pick<InvocationItem, 'tool' | 'summary'>): string {
+  const subject = firstLine(item.summary);
+  return `Copy output of ${item.tool}${subject ? `: ${subject}` : ''}`;
 }
 
 /**

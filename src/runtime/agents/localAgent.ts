@@ -15,6 +15,7 @@
  * handling it; it acknowledges it there (`ctx.promptDelivered`), before any text or tool call.
  */
 import { attachmentLabel, type AgentAttachment } from '../../core/attachments';
+import type { FileNews } from '../../core/fileNews';
 import type { Agent, AgentTurnContext, AgentTurnOutcome, AgentTurnRequest, ToolResult } from '../agent';
 
 /** Parsed intent of a prompt. */
@@ -80,8 +81,8 @@ export class LocalAgent implements Agent {
     const rerun = request.origin === 'continue';
     if (rerun) await say("The restart interrupted this reply and I can't tell how far it got, so I'm starting it over.\n\n");
     if (request.origin === 'retry') await say('Trying that again.\n\n');
-    // A note of undone file changes is the runtime's, not the user's words: said, not parsed.
-    if (request.fileNote) await say(`I was told, before your message:\n\n> ${request.fileNote}\n\n`);
+    // What undos and redos left changed is the runtime's news, not the user's words: said, not parsed.
+    if (request.fileNews) await say(fileNewsWords(request.fileNews));
     if (request.attachments?.length) await say(receivedWords(request.attachments));
     const intent = parseLocalPrompt(request.prompt);
     switch (intent.type) {
@@ -154,6 +155,33 @@ export function receivedWords(attachments: readonly AgentAttachment[]): string {
     return `- ${a.kind} ${inlineCode(attachmentLabel(a))}: ${plural(countLines(a.text), 'line')}, ${plural(bytes, 'byte')}${cut}`;
   });
   return `I received ${plural(attachments.length, 'attachment')}:\n${items.join('\n')}\n\n`;
+}
+
+/**
+ * What the local agent says of the undos and redos since its last reply, in the first person to the
+ * user who made them ("Since my last reply, you undid my changes to `a.txt`."), ending in a blank
+ * line; '' when `news` has nothing. Users read the note worded for a model, quoted, as a leaked
+ * system message.
+ */
+export function fileNewsWords(news: FileNews): string {
+  const names = (paths: readonly string[]) => {
+    const quoted = paths.map(inlineCode);
+    return quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}` : quoted.join('');
+  };
+  const acts = [
+    news.undone.length ? `you undid my changes to ${names(news.undone)}` : '',
+    news.redone.length ? `you redid my changes to ${names(news.redone)}` : '',
+  ].filter(Boolean);
+  const kept = news.kept.length
+    ? `${names(news.kept)} ${news.kept.length === 1 ? 'stays as you had changed it' : 'stay as you had changed them'}`
+    : '';
+  if (!acts.length && !kept) return '';
+  const sentence = acts.length ? `Since my last reply, ${acts.join(', and ')}.${kept ? ` ${capitalized(kept)}.` : ''}` : `Since my last reply, ${kept}.`;
+  return `${sentence}\n\n`;
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function plural(n: number, word: string): string {

@@ -112,7 +112,7 @@ export function defaultSystemPrompt(cwd: string): string {
  * (consecutive entries of one role merged with a blank line, since some chat templates require
  * alternating roles), then the user message for the origin (see module docstring), after the file note if any.
  */
-export function buildMessages(request: Pick<AgentTurnRequest, 'prompt' | 'origin' | 'history' | 'attachments' | 'fileNote'>, systemPrompt: string | null): ChatCompletionMessageParam[] {
+export function buildMessages(request: Pick<AgentTurnRequest, 'prompt' | 'origin' | 'history' | 'attachments' | 'fileNews'>, systemPrompt: string | null): ChatCompletionMessageParam[] {
   const entries: HistoryEntry[] = [...request.history];
   // The turn's attachments go with its user message, whatever its origin (fenced blocks: promptWithAttachments).
   entries.push({ role: 'user', text: promptWithAttachments(withFileNote(request, request.origin === 'continue' ? CONTINUE_MESSAGE : request.prompt), request.attachments ?? []) });
