@@ -26,6 +26,8 @@ export interface ClickDeps {
   /** Starts editing request `turnId` with its text and attachments in the composer. */
   readonly startEdit: (turnId: string, text: string, refs: readonly AttachmentRef[]) => void;
   readonly cancelEdit: () => void;
+  /** Says `text` through the view's polite status region (a Copy button's name is what it copies, not "Copied"). */
+  readonly announce: (text: string) => void;
 }
 
 /** How long (ms) a Copy button says "Copied". */
@@ -105,6 +107,7 @@ function copyBlock(button: HTMLElement, deps: ClickDeps): void {
   navigator.clipboard.writeText(code).then(
     () => {
       button.textContent = 'Copied';
+      deps.announce('Copied');
       setTimeout(() => (button.textContent = 'Copy'), COPIED_MS);
     },
     (error: unknown) => deps.setState({ ...deps.state(), error: { code: 'copy_failed', message: `The code could not be copied: ${(error as Error).message}` } }),

@@ -349,6 +349,7 @@ app.addEventListener('click', (event) => handleClick(event, {
   pinToBottom: () => scroll.pin(),
   startEdit,
   cancelEdit: () => promptEdit.cancel(),
+  announce: (text) => (sk.announcer.textContent = text),
 }));
 
 renderer.render(state);

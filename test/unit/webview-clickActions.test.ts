@@ -20,9 +20,11 @@ async function harness() {
   let state: ViewState = INITIAL_VIEW_STATE;
   const edits: string[] = [];
   let focused = 0;
+  const said: string[] = [];
   const deps = {
     root, post: (m: WebviewMessage) => posted.push(m), state: () => state, setState: (s: ViewState) => (state = s),
     focusComposer: () => focused++, pinToBottom: () => undefined, startEdit: (turnId: string) => edits.push(turnId), cancelEdit: () => undefined,
+    announce: (text: string) => said.push(text),
   };
   const click = (el: Element) => {
     const event = new window.MouseEvent('click', { bubbles: true, cancelable: true });
@@ -30,7 +32,7 @@ async function harness() {
     el.dispatchEvent(event);
     return event;
   };
-  return { root, posted, click, edits, state: () => state, focused: () => focused };
+  return { root, posted, click, edits, said, state: () => state, focused: () => focused };
 }
 
 describe('a click in the chat view', () => {
@@ -49,6 +51,23 @@ describe('a click in the chat view', () => {
     allow!.removeAttribute('disabled');
     h.click(allow!);
     assert.equal(h.posted.length, 1, 'a second click while busy posts nothing');
+  });
+
+  test('Copy puts the block\'s text on the clipboard, shows "Copied" and says it (its accessible name is what it copies)', async (t) => {
+    const h = await harness();
+    const copied: string[] = [];
+    const clipboard = { writeText: async (text: string) => void copied.push(text) };
+    // The view's `navigator` (Node 20 has no global one: the window's, with a clipboard that records).
+    const had = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+    Object.defineProperty(globalThis, 'navigator', { configurable: true, value: { clipboard } });
+    t.after(() => (had ? Object.defineProperty(globalThis, 'navigator', had) : delete (globalThis as { navigator?: unknown }).navigator));
+    h.root.innerHTML = '<div class="code-block"><pre class="output">a.txt\nb.txt</pre><button data-action="copy-code" aria-label="Copy output of run: ls">Copy</button></div>';
+    const button = h.root.querySelector('button')!;
+    h.click(button);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(copied, ['a.txt\nb.txt']);
+    assert.equal(button.textContent, 'Copied');
+    assert.deepEqual(h.said, ['Copied'], 'a screen reader hears it: the button\'s name stays what it copies');
   });
 
   test('a decision that is not one of the three, or a disabled action, posts nothing', async () => {
