@@ -15,6 +15,9 @@ import type { BoundaryKind } from '../src/core/vocabulary';
 import { boundaryKindVerb, oneLine } from '../src/core/words';
 import type { ViewState } from './state';
 
+/** Where a keyboard user finds a card's buttons from the message box (Tab leaves the view). */
+export const APPROVAL_WHERE = 'Shift+Tab from the message box reaches it.';
+
 /** The sentences to announce after the view went from `before` to `after` (often none). */
 export function announcementsFor(before: ViewState, after: ViewState): string[] {
   // A first snapshot, another chat, or the same chat again after a resync: the user did not see anything new happen.
@@ -24,7 +27,7 @@ export function announcementsFor(before: ViewState, after: ViewState): string[] 
   for (const id of after.live.actionableRequestIds) {
     if (waitingBefore.has(id)) continue;
     const card = findCard(after.transcript.turns, id);
-    out.push(card ? `Approval needed to ${boundaryKindVerb(card.kind)} ${oneLine(card.subject, 120)}` : 'Approval needed');
+    out.push(`${card ? `Approval needed to ${boundaryKindVerb(card.kind)} ${oneLine(card.subject, 120)}` : 'Approval needed'}. ${APPROVAL_WHERE}`);
   }
   const newest = after.transcript.turns.at(-1);
   const was = newest && findTurn(before.transcript.turns, newest.id);

@@ -58,8 +58,13 @@ export function decideSend(text: string, readOnlyReason: string | null): SendDec
   return { kind: 'send', text };
 }
 
-/** The composer's placeholder: what to type, and while the agent works, that Enter queues it. */
-export function composerPlaceholder(local: boolean, running: boolean): string {
+/**
+ * The composer's placeholder: what to type, and while the agent works, that Enter queues it. While
+ * it waits for the user's approval (`awaitingApproval`), where the card's buttons are from here: Tab
+ * leaves the view, and a keyboard user did not find them.
+ */
+export function composerPlaceholder(local: boolean, running: boolean, awaitingApproval = false): string {
+  if (awaitingApproval) return 'The agent waits for your approval above (Shift+Tab reaches it). Enter queues your message';
   if (running) return 'Enter queues your message: it is sent when the agent is done (Shift+Enter: new line)';
   return local ? 'Ask the agent… (try: help, run ls, read README.md)' : 'Ask the agent…';
 }

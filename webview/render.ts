@@ -123,13 +123,14 @@ export class ChatRenderer {
 
   private renderHeader(state: ViewState): void {
     this.picker.render(state.mode === 'chat' ? state.session : null, state.models, state.hostLost || (state.mode === 'chat' && !!state.live.readOnlyReason));
-    const key = JSON.stringify([state.session?.title, state.session?.provider, state.live.running]);
+    const awaitingApproval = state.live.actionableRequestIds.length > 0;
+    const key = JSON.stringify([state.session?.title, state.session?.provider, state.live.running, awaitingApproval]);
     if (key === this.headerKey) return;
     this.headerKey = key;
     this.headerMain.replaceChildren(...renderHeader(state.session, state.live.running));
     // The local agent's verbs only make sense for the local agent.
     const local = (state.session?.provider ?? 'local') === 'local';
-    this.sk.composer.setAttribute('placeholder', composerPlaceholder(local, state.live.running));
+    this.sk.composer.setAttribute('placeholder', composerPlaceholder(local, state.live.running, awaitingApproval));
   }
 
   private renderTranscript(state: ViewState): void {

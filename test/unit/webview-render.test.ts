@@ -45,6 +45,11 @@ describe('chat view renderer', () => {
     assert.equal(sk.stop.hasAttribute('hidden'), false, 'Stop is shown');
     assert.equal(sk.stop.hasAttribute('disabled'), false, 'Stop can be pressed');
 
+    assert.match(sk.composer.getAttribute('placeholder') ?? '', /^Enter queues your message/);
+    // A fresh user at the composer pressed Tab to reach an approval card and left the view: it is behind them.
+    renderer.render({ ...chat, live: { ...IDLE_LIVE, running: true, actionableRequestIds: ['r1'] } });
+    assert.match(sk.composer.getAttribute('placeholder') ?? '', /approval above \(Shift\+Tab reaches it\)/);
+
     renderer.render({ ...chat, live: IDLE_LIVE });
     assert.equal(sk.send.hasAttribute('hidden'), false, 'Send is back');
     assert.equal(sk.send.hasAttribute('disabled'), false, 'Send can be pressed');
