@@ -153,7 +153,7 @@ export function viewMarkdown(r: LongChatViewResult): string {
   extension host process (the journal worker thread included) 5 s after each chat opened. The view
   alone: with code-server stopped, the production \`dist/webview.js\` in a page of its own with a
   stand-in host (bench/viewPage.ts), which posts the \`changes\` messages window B gets for one card
-  (asked, then decided), each followed by the \`checkpoints\` message B's host sends on each change of another window, ${r.viewAlone?.trials ?? 0} times per chat after 5 not measured; the view's User Timing
+  (asked, then decided) ${r.viewAlone?.trials ?? 0} times per chat after 5 not measured; the view's User Timing
   measures from each message posted until the card showed the change.
 
 | ${header(r).join(' | ')} |

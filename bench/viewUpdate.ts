@@ -9,13 +9,10 @@
  * same 5,000 turns all loaded (as after scrolling to the top). Their last turn's run is in flight.
  * Each trial is what window B receives when window A's agent asks and A's user decides: a `changes`
  * message with `boundary_requested` (the card appears with its buttons), then one with
- * `boundary_decided` and no actionable request (the card clears), each followed by the `checkpoints`
- * message B's host sends on every change of another window (src/host/chatPanels.ts; this chat's turns
- * changed no file, so it lists none). Measured inside the page from the `changes` posted until the
- * card shows the change and the `checkpoints` posted after it was handled: the view's User Timing
- * measures (webview/timing.ts: `nac:message`, each host message checked and folded; `nac:render`,
- * each render with the layout it forces), summed, and the time until the change was painted (the
- * next animation frame and a task).
+ * `boundary_decided` and no actionable request (the card clears). Measured inside the page from the
+ * message posted until the card shows the change: the view's User Timing measures (webview/timing.ts:
+ * `nac:message`, each host message checked and folded; `nac:render`, each render with the layout it
+ * forces), summed, and the time until the change was painted (the next animation frame and a task).
  * `node out/bench/viewUpdate.js --profile` also prints each chat's functions with the most self time.
  */
 import * as os from 'node:os';
@@ -30,7 +27,7 @@ import { benchTurn, openViewAlone, printProfile, type CpuProfile } from './viewP
 
 /** One update's cost in the view (ms). */
 export interface UpdateCost {
-  /** `nac:message` + `nac:render` measures from the `changes` posted until the change showed and the `checkpoints` after it was handled. */
+  /** `nac:message` + `nac:render` measures from the message posted until the change showed. */
   readonly workMs: number;
   /** The longest render among them. */
   readonly longestRenderMs: number;
@@ -71,11 +68,8 @@ function measureRecorder(): void {
   }).observe({ type: 'measure' });
 }
 
-/**
- * In the page: posts `message` as the host, waits until `selector` matches and the change is painted,
- * then posts `after` (the host's next messages) and waits until they are handled and painted; returns the cost.
- */
-async function postAndWait([message, selector, after]: readonly [unknown, string, readonly unknown[]]): Promise<UpdateCost> {
+/** In the page: posts `message` as the host, waits until `selector` matches and the change is painted; returns the cost. */
+async function postAndWait([message, selector]: readonly [unknown, string]): Promise<UpdateCost> {
   const w = window as unknown as { __benchHost: { push(m: unknown): void }; __benchMeasures: { name: string; start: number; duration: number }[] };
   const since = performance.now();
   w.__benchHost.push(message);
@@ -96,8 +90,6 @@ async function postAndWait([message, selector, after]: readonly [unknown, string
     if (!seen()) observer.observe(document.body, { subtree: true, childList: true, attributes: true });
   });
   const paintedMs = performance.now() - since;
-  for (const m of after) w.__benchHost.push(m);
-  if (after.length > 0) await new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
   const mine = w.__benchMeasures.filter((m) => m.start >= since);
   const renders = mine.filter((m) => m.name === 'nac:render').map((m) => m.duration);
   return {
@@ -119,9 +111,6 @@ function changesOf(turns: number, seq: number, event: NewLedgerEvent, actionable
   };
 }
 
-/** The `checkpoints` message of the bench's chats: no turn changed a file. */
-const CHECKPOINTS = { type: 'checkpoints', turns: [] } as const;
-
 /** Runs the trials in one chat of `turns` turns of which the newest `loaded` are loaded. */
 async function measureChat(page: Page, turns: number, loaded: number): Promise<ChatUpdateCosts> {
   const shown: UpdateCost[] = [];
@@ -131,9 +120,9 @@ async function measureChat(page: Page, turns: number, loaded: number): Promise<C
     const requestId = `bench-request-${k}`;
     const card = `.boundary-card[data-request-id="${requestId}"]`;
     const asked = changesOf(turns, 7 + 2 * k, { kind: 'boundary_requested', payload: { requestId, kind: 'command', subject: `touch card-${k}.txt`, why: 'The command writes a file.' } }, [requestId]);
-    const a = await page.evaluate(postAndWait, [asked, `${card}[data-state="actionable"]`, [CHECKPOINTS]] as const);
+    const a = await page.evaluate(postAndWait, [asked, `${card}[data-state="actionable"]`] as const);
     const decided = changesOf(turns, 8 + 2 * k, { kind: 'boundary_decided', payload: { requestId, status: 'approved', decision: 'allow_once', closureReason: 'user_decision' } }, []);
-    const d = await page.evaluate(postAndWait, [decided, `${card}:not([data-state="actionable"])`, [CHECKPOINTS]] as const);
+    const d = await page.evaluate(postAndWait, [decided, `${card}:not([data-state="actionable"])`] as const);
     if (k >= WARMUP) {
       shown.push(a);
       cleared.push(d);

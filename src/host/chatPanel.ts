@@ -15,7 +15,7 @@ import type { ChangeMark, ChatRuntime } from '../runtime/chatRuntime';
 import { agentIcon } from './chatStatus';
 import { CHECK_JOURNAL_COMMAND } from './checkJournal';
 import { REPAIR_JOURNAL_COMMAND } from './repairJournal';
-import { checkpointsMessage, handleCheckpointMessage, isCheckpointMessage, undoBeforeResend } from './checkpointActions';
+import { handleCheckpointMessage, isCheckpointMessage, SentCheckpoints, undoBeforeResend } from './checkpointActions';
 import { openOwnSetting } from './openSetting';
 import { clientIdOf, isOutboxMessage, PanelOutbox } from './panelOutbox';
 import { handleModelMessage } from './panelModels';
@@ -170,11 +170,16 @@ export class ChatPanel {
     return this.sendCheckpoints();
   }
 
-  /** Sends the chat's checkpoints (each turn's "Files changed"), read now. */
-  sendCheckpoints(): Promise<void> {
+  /**
+   * Sends the chat's checkpoints (each turn's "Files changed"), read now; with `ifChanged`, only when
+   * they differ from those the view was last sent (another window's change, this window's undo).
+   */
+  sendCheckpoints(ifChanged = false): Promise<void> {
     const sessionId = this.session;
-    return sessionId ? this.post(() => checkpointsMessage(this.host.runtime, sessionId)) : Promise.resolve();
+    return sessionId ? this.post(() => this.checkpoints.message(this.host.runtime, sessionId, ifChanged)) : Promise.resolve();
   }
+
+  private readonly checkpoints = new SentCheckpoints();
 
   private async snapshot(): Promise<HostMessage> {
     const runtime = this.host.runtime;

@@ -258,9 +258,9 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
         void chat.sendChanges();
         // Another window may have queued, edited, sent or discarded a message, or undone files.
         void chat.sendQueue();
-        void chat.sendCheckpoints();
+        void chat.sendCheckpoints(true);
       } else if (n.type === 'queue') void chat.sendQueue();
-      else if (n.type === 'files') void chat.sendCheckpoints();
+      else if (n.type === 'files') void chat.sendCheckpoints(true);
       else {
         chat.panel.title = n.session.title;
         void chat.sendChanges();

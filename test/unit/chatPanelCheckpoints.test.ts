@@ -1,0 +1,65 @@
+/**
+ * The checkpoints ("Files changed" of every turn) a chat panel sends its view, through the real
+ * panels and two windows on one journal (the local agent): another window's change that changed no
+ * file sends no `checkpoints` message again, one that did sends the new list, and a view's snapshot
+ * always comes with the list. `vscode` is replaced by the little the panels touch.
+ */
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import { openLocal } from './harness';
+import { ChatPanels, nextPanel, type Posted } from './fakePanels';
+import { trackedTempDir, waitFor } from './helpers';
+
+/** The `checkpoints` messages posted, as the turn ids each listed. */
+const checkpointLists = (posted: readonly Posted[]) => posted.flatMap((m) => (m.type === 'checkpoints' ? [m.turns.map((t) => t.turnId)] : []));
+
+describe('the checkpoints a chat panel sends', () => {
+  it('another window\'s change sends them again only when they changed', async () => {
+    // Sent at every change of another window, the whole list cost the view ~10 ms to check in a chat with 2,000 file-changing turns.
+    const workspace = trackedTempDir('nac-ws-');
+    const a = await openLocal({ workspace, instance: 'window-a' });
+    const b = await openLocal({ file: a.file, workspace, instance: 'window-b' });
+    const panels = new ChatPanels(Promise.resolve(a.runtime), {} as never, () => undefined, {} as never);
+    const binding = panels.bind(a.runtime);
+    const panel = nextPanel();
+    try {
+      const s = await a.runtime.createSession('local');
+      assert.ok(s.ok);
+      const chat = await panels.open(s.value);
+      panel.receive({ type: 'ready' });
+      await waitFor('the snapshot', () => panel.posted.some((m) => m.type === 'snapshot'));
+      const settled = async () => {
+        for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+        await chat.post(async () => undefined);
+      };
+      await settled();
+      assert.deepEqual(checkpointLists(panel.posted), [[]], 'the snapshot comes with the (empty) list');
+
+      // Window B's turn writes a file: window A's view gets the list with it.
+      assert.ok((await b.runtime.send(s.value.id, 'write notes/a.txt\n```\nhello\n```')).ok);
+      await b.runtime.whenIdle(s.value.id);
+      const wrote = (await b.runtime.transcript(s.value.id)).turns[0]!.id;
+      await waitFor('window A\'s view to list the file change', () => panel.view().files.has(wrote), 10_000);
+
+      // Window B's next turn changes no file: its changes reach A's view, the same list is not sent again.
+      const before = checkpointLists(panel.posted).length;
+      assert.ok((await b.runtime.send(s.value.id, 'help')).ok);
+      await b.runtime.whenIdle(s.value.id);
+      await waitFor('window A\'s view to show the second turn done', () => panel.view().transcript.turns[1]?.status === 'completed', 10_000);
+      await settled();
+      assert.equal(checkpointLists(panel.posted).length, before, `no list sent again: ${JSON.stringify(checkpointLists(panel.posted))}`);
+      assert.deepEqual([...panel.view().files.keys()], [wrote], 'the view still lists the first turn\'s change');
+
+      // A view built again gets a snapshot, and the list with it.
+      panel.receive({ type: 'resync' });
+      await waitFor('the list again', () => checkpointLists(panel.posted).length === before + 1);
+      assert.deepEqual(checkpointLists(panel.posted).at(-1), [wrote]);
+    } finally {
+      binding.dispose();
+      a.runtime.dispose();
+      b.runtime.dispose();
+      await a.journal.close();
+      await b.journal.close();
+    }
+  });
+});
