@@ -213,7 +213,7 @@ export interface DecisionTimes {
   readonly clearedBMs: number;
   /**
    * B's view's own work meanwhile (its User Timing measures, webview/timing.ts: host messages
-   * handled and renders begun from the click until the card was painted): their sum, and the longest
+   * handled, renders and scheduled layout passes begun from the click until the card was painted): their sum, and the longest
    * render (ms).
    */
   readonly viewWorkBMs?: number;
@@ -224,14 +224,14 @@ export interface DecisionTimes {
 }
 
 /**
- * `nac:message` and `nac:render` measures of a chat frame that began from `since` (its
+ * `nac:message`, `nac:render` and `nac:layout` measures of a chat frame that began from `since` (its
  * performance.now(), ms) up to `untilWall` (the browser's wall clock, ms: when the card was painted):
  * the work that led to the card's change, not the command's output that follows it.
  */
-function viewMeasuresBetween([since, untilWall]: readonly [number, number]): { message: number[]; render: number[] } {
+function viewMeasuresBetween([since, untilWall]: readonly [number, number]): { message: number[]; render: number[]; layout: number[] } {
   const until = untilWall - performance.timeOrigin;
   const of = (name: string) => performance.getEntriesByName(name, 'measure').filter((e) => e.startTime >= since && e.startTime <= until).map((e) => e.duration);
-  return { message: of('nac:message'), render: of('nac:render') };
+  return { message: of('nac:message'), render: of('nac:render'), layout: of('nac:layout') };
 }
 
 /**
@@ -256,7 +256,7 @@ export async function decideTimed(a: Page, b: Page, requestId: string, timeoutMs
       return {
         disabledMs: ta.disabledAt! - ta.clickAt, decidedAMs: ta.decidedAt! - ta.clickAt, clearedBMs: tb.decidedAt! - ta.clickAt,
         ...(work.render.length > 0 ? {
-          viewWorkBMs: sum(work.message) + sum(work.render), longestRenderBMs: Math.max(...work.render), messagesBMs: sum(work.message), rendersB: work.render.length,
+          viewWorkBMs: sum(work.message) + sum(work.render) + sum(work.layout), longestRenderBMs: Math.max(...work.render), messagesBMs: sum(work.message), rendersB: work.render.length,
         } : {}),
       };
     }

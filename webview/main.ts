@@ -51,6 +51,8 @@ const renderer = new ChatRenderer(sk, reportError, {
   onQueueFocusLost: () => sk.composer.focus(),
   onQueueEditLost: (text) => giveBack(text),
   onModelPick: (model) => host.post({ type: 'setModel', model }),
+  // The passes a scroll or a resize schedules (a turn rendered taller measures again next frame): measured as the view's work too.
+  schedule: (run) => requestAnimationFrame(() => timed('nac:layout', run)),
 });
 const memory = new PanelMemory(host);
 const outbox = new ViewOutbox(memory, (m) => host.post(m));
