@@ -9,7 +9,7 @@ import type { Transcript, TranscriptTurn } from '../src/core/transcript';
 import { SANDBOXED_COMMAND_PROVIDERS } from '../src/core/vocabulary';
 import { renderHeader, renderLoading, renderOrphan, renderWelcome } from './render/chrome';
 import { safely, type RenderErrorSink } from './render/failed';
-import { followOutputs, outputScrolls, type OutputScroll } from './render/follow';
+import { followOutputs, OutputScrollTracker } from './render/follow';
 import { QueueView, type QueueMessage } from './render/queue';
 import { ModelPicker } from './render/modelPicker';
 import { h } from './dom';
@@ -72,14 +72,13 @@ export class ChatRenderer {
     this.headerMain = h('span', { class: 'header-main' });
     sk.header.replaceChildren(this.headerMain, this.picker.element);
     this.queue = new QueueView(sk.queue, (message) => onQueueAction?.(message), () => onQueueFocusLost?.(), (text) => onQueueEditLost?.(text));
+    this.outputs = new OutputScrollTracker(sk.content);
     this.virtual = new VirtualTranscript(sk.transcript, sk.content, {
       ...virtual,
       // Output boxes keep their scroll positions (or follow a running command's end) across every change.
       aroundWrite: (write) => {
-        const outputs = this.outputsBefore ?? outputScrolls(sk.content);
-        this.outputsBefore = undefined;
         write();
-        followOutputs(sk.content, outputs);
+        followOutputs(sk.content, this.outputs.positions);
       },
     });
   }
@@ -123,14 +122,15 @@ export class ChatRenderer {
 
   private renderHeader(state: ViewState): void {
     this.picker.render(state.mode === 'chat' ? state.session : null, state.models, state.hostLost || (state.mode === 'chat' && !!state.live.readOnlyReason));
-    const awaitingApproval = state.live.actionableRequestIds.length > 0;
-    const key = JSON.stringify([state.session?.title, state.session?.provider, state.live.running, awaitingApproval]);
+    // The local agent's verbs only make sense for the local agent.
+    const local = (state.session?.provider ?? 'local') === 'local';
+    const placeholder = composerPlaceholder(local, state.live.running, state.live.actionableRequestIds.length > 0);
+    if (this.sk.composer.getAttribute('placeholder') !== placeholder) this.sk.composer.setAttribute('placeholder', placeholder);
+    // Built again only when what it shows changed: its badges are toolkit elements, built at each connect.
+    const key = JSON.stringify([state.session?.title, state.session?.provider, state.live.running]);
     if (key === this.headerKey) return;
     this.headerKey = key;
     this.headerMain.replaceChildren(...renderHeader(state.session, state.live.running));
-    // The local agent's verbs only make sense for the local agent.
-    const local = (state.session?.provider ?? 'local') === 'local';
-    this.sk.composer.setAttribute('placeholder', composerPlaceholder(local, state.live.running, awaitingApproval));
   }
 
   private renderTranscript(state: ViewState): void {
@@ -152,16 +152,12 @@ export class ChatRenderer {
     if (shown && shown.transcript === state.transcript && shown.hasOlder === state.hasOlder && shown.turnCount === state.turnCount
       && !this.virtual.restoring && this.virtual.mountedIds.every((id) => this.unchanged(id, state, facts))) return;
     this.shown = { transcript: state.transcript, hasOlder: state.hasOlder, turnCount: state.turnCount };
-    // Before any turn is rendered again: a turn rendered again moves its unchanged output boxes out
-    // of the element on screen (renderTurn), which loses their scroll positions.
-    this.outputsBefore = outputScrolls(content);
     this.virtual.show({
       ids: facts.ids,
       hasOlder: state.hasOlder,
       unloaded: state.turnCount - turns.length,
       element: (i) => this.turnElement(turns[i]!, state, facts, i === turns.length - 1),
     });
-    this.outputsBefore = undefined;
     this.prune();
   }
 
@@ -176,8 +172,11 @@ export class ChatRenderer {
     return !!cached && !!turn && cached.turn === turn && cached.key === turnKey(turn, this.contextOf(turn, state, facts, index === state.transcript.turns.length - 1));
   }
 
-  /** The output boxes' scroll positions read before a render's turns are built (see `renderTranscript`). */
-  private outputsBefore: Map<string, OutputScroll> | undefined;
+  /**
+   * The output boxes' scroll positions: a turn rendered again moves its unchanged output boxes out
+   * of the element on screen (renderTurn), which loses their scroll positions.
+   */
+  private readonly outputs: OutputScrollTracker;
 
   /** The welcome text of an empty chat, for its agent. */
   private welcomeOf(state: ViewState): HTMLElement {

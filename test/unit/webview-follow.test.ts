@@ -29,22 +29,53 @@ function invocation(id: string, status: string, top: number, height = 500) {
 
 describe('output boxes across a render', () => {
   test('a box rendered again gets its place back, a running one follows its end, one left as it was is not touched', async () => {
-    const { followOutputs, outputScrolls } = await import('../../webview/render/follow');
+    const { followOutputs, OutputScrollTracker } = await import('../../webview/render/follow');
     const root = window.document.createElement('div');
+    window.document.body.replaceChildren(root);
+    const tracker = new OutputScrollTracker(root as unknown as HTMLElement);
     const kept = invocation('kept', 'completed', 40);
     const redrawn = invocation('redrawn', 'completed', 120);
     const running = invocation('running', 'running', 400);
     for (const x of [kept, redrawn, running]) root.appendChild(x.el);
-    const before = outputScrolls(root as unknown as ParentNode);
-    assert.deepEqual(before.get('redrawn')?.top, 120);
+    // The user scrolled each box: the browser fires a scroll event at it (it does not bubble).
+    for (const x of [kept, redrawn, running]) x.pre.dispatchEvent(new window.Event('scroll') as never);
+    assert.deepEqual(tracker.positions.get('redrawn')?.top, 120);
+    assert.equal(tracker.positions.get('running')?.atEnd, true);
     // The render: `redrawn` is a new element (its item changed), the others stay.
     const again = invocation('redrawn', 'completed', 0);
     root.replaceChild(again.el, redrawn.el);
     kept.reads.n = 0;
-    followOutputs(root as unknown as ParentNode, before);
+    followOutputs(root as unknown as ParentNode, tracker.positions);
     assert.equal(again.top(), 120, 'the new box is where the old one was');
     assert.equal(kept.reads.n, 0, 'the box left as it was is not read');
     assert.equal(kept.top(), 40);
     assert.equal(running.top(), 500, 'a running box that was at its end follows it');
+  });
+
+  test('a render reads no box\'s position before it writes: only scroll events are read', async () => {
+    // Reading every output box's position before each render forced a layout of the whole view at every update.
+    const { buildSkeleton } = await import('../../webview/layout');
+    const { ChatRenderer } = await import('../../webview/render');
+    const { INITIAL_VIEW_STATE, IDLE_LIVE } = await import('../../webview/state');
+    const { session } = await import('./happyDom');
+    const sk = buildSkeleton(window.document.createElement('div') as unknown as HTMLElement);
+    window.document.body.replaceChildren(sk.app as never);
+    const renderer = new ChatRenderer(sk, undefined, { geometry: { height: () => 100, viewportHeight: () => 600, contentTop: () => 0 } });
+    // The fold keeps an unchanged item's object: the renderer keeps its element.
+    const ran = { type: 'invocation' as const, id: 'i1', tool: 'run', summary: 'ls', status: 'completed' as const, output: 'a\nb', exitCode: 0 };
+    const turn = (status: 'completed' | 'running', text: string) => ({
+      id: 't1', sessionId: session.id, prompt: 'run ls', origin: 'prompt' as const, parentTurnId: null, status, errorClass: null, createdAt: 1, applied: {},
+      items: [ran, { type: 'text' as const, text }],
+    });
+    const state = { ...INITIAL_VIEW_STATE, mode: 'chat' as const, session, live: IDLE_LIVE, turnCount: 1 };
+    renderer.render({ ...state, transcript: { turns: [turn('completed', 'one')] } });
+    const pre = sk.content.querySelector<HTMLElement>('pre.output')!;
+    let reads = 0;
+    for (const key of ['scrollTop', 'scrollHeight', 'clientHeight'] as const) {
+      Object.defineProperty(pre, key, { get: () => (reads++, 0), set: () => undefined, configurable: true });
+    }
+    renderer.render({ ...state, transcript: { turns: [turn('completed', 'two')] } });
+    assert.equal(sk.content.querySelector('pre.output'), pre, 'precondition: the box stayed');
+    assert.equal(reads, 0, 'the render read nothing of the box');
   });
 });

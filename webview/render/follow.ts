@@ -15,19 +15,35 @@ export interface OutputScroll {
 
 const OUTPUT = '.invocation[data-invocation-id] pre.output';
 
-/** The scroll position of every invocation's output box under `root`, by invocation id. */
-export function outputScrolls(root: ParentNode): Map<string, OutputScroll> {
-  const positions = new Map<string, OutputScroll>();
-  root.querySelectorAll<HTMLElement>(OUTPUT).forEach((pre) => {
+/**
+ * The scroll positions of the output boxes under a root, by invocation id, as their scroll events
+ * said (a capturing listener: scroll events do not bubble). A box never scrolled has none: it is at
+ * its top. Reading every box's position before each render forced a layout of the whole view at
+ * every update, a millisecond or more; an event is read when the box has just been scrolled.
+ */
+export class OutputScrollTracker {
+  private readonly known = new Map<string, OutputScroll>();
+
+  constructor(root: HTMLElement) {
+    root.addEventListener('scroll', (event) => this.note(event.target), { capture: true, passive: true });
+  }
+
+  /** The positions noted, by invocation id (`box`: the element that scrolled). */
+  get positions(): ReadonlyMap<string, OutputScroll> {
+    return this.known;
+  }
+
+  private note(target: EventTarget | null): void {
+    const pre = target as HTMLElement | null;
+    if (!pre?.matches?.(OUTPUT)) return;
     const id = pre.closest<HTMLElement>('.invocation')?.dataset.invocationId;
-    if (id) positions.set(id, { top: pre.scrollTop, atEnd: isNearBottom(pre.scrollTop, pre.scrollHeight, pre.clientHeight), box: pre });
-  });
-  return positions;
+    if (id) this.known.set(id, { top: pre.scrollTop, atEnd: isNearBottom(pre.scrollTop, pre.scrollHeight, pre.clientHeight), box: pre });
+  }
 }
 
 /**
  * Scrolls each output box under `root`: a running invocation's to its end unless the user had
- * scrolled up in it (`before`, from `outputScrolls` ahead of the render); any other to where it was.
+ * scrolled up in it (`before`, from `OutputScrollTracker`); any other to where it was.
  * Call once the boxes are in the document.
  */
 export function followOutputs(root: ParentNode, before: ReadonlyMap<string, OutputScroll>): void {

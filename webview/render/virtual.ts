@@ -104,13 +104,20 @@ export class VirtualTranscript {
   constructor(private readonly scroller: HTMLElement, private readonly content: HTMLElement, private readonly options: VirtualOptions = {}) {
     this.geometry = options.geometry ?? BROWSER_GEOMETRY;
     scroller.addEventListener('scroll', () => {
+      // A pass's own scroll needs no pass: that one laid out for where it scrolled to.
+      if (this.scrolledTo !== undefined && Math.abs(scroller.scrollTop - this.scrolledTo) < 1) return;
+      this.scrolledTo = undefined;
       this.extra.clear();
       this.later();
     }, { passive: true });
     content.addEventListener('keydown', (event) => {
       if (event.key === 'Tab' && !event.altKey && !event.ctrlKey && !event.metaKey) this.beforeTab(event.target as Node, event.shiftKey ? -1 : 1);
     });
-    this.resizes = typeof ResizeObserver !== 'undefined' && !options.geometry ? new ResizeObserver(() => this.later()) : undefined;
+    this.resizes = typeof ResizeObserver !== 'undefined' && !options.geometry
+      ? new ResizeObserver((entries) => {
+        if (entries.some((entry) => this.resized(entry))) this.later();
+      })
+      : undefined;
     this.resizes?.observe(scroller);
   }
 
@@ -171,6 +178,19 @@ export class VirtualTranscript {
       if (id !== undefined) this.extra.add(id);
     }
     this.pass();
+  }
+
+  /**
+   * Whether a ResizeObserver entry calls for a pass: the scroller's size, or a mounted turn whose
+   * height is not the one the last pass measured (a pass measures every turn it mounts, and the
+   * observer then reports each of them: a second pass a frame later for nothing).
+   */
+  private resized(entry: ResizeObserverEntry): boolean {
+    if (entry.target === this.scroller) return true;
+    const id = this.mountedEls.get(entry.target);
+    if (id === undefined) return false;
+    const px = entry.borderBoxSize?.[0]?.blockSize ?? this.geometry.height(entry.target as HTMLElement);
+    return Math.abs(px - (this.heights.get(id) ?? -1)) >= 0.5;
   }
 
   private later(): void {
@@ -258,9 +278,14 @@ export class VirtualTranscript {
     const top = anchor === 'bottom'
       ? Math.max(layout.total - viewport, this.scroller.scrollHeight - viewport)
       : topOf(layout, anchor);
-    // Only a real move: each assignment fires a scroll event (and a pass).
-    if (Math.abs(this.scroller.scrollTop - top) >= 1) this.scroller.scrollTop = Math.max(0, top);
+    // Only a real move: each assignment fires a scroll event. Where it landed (clamped to the content) is noted: its event needs no pass.
+    if (Math.abs(this.scroller.scrollTop - top) < 1) return;
+    this.scroller.scrollTop = Math.max(0, top);
+    this.scrolledTo = this.scroller.scrollTop;
   }
+
+  /** Where the last pass scrolled to, until a scroll event says the view is elsewhere. */
+  private scrolledTo: number | undefined;
 
   /** Puts the `wanted` turns (sorted indices) in the DOM, with a spacer for each run of turns left out. */
   private write(source: TurnSource, layout: Layout, wanted: readonly number[]): void {
