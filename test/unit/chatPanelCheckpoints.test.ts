@@ -7,7 +7,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { openLocal } from './harness';
-import { ChatPanels, nextPanel, type Posted } from './fakePanels';
+import { openChatPanel, type Posted } from './fakePanels';
 import { trackedTempDir, waitFor } from './helpers';
 
 /** The `checkpoints` messages posted, as the turn ids each listed. */
@@ -19,32 +19,21 @@ describe('the checkpoints a chat panel sends', () => {
     const workspace = trackedTempDir('nac-ws-');
     const a = await openLocal({ workspace, instance: 'window-a' });
     const b = await openLocal({ file: a.file, workspace, instance: 'window-b' });
-    const panels = new ChatPanels(Promise.resolve(a.runtime), {} as never, () => undefined, {} as never);
-    const binding = panels.bind(a.runtime);
-    const panel = nextPanel();
+    const { sessionId, panel, settled, dispose } = await openChatPanel(a.runtime);
     try {
-      const s = await a.runtime.createSession('local');
-      assert.ok(s.ok);
-      const chat = await panels.open(s.value);
-      panel.receive({ type: 'ready' });
-      await waitFor('the snapshot', () => panel.posted.some((m) => m.type === 'snapshot'));
-      const settled = async () => {
-        for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-        await chat.post(async () => undefined);
-      };
       await settled();
       assert.deepEqual(checkpointLists(panel.posted), [[]], 'the snapshot comes with the (empty) list');
 
       // Window B's turn writes a file: window A's view gets the list with it.
-      assert.ok((await b.runtime.send(s.value.id, 'write notes/a.txt\n```\nhello\n```')).ok);
-      await b.runtime.whenIdle(s.value.id);
-      const wrote = (await b.runtime.transcript(s.value.id)).turns[0]!.id;
+      assert.ok((await b.runtime.send(sessionId, 'write notes/a.txt\n```\nhello\n```')).ok);
+      await b.runtime.whenIdle(sessionId);
+      const wrote = (await b.runtime.transcript(sessionId)).turns[0]!.id;
       await waitFor('window A\'s view to list the file change', () => panel.view().files.has(wrote), 10_000);
 
       // Window B's next turn changes no file: its changes reach A's view, the same list is not sent again.
       const before = checkpointLists(panel.posted).length;
-      assert.ok((await b.runtime.send(s.value.id, 'help')).ok);
-      await b.runtime.whenIdle(s.value.id);
+      assert.ok((await b.runtime.send(sessionId, 'help')).ok);
+      await b.runtime.whenIdle(sessionId);
       await waitFor('window A\'s view to show the second turn done', () => panel.view().transcript.turns[1]?.status === 'completed', 10_000);
       await settled();
       assert.equal(checkpointLists(panel.posted).length, before, `no list sent again: ${JSON.stringify(checkpointLists(panel.posted))}`);
@@ -55,11 +44,9 @@ describe('the checkpoints a chat panel sends', () => {
       await waitFor('the list again', () => checkpointLists(panel.posted).length === before + 1);
       assert.deepEqual(checkpointLists(panel.posted).at(-1), [wrote]);
     } finally {
-      binding.dispose();
-      a.runtime.dispose();
-      b.runtime.dispose();
-      await a.journal.close();
-      await b.journal.close();
+      dispose();
+      await a.close();
+      await b.close();
     }
   });
 });

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { hostMessageProblem } from '../../src/protocol/checkHostMessage';
 import type { Agent, AgentTurnContext } from '../../src/runtime/agent';
 import { openLocal, openRuntime, type RuntimeHarness } from './harness';
-import { ChatPanels, nextPanel, type Posted } from './fakePanels';
+import { nextPanel, openChatPanel, type Posted } from './fakePanels';
 import { trackedTempDir, waitFor } from './helpers';
 
 
@@ -53,20 +53,9 @@ function answers(posted: readonly Posted[]) {
     .map((m) => (m.type === 'error' ? { type: m.type, code: m.code, action: m.action, clientId: m.clientId } : { ...m, seq: undefined }));
 }
 
-async function openChat(h: RuntimeHarness, panel = nextPanel()) {
-  const panels = new ChatPanels(Promise.resolve(h.runtime), {} as never, () => undefined, {} as never);
-  const binding = panels.bind(h.runtime);
-  const s = await h.runtime.createSession('local');
-  assert.ok(s.ok);
-  const chat = await panels.open(s.value);
-  panel.receive({ type: 'ready' });
-  await waitFor('the snapshot', () => panel.posted.some((m) => m.type === 'snapshot'));
-  /** Waits until the panel posted all it will so far. */
-  const settled = async () => {
-    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-    await chat.post(async () => undefined);
-  };
-  return { sessionId: s.value.id, panel, settled, dispose: () => binding.dispose() };
+/** The chat opened in window `h` (`openChatPanel`). */
+function openChat(h: RuntimeHarness, panel = nextPanel()) {
+  return openChatPanel(h.runtime, panel);
 }
 
 describe('the queue through the panel and the runtime', () => {

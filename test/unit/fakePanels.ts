@@ -4,9 +4,12 @@
  * messages, and the view's own reducer folding what was posted. Import this module before anything
  * that loads `vscode` (it installs the stand-in when loaded).
  */
+import { strict as assert } from 'node:assert';
 import Module from 'node:module';
 import type { HostMessage } from '../../src/protocol/messages';
+import type { ChatRuntime } from '../../src/runtime/chatRuntime';
 import { INITIAL_VIEW_STATE, reduceHostMessage, type ViewState } from '../../webview/state';
+import { waitFor } from './helpers';
 
 /** A message the host posted, with the sequence number the panel stamps on updates. */
 export type Posted = HostMessage & { seq?: number };
@@ -69,3 +72,23 @@ export const ChatPanels = chatPanels.ChatPanels;
 /** The real ChatPanel class (one tab), loaded against the stand-in `vscode`. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 export const ChatPanel = (require('../../src/host/chatPanel') as typeof import('../../src/host/chatPanel')).ChatPanel;
+
+/**
+ * A chat of the local agent created in `runtime` and opened in a real ChatPanels bound to it, on
+ * `panel`, whose view has posted `ready` and got its snapshot. `settled` waits until the panel posted
+ * all it will so far; `dispose` unbinds the panels.
+ */
+export async function openChatPanel(runtime: ChatRuntime, panel: FakePanel = nextPanel()) {
+  const panels = new ChatPanels(Promise.resolve(runtime), {} as never, () => undefined, {} as never);
+  const binding = panels.bind(runtime);
+  const s = await runtime.createSession('local');
+  assert.ok(s.ok);
+  const chat = await panels.open(s.value);
+  panel.receive({ type: 'ready' });
+  await waitFor('the snapshot', () => panel.posted.some((m) => m.type === 'snapshot'));
+  const settled = async () => {
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    await chat.post(async () => undefined);
+  };
+  return { sessionId: s.value.id, chat, panel, settled, dispose: () => binding.dispose() };
+}
