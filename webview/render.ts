@@ -77,8 +77,9 @@ export class ChatRenderer {
       ...virtual,
       // Output boxes keep their scroll positions (or follow a running command's end) across every change.
       aroundWrite: (write) => {
+        const stayed = new Set<Node>(sk.content.children);
         write();
-        followOutputs(sk.content, this.outputs.positions);
+        followOutputs(sk.content, this.outputs.positions, stayed);
       },
     });
   }
@@ -173,8 +174,8 @@ export class ChatRenderer {
   }
 
   /**
-   * The output boxes' scroll positions: a turn rendered again moves its unchanged output boxes out
-   * of the element on screen (renderTurn), which loses their scroll positions.
+   * The output boxes' scroll positions: a box out of the document and back (its turn scrolled out
+   * of the window and back) is at its top again, a box rendered anew starts at its top.
    */
   private readonly outputs: OutputScrollTracker;
 

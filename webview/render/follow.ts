@@ -43,17 +43,27 @@ export class OutputScrollTracker {
 
 /**
  * Scrolls each output box under `root`: a running invocation's to its end unless the user had
- * scrolled up in it (`before`, from `OutputScrollTracker`); any other to where it was.
- * Call once the boxes are in the document.
+ * scrolled up in it (`before`, from `OutputScrollTracker`); any other to where it was. `stayed`: the
+ * children of `root` (turn elements) that were in it before the change; a box in one of them was
+ * not moved and is left alone unread. Call once the boxes are in the document.
  */
-export function followOutputs(root: ParentNode, before: ReadonlyMap<string, OutputScroll>): void {
+export function followOutputs(root: ParentNode, before: ReadonlyMap<string, OutputScroll>, stayed?: ReadonlySet<Node>): void {
   root.querySelectorAll<HTMLElement>(OUTPUT).forEach((pre) => {
     const invocation = pre.closest<HTMLElement>('.invocation');
     const was = before.get(invocation?.dataset.invocationId ?? '');
     const running = invocation?.dataset.status === 'running';
-    // The same box, still in the document, is where it was: reading it would only force a layout.
-    if (!running && was?.box === pre) return;
+    // The same box, never out of the document, is where it was: reading it would only force a layout.
+    // One inserted again (its turn scrolled out of the virtualized window and back) is at its top in
+    // Chromium, with no scroll event.
+    if (!running && was?.box === pre && (!stayed || stayed.has(childOf(root, pre)))) return;
     const top = running && (!was || was.atEnd) ? pre.scrollHeight : was?.top;
     if (top !== undefined && pre.scrollTop !== top) pre.scrollTop = top;
   });
+}
+
+/** The child of `root` that holds `node` (`node` itself if none does). */
+function childOf(root: ParentNode, node: Node): Node {
+  let el = node;
+  while (el.parentNode && el.parentNode !== root) el = el.parentNode;
+  return el;
 }
