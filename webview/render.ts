@@ -138,6 +138,7 @@ export class ChatRenderer {
     const content = this.sk.content;
     if (state.mode !== 'chat' || state.transcript.turns.length === 0) {
       this.turns.clear();
+      this.outputs.retain(() => false);
       this.virtual.reset();
       this.shown = undefined;
       const shown = state.mode === 'loading' ? (this.loading ??= renderLoading()) : state.mode === 'chat' ? this.welcomeOf(state) : null;
@@ -236,11 +237,13 @@ export class ChatRenderer {
 
   /** Keeps the cache of turn elements bounded: the mounted ones and the most recently used others. */
   private prune(): void {
+    if (this.turns.size <= CACHED_TURNS) return;
     const mounted = new Set(this.virtual.mountedIds);
     for (const id of this.turns.keys()) {
       if (this.turns.size <= CACHED_TURNS) break;
       if (!mounted.has(id)) this.turns.delete(id);
     }
+    this.outputs.retain((turnId) => this.turns.has(turnId));
   }
 
   private renderBars(state: ViewState): void {

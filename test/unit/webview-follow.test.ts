@@ -115,4 +115,30 @@ describe('output boxes across a render', () => {
     assert.equal(sk.content.querySelector('pre.output'), pre, 'precondition: the same box, back');
     assert.equal(position, 120, 'the box is where the user had scrolled it');
   });
+
+  test('the position of a box whose turn left the renderer\'s cache is forgotten with it', async () => {
+    // Each noted box holds its element, and its turn's whole tree: a long chat's every followed command kept its turn alive.
+    const { buildSkeleton } = await import('../../webview/layout');
+    const { ChatRenderer } = await import('../../webview/render');
+    const { INITIAL_VIEW_STATE, IDLE_LIVE } = await import('../../webview/state');
+    const { session } = await import('./happyDom');
+    const sk = buildSkeleton(window.document.createElement('div') as unknown as HTMLElement);
+    window.document.body.replaceChildren(sk.app as never);
+    const renderer = new ChatRenderer(sk, undefined, { geometry: { height: () => 100, viewportHeight: () => 600, contentTop: () => 0 }, atBottom: () => false });
+    const turns = Array.from({ length: 300 }, (_, i) => ({
+      id: `t${i}`, sessionId: session.id, prompt: `p${i}`, origin: 'prompt' as const, parentTurnId: null, status: 'completed' as const, errorClass: null, createdAt: 1, applied: {},
+      items: [{ type: 'invocation' as const, id: `i${i}`, tool: 'run', summary: 'ls', status: 'completed' as const, output: 'a\nb', exitCode: 0 }],
+    }));
+    const state = { ...INITIAL_VIEW_STATE, mode: 'chat' as const, session, live: IDLE_LIVE, turnCount: turns.length };
+    const positions = (renderer as unknown as { outputs: { positions: ReadonlyMap<string, unknown> } }).outputs.positions;
+    for (let at = 0; at < turns.length; at += 10) {
+      renderer.virtual.restoreTo({ turnId: `t${at}`, offset: 0 });
+      renderer.render({ ...state, transcript: { turns: [...turns] } });
+      // The user (or the follow of a running command) scrolled the boxes on screen.
+      sk.content.querySelectorAll('pre.output').forEach((pre) => pre.dispatchEvent(new window.Event('scroll') as never));
+    }
+    assert.ok(positions.has('i290'), 'a box of a turn on screen is known');
+    assert.equal(positions.has('i0'), false, 'the first turn left the cache: its box is forgotten');
+    assert.ok(positions.size <= 200, `at most the cached turns' boxes: ${positions.size}`);
+  });
 });

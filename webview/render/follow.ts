@@ -33,11 +33,24 @@ export class OutputScrollTracker {
     return this.known;
   }
 
+  /**
+   * Forgets the positions of the boxes of turns `keep` says no to (by turn id): a noted box holds its
+   * element, and with it its turn's whole tree, after the renderer let the turn go.
+   */
+  retain(keep: (turnId: string) => boolean): void {
+    for (const [id, noted] of this.known) if (!keep(this.turnOf.get(noted.box!) ?? '')) this.known.delete(id);
+  }
+
+  /** The turn id of each noted box. */
+  private readonly turnOf = new WeakMap<HTMLElement, string>();
+
   private note(target: EventTarget | null): void {
     const pre = target as HTMLElement | null;
     if (!pre?.matches?.(OUTPUT)) return;
     const id = pre.closest<HTMLElement>('.invocation')?.dataset.invocationId;
-    if (id) this.known.set(id, { top: pre.scrollTop, atEnd: isNearBottom(pre.scrollTop, pre.scrollHeight, pre.clientHeight), box: pre });
+    if (!id) return;
+    this.known.set(id, { top: pre.scrollTop, atEnd: isNearBottom(pre.scrollTop, pre.scrollHeight, pre.clientHeight), box: pre });
+    this.turnOf.set(pre, pre.closest<HTMLElement>('section[data-turn-id]')?.dataset.turnId ?? '');
   }
 }
 
