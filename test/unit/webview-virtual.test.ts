@@ -282,8 +282,12 @@ describe('the virtualized transcript', () => {
     scroller.appendChild(content);
     doc.body.replaceChildren(scroller as never);
     const ids = Array.from({ length: 60 }, (_, i) => `t${i}`);
-    const els = ids.map((id) => Object.assign(doc.createElement('section') as unknown as HTMLElement, { className: 'turn' }));
-    els.forEach((el, i) => (el.dataset.turnId = ids[i]));
+    const els = ids.map((id) => {
+      const el = doc.createElement('section') as unknown as HTMLElement;
+      el.className = 'turn';
+      el.dataset.turnId = id;
+      return el;
+    });
     /** Measures of each turn while its content settles (an image, a font): 5 px taller at each of its first 6 (as many as a pass makes). */
     const settling = new Map<string, number>();
     let settle = false;
