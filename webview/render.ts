@@ -77,8 +77,9 @@ export class ChatRenderer {
       ...virtual,
       // Output boxes keep their scroll positions (or follow a running command's end) across every change.
       aroundWrite: (write) => {
+        const stayed = new Set<Node>(sk.content.children);
         write();
-        followOutputs(sk.content, this.outputs.positions);
+        followOutputs(sk.content, this.outputs.positions, stayed);
       },
     });
   }
@@ -137,6 +138,7 @@ export class ChatRenderer {
     const content = this.sk.content;
     if (state.mode !== 'chat' || state.transcript.turns.length === 0) {
       this.turns.clear();
+      this.outputs.retain(() => false);
       this.virtual.reset();
       this.shown = undefined;
       const shown = state.mode === 'loading' ? (this.loading ??= renderLoading()) : state.mode === 'chat' ? this.welcomeOf(state) : null;
@@ -173,8 +175,8 @@ export class ChatRenderer {
   }
 
   /**
-   * The output boxes' scroll positions: a turn rendered again moves its unchanged output boxes out
-   * of the element on screen (renderTurn), which loses their scroll positions.
+   * The output boxes' scroll positions: a box out of the document and back (its turn scrolled out
+   * of the window and back) is at its top again, a box rendered anew starts at its top.
    */
   private readonly outputs: OutputScrollTracker;
 
@@ -235,11 +237,13 @@ export class ChatRenderer {
 
   /** Keeps the cache of turn elements bounded: the mounted ones and the most recently used others. */
   private prune(): void {
+    if (this.turns.size <= CACHED_TURNS) return;
     const mounted = new Set(this.virtual.mountedIds);
     for (const id of this.turns.keys()) {
       if (this.turns.size <= CACHED_TURNS) break;
       if (!mounted.has(id)) this.turns.delete(id);
     }
+    this.outputs.retain((turnId) => this.turns.has(turnId));
   }
 
   private renderBars(state: ViewState): void {

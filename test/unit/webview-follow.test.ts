@@ -78,4 +78,67 @@ describe('output boxes across a render', () => {
     assert.equal(sk.content.querySelector('pre.output'), pre, 'precondition: the box stayed');
     assert.equal(reads, 0, 'the render read nothing of the box');
   });
+
+  test('a box whose turn was scrolled out of the DOM and back gets its place back', async () => {
+    // Chromium puts a box removed from the document and inserted again at its top, with no scroll
+    // event (measured in Chromium 156): a finished command's output the user had scrolled in was back
+    // at its first lines once its turn had been scrolled out of the virtualized window and back.
+    const { buildSkeleton } = await import('../../webview/layout');
+    const { ChatRenderer } = await import('../../webview/render');
+    const { INITIAL_VIEW_STATE, IDLE_LIVE } = await import('../../webview/state');
+    const { session } = await import('./happyDom');
+    const sk = buildSkeleton(window.document.createElement('div') as unknown as HTMLElement);
+    window.document.body.replaceChildren(sk.app as never);
+    const renderer = new ChatRenderer(sk, undefined, { geometry: { height: () => 100, viewportHeight: () => 600, contentTop: () => 0 }, atBottom: () => false });
+    const ran = { type: 'invocation' as const, id: 'i0', tool: 'run', summary: 'ls', status: 'completed' as const, output: 'a\nb', exitCode: 0 };
+    const turns = Array.from({ length: 40 }, (_, i) => ({
+      id: `t${i}`, sessionId: session.id, prompt: `p${i}`, origin: 'prompt' as const, parentTurnId: null, status: 'completed' as const, errorClass: null, createdAt: 1, applied: {},
+      items: i === 0 ? [ran] : [{ type: 'text' as const, text: `reply ${i}` }],
+    }));
+    const state = { ...INITIAL_VIEW_STATE, mode: 'chat' as const, session, live: IDLE_LIVE, turnCount: turns.length };
+    const showAt = (turnId: string) => {
+      renderer.virtual.restoreTo({ turnId, offset: 0 });
+      renderer.render({ ...state, transcript: { turns: [...turns] } });
+    };
+    showAt('t0');
+    const pre = sk.content.querySelector<HTMLElement>('pre.output')!;
+    let position = 0;
+    Object.defineProperty(pre, 'scrollTop', { get: () => position, set: (v: number) => (position = v), configurable: true });
+    Object.defineProperty(pre, 'scrollHeight', { get: () => 500, configurable: true });
+    Object.defineProperty(pre, 'clientHeight', { get: () => 100, configurable: true });
+    position = 120;
+    pre.dispatchEvent(new window.Event('scroll') as never);
+    showAt('t39');
+    assert.equal(pre.isConnected, false, 'precondition: the turn left the DOM');
+    position = 0; // As Chromium does to a box out of the document.
+    showAt('t0');
+    assert.equal(sk.content.querySelector('pre.output'), pre, 'precondition: the same box, back');
+    assert.equal(position, 120, 'the box is where the user had scrolled it');
+  });
+
+  test('the position of a box whose turn left the renderer\'s cache is forgotten with it', async () => {
+    // Each noted box holds its element, and its turn's whole tree: a long chat's every followed command kept its turn alive.
+    const { buildSkeleton } = await import('../../webview/layout');
+    const { ChatRenderer } = await import('../../webview/render');
+    const { INITIAL_VIEW_STATE, IDLE_LIVE } = await import('../../webview/state');
+    const { session } = await import('./happyDom');
+    const sk = buildSkeleton(window.document.createElement('div') as unknown as HTMLElement);
+    window.document.body.replaceChildren(sk.app as never);
+    const renderer = new ChatRenderer(sk, undefined, { geometry: { height: () => 100, viewportHeight: () => 600, contentTop: () => 0 }, atBottom: () => false });
+    const turns = Array.from({ length: 300 }, (_, i) => ({
+      id: `t${i}`, sessionId: session.id, prompt: `p${i}`, origin: 'prompt' as const, parentTurnId: null, status: 'completed' as const, errorClass: null, createdAt: 1, applied: {},
+      items: [{ type: 'invocation' as const, id: `i${i}`, tool: 'run', summary: 'ls', status: 'completed' as const, output: 'a\nb', exitCode: 0 }],
+    }));
+    const state = { ...INITIAL_VIEW_STATE, mode: 'chat' as const, session, live: IDLE_LIVE, turnCount: turns.length };
+    const positions = (renderer as unknown as { outputs: { positions: ReadonlyMap<string, unknown> } }).outputs.positions;
+    for (let at = 0; at < turns.length; at += 10) {
+      renderer.virtual.restoreTo({ turnId: `t${at}`, offset: 0 });
+      renderer.render({ ...state, transcript: { turns: [...turns] } });
+      // The user (or the follow of a running command) scrolled the boxes on screen.
+      sk.content.querySelectorAll('pre.output').forEach((pre) => pre.dispatchEvent(new window.Event('scroll') as never));
+    }
+    assert.ok(positions.has('i290'), 'a box of a turn on screen is known');
+    assert.equal(positions.has('i0'), false, 'the first turn left the cache: its box is forgotten');
+    assert.ok(positions.size <= 200, `at most the cached turns' boxes: ${positions.size}`);
+  });
 });

@@ -271,4 +271,49 @@ describe('the virtualized transcript', () => {
     v.scrollTo(v.sk.transcript.scrollTop + 1); // any scroll ends it
     assert.ok(!v.mounted().includes(`t${String(n + 10).padStart(4, '0')}`) && v.mounted().length <= BOUND);
   });
+
+  test('a pass whose last round still measured new heights leaves no layout off the DOM: it schedules another', async () => {
+    // The ResizeObserver's first report of each turn a pass mounted used to run that next pass; it now
+    // runs none for a turn the pass measured at that height, and the pass's own scroll runs none either.
+    const { VirtualTranscript } = await import('../../webview/render/virtual');
+    const doc = window.document;
+    const scroller = doc.createElement('div') as unknown as HTMLElement;
+    const content = doc.createElement('div') as unknown as HTMLElement;
+    scroller.appendChild(content);
+    doc.body.replaceChildren(scroller as never);
+    const ids = Array.from({ length: 60 }, (_, i) => `t${i}`);
+    const els = ids.map((id) => {
+      const el = doc.createElement('section') as unknown as HTMLElement;
+      el.className = 'turn';
+      el.dataset.turnId = id;
+      return el;
+    });
+    /** Measures of each turn while its content settles (an image, a font): 5 px taller at each of its first 6 (as many as a pass makes). */
+    const settling = new Map<string, number>();
+    let settle = false;
+    const height = (el: HTMLElement) => {
+      const id = el.dataset.turnId!;
+      if (!settle) return 100;
+      const n = settling.get(id) ?? 0;
+      settling.set(id, n + 1);
+      return 100 + 5 * Math.min(n + 1, 6);
+    };
+    const scheduled: (() => void)[] = [];
+    const virtual = new VirtualTranscript(scroller, content, {
+      geometry: { height, viewportHeight: () => 600, contentTop: () => 0 }, atBottom: () => false, schedule: (run) => scheduled.push(run),
+    });
+    const drain = () => {
+      for (let k = 0; k < 50 && scheduled.length > 0; k++) scheduled.shift()!();
+    };
+    const spacers = () => [...content.querySelectorAll<HTMLElement>('.turn-spacer')].map((el) => el.style.height).join(',');
+    virtual.restoreTo({ turnId: 't30', offset: 0 });
+    virtual.show({ ids, hasOlder: false, unloaded: 0, element: (i) => els[i]! });
+    drain();
+    settle = true;
+    virtual.relayout();
+    drain();
+    const settled = spacers();
+    virtual.relayout();
+    assert.equal(spacers(), settled, 'a pass once everything is measured changes no spacer');
+  });
 });

@@ -33,27 +33,50 @@ export class OutputScrollTracker {
     return this.known;
   }
 
+  /**
+   * Forgets the positions of the boxes of turns `keep` says no to (by turn id): a noted box holds its
+   * element, and with it its turn's whole tree, after the renderer let the turn go.
+   */
+  retain(keep: (turnId: string) => boolean): void {
+    for (const [id, noted] of this.known) if (!keep(this.turnOf.get(noted.box!) ?? '')) this.known.delete(id);
+  }
+
+  /** The turn id of each noted box. */
+  private readonly turnOf = new WeakMap<HTMLElement, string>();
+
   private note(target: EventTarget | null): void {
     const pre = target as HTMLElement | null;
     if (!pre?.matches?.(OUTPUT)) return;
     const id = pre.closest<HTMLElement>('.invocation')?.dataset.invocationId;
-    if (id) this.known.set(id, { top: pre.scrollTop, atEnd: isNearBottom(pre.scrollTop, pre.scrollHeight, pre.clientHeight), box: pre });
+    if (!id) return;
+    this.known.set(id, { top: pre.scrollTop, atEnd: isNearBottom(pre.scrollTop, pre.scrollHeight, pre.clientHeight), box: pre });
+    this.turnOf.set(pre, pre.closest<HTMLElement>('section[data-turn-id]')?.dataset.turnId ?? '');
   }
 }
 
 /**
  * Scrolls each output box under `root`: a running invocation's to its end unless the user had
- * scrolled up in it (`before`, from `OutputScrollTracker`); any other to where it was.
- * Call once the boxes are in the document.
+ * scrolled up in it (`before`, from `OutputScrollTracker`); any other to where it was. `stayed`: the
+ * children of `root` (turn elements) that were in it before the change; a box in one of them was
+ * not moved and is left alone unread. Call once the boxes are in the document.
  */
-export function followOutputs(root: ParentNode, before: ReadonlyMap<string, OutputScroll>): void {
+export function followOutputs(root: ParentNode, before: ReadonlyMap<string, OutputScroll>, stayed?: ReadonlySet<Node>): void {
   root.querySelectorAll<HTMLElement>(OUTPUT).forEach((pre) => {
     const invocation = pre.closest<HTMLElement>('.invocation');
     const was = before.get(invocation?.dataset.invocationId ?? '');
     const running = invocation?.dataset.status === 'running';
-    // The same box, still in the document, is where it was: reading it would only force a layout.
-    if (!running && was?.box === pre) return;
+    // The same box, never out of the document, is where it was: reading it would only force a layout.
+    // One inserted again (its turn scrolled out of the virtualized window and back) is at its top in
+    // Chromium, with no scroll event.
+    if (!running && was?.box === pre && (!stayed || stayed.has(childOf(root, pre)))) return;
     const top = running && (!was || was.atEnd) ? pre.scrollHeight : was?.top;
     if (top !== undefined && pre.scrollTop !== top) pre.scrollTop = top;
   });
+}
+
+/** The child of `root` that holds `node` (`node` itself if none does). */
+function childOf(root: ParentNode, node: Node): Node {
+  let el = node;
+  while (el.parentNode && el.parentNode !== root) el = el.parentNode;
+  return el;
 }

@@ -210,6 +210,7 @@ export class VirtualTranscript {
     const before = this.mounted;
     const had = new Set(before);
     let deferred = false;
+    let unsettled = false;
     this.measureMounted();
     let layout = this.layout(source);
     for (let round = 0; ; round++) {
@@ -219,7 +220,12 @@ export class VirtualTranscript {
       deferred = pick.deferred;
       this.write(source, layout, pick.indices);
       // Done when the turns mounted are as tall as assumed (the average of the unmeasured ones is then the same too).
-      if (!this.measureMounted() || round === MAX_ROUNDS) break;
+      if (!this.measureMounted()) break;
+      // Heights measured after the last layout: the DOM's spacers and the scroll are off by them.
+      if (round === MAX_ROUNDS) {
+        unsettled = true;
+        break;
+      }
       layout = this.layout(source);
     }
     // What the DOM holds now: the next pass reads its anchor from it.
@@ -227,8 +233,9 @@ export class VirtualTranscript {
     this.scrollTo(layout, anchor, viewport);
     if (source.hasOlder && this.scroller.scrollTop - 2 * viewport < (layout.tops[0] ?? 0)) this.options.onNearTop?.();
     if (!sameIds(before, this.mounted)) this.options.onMounted?.();
-    // The rest of the margin, a few turns a frame.
-    if (deferred) this.later();
+    // The rest of the margin, a few turns a frame; or a layout with the heights measured last (no
+    // ResizeObserver report or scroll event of this pass's runs one: they match what it measured).
+    if (deferred || unsettled) this.later();
   }
 
   /** Where this pass keeps the view: a restore asked for, the bottom, or the turn read now. */
