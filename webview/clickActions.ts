@@ -71,6 +71,8 @@ function act(actionEl: HTMLElement, deps: ClickDeps): void {
     actionEl.setAttribute('disabled', '');
     deps.setState(markBusy(state, turnBusyKey(turnId)));
     deps.pinToBottom();
+    // The banner goes with its button: the focus went to the page, and Shift+Tab from there to an old turn.
+    deps.focusComposer();
   } else if (action === 'copy-code') {
     copyBlock(actionEl, deps);
   } else if (action === 'open-setting') {

@@ -50,7 +50,7 @@ export function buildSkeleton(app: HTMLElement): Skeleton {
   // Not a live region: turns are drawn as the user scrolls (render/virtual.ts); `announcer` says what happens.
   // Shown while the user reads above the bottom; a zero-height sticky dock keeps it in the scroller's
   // lower corner without adding to the transcript's height (which the scroll pin measures).
-  const jumpToLatest = h('vscode-button', { class: 'jump-latest', appearance: 'secondary', hidden: true, title: 'Jump to the latest message' }, 'Latest ↓');
+  const jumpToLatest = h('vscode-button', { class: 'jump-latest', appearance: 'secondary', hidden: true, title: 'Jump to the latest message', 'aria-label': 'Jump to the latest message' }, 'Latest ↓');
   const transcript = h('main', { id: 'transcript', class: 'transcript', 'aria-label': 'Conversation' }, content, h('div', { class: 'jump-latest-dock' }, jumpToLatest));
   const announcer = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
   const orphan = h('div', { class: 'orphan-box', hidden: true });

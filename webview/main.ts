@@ -10,6 +10,7 @@ import {
 import type { AttachmentRef } from '../src/core/attachments';
 import { composerRows, decideSend, isSelectAllKey, isSendKey } from './input';
 import { announcementsFor } from './announcer';
+import { focusWaitingCard, isShiftTab } from './approvalFocus';
 import { buildSkeleton, setFlag } from './layout';
 import { ViewOutbox } from './outbox';
 import { PromptEdit } from './promptEdit';
@@ -318,6 +319,14 @@ sk.composer.addEventListener('keydown', (event: KeyboardEvent) => {
     event.preventDefault();
     return promptEdit.cancel();
   }
+  if (isShiftTab(event) && focusWaitingCard({
+    content: sk.content,
+    waiting: () => state.mode === 'chat' && state.live.actionableRequestIds.length > 0,
+    toEnd: () => {
+      scroll.pin();
+      renderer.virtual.relayout();
+    },
+  })) return event.preventDefault();
   if (!isSendKey(event)) return;
   event.preventDefault();
   if (!sk.send.hasAttribute('disabled')) send();

@@ -98,6 +98,19 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
     ctx.log(`  chat tab "${title}"`);
   });
 
+  // The message box's placeholder says Shift+Tab reaches the waiting card: it does, to its Deny first.
+  await step('shift-tab-to-card', async () => {
+    const frame = chatFrame(page);
+    await frame.locator('#composer textarea').focus();
+    await page.keyboard.press('Shift+Tab');
+    const focused = await frame.locator('body').evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      return el ? `${el.dataset.decision ?? el.tagName} ${el.dataset.requestId ?? ''}` : 'none';
+    });
+    if (focused !== `deny ${firstRequest}`) throw new Error(`Shift+Tab from the message box focused "${focused}", expected the waiting card's Deny (deny ${firstRequest})`);
+    await frame.locator('#composer textarea').focus();
+  });
+
   // Latest ↓ stands clear of the pending card's badge (screenshots in the dark and light theme).
   await step('jump-latest-clear', () => jumpLatestClearStep(page, ctx.shot, TIMEOUTS.ui));
 

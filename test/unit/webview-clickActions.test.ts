@@ -70,6 +70,17 @@ describe('a click in the chat view', () => {
     assert.deepEqual(h.said, ['Copied'], 'a screen reader hears it: the button\'s name stays what it copies');
   });
 
+  test('Retry is posted once, its button disabled, and the composer takes the focus (the banner goes with its button)', async () => {
+    // A fresh user pressed Retry from the keyboard: the focus went to the page, and Shift+Tab to an old turn.
+    const h = await harness();
+    h.root.innerHTML = '<button data-action="retry" data-turn-id="t1">Retry</button>';
+    const retry = h.root.querySelector('button')!;
+    h.click(retry);
+    assert.deepEqual(h.posted, [{ type: 'retry', turnId: 't1' }]);
+    assert.equal(retry.hasAttribute('disabled'), true);
+    assert.equal(h.focused(), 1);
+  });
+
   test('a decision that is not one of the three, or a disabled action, posts nothing', async () => {
     const h = await harness();
     h.root.innerHTML = '<button data-decision="allow_forever" data-request-id="r1">x</button><button data-action="undo-files" data-turn-id="t1" disabled>Undo</button>';
