@@ -27,6 +27,18 @@ function invocation(id: string, status: string, top: number, height = 500) {
   return { el, pre: pre as unknown as HTMLElement, reads, top: () => position };
 }
 
+/** A chat view's renderer on a skeleton in the document, turns 100 px tall in a 600 px view; `atBottom`: whether it follows the bottom. */
+async function chatView(atBottom: boolean) {
+  const { buildSkeleton } = await import('../../webview/layout');
+  const { ChatRenderer } = await import('../../webview/render');
+  const { INITIAL_VIEW_STATE, IDLE_LIVE } = await import('../../webview/state');
+  const { session } = await import('./happyDom');
+  const sk = buildSkeleton(window.document.createElement('div') as unknown as HTMLElement);
+  window.document.body.replaceChildren(sk.app as never);
+  const renderer = new ChatRenderer(sk, undefined, { geometry: { height: () => 100, viewportHeight: () => 600, contentTop: () => 0 }, atBottom: () => atBottom });
+  return { sk, renderer, INITIAL_VIEW_STATE, IDLE_LIVE, session };
+}
+
 describe('output boxes across a render', () => {
   test('a box rendered again gets its place back, a running one follows its end, one left as it was is not touched', async () => {
     const { followOutputs, OutputScrollTracker } = await import('../../webview/render/follow');
@@ -54,13 +66,7 @@ describe('output boxes across a render', () => {
 
   test('a render reads no box\'s position before it writes: only scroll events are read', async () => {
     // Reading every output box's position before each render forced a layout of the whole view at every update.
-    const { buildSkeleton } = await import('../../webview/layout');
-    const { ChatRenderer } = await import('../../webview/render');
-    const { INITIAL_VIEW_STATE, IDLE_LIVE } = await import('../../webview/state');
-    const { session } = await import('./happyDom');
-    const sk = buildSkeleton(window.document.createElement('div') as unknown as HTMLElement);
-    window.document.body.replaceChildren(sk.app as never);
-    const renderer = new ChatRenderer(sk, undefined, { geometry: { height: () => 100, viewportHeight: () => 600, contentTop: () => 0 } });
+    const { sk, renderer, INITIAL_VIEW_STATE, IDLE_LIVE, session } = await chatView(true);
     // The fold keeps an unchanged item's object: the renderer keeps its element.
     const ran = { type: 'invocation' as const, id: 'i1', tool: 'run', summary: 'ls', status: 'completed' as const, output: 'a\nb', exitCode: 0 };
     const turn = (status: 'completed' | 'running', text: string) => ({
@@ -83,13 +89,7 @@ describe('output boxes across a render', () => {
     // Chromium puts a box removed from the document and inserted again at its top, with no scroll
     // event (measured in Chromium 156): a finished command's output the user had scrolled in was back
     // at its first lines once its turn had been scrolled out of the virtualized window and back.
-    const { buildSkeleton } = await import('../../webview/layout');
-    const { ChatRenderer } = await import('../../webview/render');
-    const { INITIAL_VIEW_STATE, IDLE_LIVE } = await import('../../webview/state');
-    const { session } = await import('./happyDom');
-    const sk = buildSkeleton(window.document.createElement('div') as unknown as HTMLElement);
-    window.document.body.replaceChildren(sk.app as never);
-    const renderer = new ChatRenderer(sk, undefined, { geometry: { height: () => 100, viewportHeight: () => 600, contentTop: () => 0 }, atBottom: () => false });
+    const { sk, renderer, INITIAL_VIEW_STATE, IDLE_LIVE, session } = await chatView(false);
     const ran = { type: 'invocation' as const, id: 'i0', tool: 'run', summary: 'ls', status: 'completed' as const, output: 'a\nb', exitCode: 0 };
     const turns = Array.from({ length: 40 }, (_, i) => ({
       id: `t${i}`, sessionId: session.id, prompt: `p${i}`, origin: 'prompt' as const, parentTurnId: null, status: 'completed' as const, errorClass: null, createdAt: 1, applied: {},
@@ -118,13 +118,7 @@ describe('output boxes across a render', () => {
 
   test('the position of a box whose turn left the renderer\'s cache is forgotten with it', async () => {
     // Each noted box holds its element, and its turn's whole tree: a long chat's every followed command kept its turn alive.
-    const { buildSkeleton } = await import('../../webview/layout');
-    const { ChatRenderer } = await import('../../webview/render');
-    const { INITIAL_VIEW_STATE, IDLE_LIVE } = await import('../../webview/state');
-    const { session } = await import('./happyDom');
-    const sk = buildSkeleton(window.document.createElement('div') as unknown as HTMLElement);
-    window.document.body.replaceChildren(sk.app as never);
-    const renderer = new ChatRenderer(sk, undefined, { geometry: { height: () => 100, viewportHeight: () => 600, contentTop: () => 0 }, atBottom: () => false });
+    const { sk, renderer, INITIAL_VIEW_STATE, IDLE_LIVE, session } = await chatView(false);
     const turns = Array.from({ length: 300 }, (_, i) => ({
       id: `t${i}`, sessionId: session.id, prompt: `p${i}`, origin: 'prompt' as const, parentTurnId: null, status: 'completed' as const, errorClass: null, createdAt: 1, applied: {},
       items: [{ type: 'invocation' as const, id: `i${i}`, tool: 'run', summary: 'ls', status: 'completed' as const, output: 'a\nb', exitCode: 0 }],

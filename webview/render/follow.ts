@@ -22,7 +22,8 @@ const OUTPUT = '.invocation[data-invocation-id] pre.output';
  * every update, a millisecond or more; an event is read when the box has just been scrolled.
  */
 export class OutputScrollTracker {
-  private readonly known = new Map<string, OutputScroll>();
+  /** By invocation id; `turnId`: the turn holding the box. */
+  private readonly known = new Map<string, OutputScroll & { readonly turnId: string }>();
 
   constructor(root: HTMLElement) {
     root.addEventListener('scroll', (event) => this.note(event.target), { capture: true, passive: true });
@@ -38,19 +39,16 @@ export class OutputScrollTracker {
    * element, and with it its turn's whole tree, after the renderer let the turn go.
    */
   retain(keep: (turnId: string) => boolean): void {
-    for (const [id, noted] of this.known) if (!keep(this.turnOf.get(noted.box!) ?? '')) this.known.delete(id);
+    for (const [id, noted] of this.known) if (!keep(noted.turnId)) this.known.delete(id);
   }
-
-  /** The turn id of each noted box. */
-  private readonly turnOf = new WeakMap<HTMLElement, string>();
 
   private note(target: EventTarget | null): void {
     const pre = target as HTMLElement | null;
     if (!pre?.matches?.(OUTPUT)) return;
     const id = pre.closest<HTMLElement>('.invocation')?.dataset.invocationId;
     if (!id) return;
-    this.known.set(id, { top: pre.scrollTop, atEnd: isNearBottom(pre.scrollTop, pre.scrollHeight, pre.clientHeight), box: pre });
-    this.turnOf.set(pre, pre.closest<HTMLElement>('section[data-turn-id]')?.dataset.turnId ?? '');
+    const turnId = pre.closest<HTMLElement>('section[data-turn-id]')?.dataset.turnId ?? '';
+    this.known.set(id, { top: pre.scrollTop, atEnd: isNearBottom(pre.scrollTop, pre.scrollHeight, pre.clientHeight), box: pre, turnId });
   }
 }
 

@@ -76,10 +76,8 @@ export class VirtualTranscript {
   /** The layout last written to the DOM: where the anchor of the next pass is read from. */
   private written: Layout | null = null;
   private mounted: readonly string[] = [];
-  /** The mounted turn elements and their ids. */
-  private mountedEls = new Map<Node, string>();
-  /** The mounted turn elements' indices in `mountedFrom`, the ids they were mounted from. */
-  private mountedAt = new Map<Node, number>();
+  /** The mounted turn elements: each one's id and its index in `mountedFrom`, the ids they were mounted from. */
+  private mountedEls = new Map<Node, { readonly id: string; readonly index: number }>();
   private mountedFrom: readonly string[] = [];
   /**
    * The heights of the ids last laid out by index (NaN: never measured), kept while the source's ids
@@ -140,7 +138,6 @@ export class VirtualTranscript {
     this.written = null;
     this.mounted = [];
     this.mountedEls = new Map();
-    this.mountedAt = new Map();
   }
 
   /** Ids of the turns in the DOM, in order. */
@@ -187,7 +184,7 @@ export class VirtualTranscript {
    */
   private resized(entry: ResizeObserverEntry): boolean {
     if (entry.target === this.scroller) return true;
-    const id = this.mountedEls.get(entry.target);
+    const id = this.mountedEls.get(entry.target)?.id;
     if (id === undefined) return false;
     const px = entry.borderBoxSize?.[0]?.blockSize ?? this.geometry.height(entry.target as HTMLElement);
     return Math.abs(px - (this.heights.get(id) ?? -1)) >= 0.5;
@@ -309,15 +306,13 @@ export class VirtualTranscript {
       spacers.set(before, el);
       children.push(el);
     };
-    const els = new Map<Node, string>();
-    const at = new Map<Node, number>();
+    const els = new Map<Node, { id: string; index: number }>();
     let next = 0;
     for (const i of wanted) {
       const id = source.ids[i]!;
       if (i > next || (i === 0 && layout.unloadedPx > 0)) gap(next === 0 ? TOP : id, layout.tops[i]! - (next === 0 ? layout.contentTop : layout.tops[next]!));
       const el = source.element(i);
-      els.set(el, id);
-      at.set(el, i);
+      els.set(el, { id, index: i });
       children.push(el);
       next = i + 1;
     }
@@ -329,22 +324,21 @@ export class VirtualTranscript {
     for (const [el] of this.mountedEls) if (!els.has(el)) this.resizes?.unobserve(el as Element);
     for (const [el] of els) if (!this.mountedEls.has(el)) this.resizes?.observe(el as Element);
     this.mountedEls = els;
-    this.mountedAt = at;
     this.mountedFrom = source.ids;
-    this.mounted = [...els.values()];
+    this.mounted = [...els.values()].map((m) => m.id);
   }
 
   /** Measures the mounted turns; true when a height differs from the one known. */
   private measureMounted(): boolean {
     let changed = false;
-    for (const [el, id] of this.mountedEls) {
+    for (const [el, { id, index }] of this.mountedEls) {
       const px = this.geometry.height(el as HTMLElement);
       const had = this.heights.get(id);
       // A turn is never 0 px tall (it has padding) unless not laid out (a hidden view): keep what was known.
       if (had === px || px <= 0) continue;
       this.heightSum += px - (had ?? 0);
       this.heights.set(id, px);
-      if (this.aligned?.ids === this.mountedFrom) this.aligned.px[this.mountedAt.get(el)!] = px;
+      if (this.aligned?.ids === this.mountedFrom) this.aligned.px[index] = px;
       changed = true;
     }
     return changed;
@@ -370,7 +364,7 @@ export class VirtualTranscript {
   private turnIdOf(node: Node | null | undefined): string | undefined {
     let el: Node | null | undefined = node;
     while (el && el.parentNode !== this.content) el = el.parentNode;
-    return el ? this.mountedEls.get(el) : undefined;
+    return el ? this.mountedEls.get(el)?.id : undefined;
   }
 }
 
