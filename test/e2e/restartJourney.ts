@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { cardsAbout, stepper, visible } from './steps';
 import { jumpLatestClearStep } from './jumpLatestStep';
 import { brokenCardStep } from './isolationStep';
+import { deleteEnterKeepsStep } from './deleteDialogStep';
 import { checkThemes } from './themeSteps';
 import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
 
@@ -164,25 +165,8 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
     await visible(frame.locator('.invocation .summary', { hasText: 'src/greet.js' }).first(), 'the read header naming src/greet.js', TIMEOUTS.ui);
   });
 
-  // Delete Chat… from the palette with the chat tab active: the modal names the chat, and Enter (the
-  // dialog's focused button) keeps it.
-  await step('delete-enter-keeps', async () => {
-    const frame = chatFrame(page);
-    await visible(frame.locator('#send'), 'the Send button (the agent finished)', TIMEOUTS.command);
-    await runCommand(page, 'Agent Chats: Delete Chat…', TIMEOUTS.ui);
-    const dialog = page.locator('.monaco-dialog-box');
-    await visible(dialog.filter({ hasText: title }), `a modal dialog naming "${title}"`, TIMEOUTS.ui);
-    // The dialog takes the focus a moment after it shows: wait until a button in it has it, then judge which.
-    const inDialog = () => page.evaluate(() => document.activeElement?.closest('.monaco-dialog-box') ? (document.activeElement.textContent ?? '').trim() : null);
-    let focused = await inDialog();
-    for (const deadline = Date.now() + TIMEOUTS.ui; focused === null && Date.now() < deadline; focused = await inDialog()) await page.waitForTimeout(50);
-    if (focused !== 'Keep Chat') throw new Error(`the dialog's focused button (Enter) is ${focused === null ? 'none: the focus is outside the dialog' : `"${focused}"`}, expected "Keep Chat"`);
-    await page.keyboard.press('Enter');
-    await dialog.waitFor({ state: 'hidden', timeout: TIMEOUTS.ui });
-    await visible(frame.locator('.message.user', { hasText: JOURNEY_COMMAND }).first(), 'the chat, still there after Enter', TIMEOUTS.ui);
-    const now = await activeTabTitle(page);
-    if (now !== title) throw new Error(`after Enter the active tab is "${now}", expected the kept chat "${title}"`);
-  });
+  // Delete Chat… from the palette with the chat tab active: Enter keeps the chat.
+  await step('delete-enter-keeps', () => deleteEnterKeepsStep(page, { title, command: JOURNEY_COMMAND, activeTabTitle: () => activeTabTitle(page), log: ctx.log, timeoutMs: TIMEOUTS.ui }));
 
   // A card that cannot be drawn leaves the rest of the chat working, and the log says why.
   await step('broken-card', () => brokenCardStep(page, TIMEOUTS.ui));
