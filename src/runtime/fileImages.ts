@@ -2,7 +2,7 @@
  * Files on disk as checkpoints see them: a file's image now (absent, its bytes and their SHA-256,
  * or too large to keep), the path a checkpoint names it by, and putting an image back exactly
  * (bytes as stored: line ends, byte-order mark and a missing final newline included; an absent
- * image removes the file).
+ * image removes the file, and the empty folders made for it since a given time).
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -84,6 +84,36 @@ export async function writeImage(root: string, file: string, bytes: Uint8Array |
   }
   await fs.promises.mkdir(path.dirname(full), { recursive: true });
   await fs.promises.writeFile(full, bytes);
+}
+
+/**
+ * Removes the folders holding `file` (a checkpoint path inside `root`) that are empty and were made
+ * at or after `sinceMs` (ms since the epoch, by their birth time): from the innermost up, stopping at
+ * the first that is not, and at `root`. A folder whose file system does not tell its birth time is
+ * kept, as is anything outside `root`: an empty folder the user had before the agent is never taken.
+ * Resolves the removed folders' checkpoint paths, innermost first.
+ */
+export async function removeFoldersMadeSince(root: string, file: string, sinceMs: number): Promise<string[]> {
+  const top = path.resolve(root);
+  const removed: string[] = [];
+  for (let dir = path.dirname(path.resolve(root, file)); isStrictlyInside(top, dir); dir = path.dirname(dir)) {
+    try {
+      const stat = await fs.promises.stat(dir);
+      if (!stat.isDirectory() || !(stat.birthtimeMs > 0) || stat.birthtimeMs < sinceMs) break;
+      if ((await fs.promises.readdir(dir)).length > 0) break;
+      await fs.promises.rmdir(dir);
+    } catch {
+      break; // gone, filled meanwhile or not ours to remove: the files are what matter
+    }
+    removed.push(checkpointPath(root, dir));
+  }
+  return removed;
+}
+
+/** True when `dir` lies inside `top` (both absolute), not `top` itself. */
+function isStrictlyInside(top: string, dir: string): boolean {
+  const relative = path.relative(top, dir);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
 function isMissing(error: unknown): boolean {

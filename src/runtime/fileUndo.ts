@@ -20,7 +20,7 @@ import {
 import { fail, ok, type Result } from '../core/result';
 import type { UndoRecord } from '../journal/operations/checkpoints';
 import type { RuntimeRefusal } from './refusals';
-import { readImage, writeImage, type DiskImage } from './fileImages';
+import { readImage, removeFoldersMadeSince, writeImage, type DiskImage } from './fileImages';
 import type { RuntimeScope } from './scope';
 
 /**
@@ -82,7 +82,9 @@ export class FileUndo {
     // Newest first; turns already undone (and not redone) are left out: their files are back already.
     const taken = checkpoints.filter((t) => ids.has(t.turnId) && !t.undoneBy).reverse();
     if (taken.length === 0) return ok({ kind: 'nothing' });
-    return this.restore(root, undoSteps(taken.map((t) => t.files)), choose, async (plan, found) => {
+    // A folder made for a file the agent created goes with the file when empty: made since the first turn taken back began.
+    const since = Math.min(...chosen.filter((t) => taken.some((c) => c.turnId === t.id)).map((t) => t.createdAt));
+    return this.restore(root, undoSteps(taken.map((t) => t.files)), since, choose, async (plan, found) => {
       const id = randomUUID();
       const items = plan.files.map((f) => ({ path: f.path, outcome: f.outcome, found: found.get(f.path)!.input, wrote: f.target }));
       const decided = await this.scope.journal.write('recordUndo', {
@@ -101,7 +103,7 @@ export class FileUndo {
     if (!undo) return fail('not_found', 'That undo is not part of this chat.');
     if (undo.state !== 'undone') return ok({ kind: 'already', by: undoId });
     const steps = redoSteps(undoId, undo.items);
-    return this.restore(root, steps, choose, async (plan) => {
+    return this.restore(root, steps, undo.createdAt, choose, async (plan) => {
       const decided = await this.scope.journal.write('recordRedo', undoId, plan.files.map((f) => ({ path: f.path, outcome: f.outcome })), this.scope.now());
       if (!decided.ok) throw new RestoreRefused(decided.reason, decided.message);
       return decided.value.applied ? { id: undoId } : { by: undoId };
@@ -110,10 +112,11 @@ export class FileUndo {
 
   /**
    * Plans `steps` against the files now, asks for choices when there are conflicts, journals the
-   * plan (`record`: applied, or the undo that came first), then writes the files.
+   * plan (`record`: applied, or the undo that came first), then writes the files. A file removed
+   * takes with it the empty folders made for it since `sinceMs` (ms since the epoch).
    */
   private async restore(
-    root: string, steps: readonly RestoreStep[], choose: ChooseConflicts | undefined,
+    root: string, steps: readonly RestoreStep[], sinceMs: number, choose: ChooseConflicts | undefined,
     record: (plan: RestorePlan, found: ReadonlyMap<string, DiskImage>) => Promise<{ id: string } | { by: string }>, sessionId: string,
   ): Promise<Result<RestoreResult, RuntimeRefusal>> {
     if (steps.length === 0) return ok({ kind: 'nothing' });
@@ -150,6 +153,10 @@ export class FileUndo {
         continue;
       }
       await writeImage(root, path, content);
+      if (content === null) {
+        const folders = await removeFoldersMadeSince(root, path, sinceMs);
+        if (folders.length) this.scope.log(`[checkpoints] removed the empty folders made for ${path}: ${folders.join(', ')}`);
+      }
     }
     if (changedMeanwhile.length) this.scope.log(`[checkpoints] left as they were (changed during the undo or redo): ${changedMeanwhile.join(', ')}`);
     this.scope.notifier.filesChanged(sessionId);

@@ -93,6 +93,37 @@ describe('checkpoints of the product\'s own write tool', () => {
     await h.close();
   });
 
+  it('Undo of a created file removes the empty folders made for it, never a folder the user had; Redo makes them again', async () => {
+    const logs: string[] = [];
+    const h = await openRuntime({ ...local(), log: (line) => logs.push(line) });
+    try {
+      fs.mkdirSync(path.join(h.workspace, 'had', 'empty'), { recursive: true });
+      fs.writeFileSync(path.join(h.workspace, 'had', 'keep.txt'), 'mine\n');
+      await new Promise((r) => setTimeout(r, 20)); // the user's folders are born before the turn
+      const t = await turn(h, 'write had/empty/new/deep/made.txt\n```\nby the agent\n```');
+      const second = await turn(h, 'write fresh/one.txt\n```\nby the agent\n```', t.sessionId);
+      assert.ok(fs.existsSync(path.join(h.workspace, 'had/empty/new/deep/made.txt')) && fs.existsSync(path.join(h.workspace, 'fresh/one.txt')));
+      const undone = await h.runtime.files.undo(t.sessionId, t.turnId, 'from_turn');
+      assert.ok(undone.ok && undone.value.kind === 'applied');
+      assert.equal(fs.existsSync(path.join(h.workspace, 'had/empty/new')), false, 'new/deep went with the file');
+      assert.equal(fs.existsSync(path.join(h.workspace, 'fresh')), false);
+      assert.ok(fs.statSync(path.join(h.workspace, 'had/empty')).isDirectory(), 'the user\'s empty folder stays');
+      assert.equal(fs.readFileSync(path.join(h.workspace, 'had/keep.txt'), 'utf8'), 'mine\n');
+      assert.ok(logs.some((l) => l.includes('removed the empty folders made for had/empty/new/deep/made.txt: had/empty/new/deep, had/empty/new')), logs.join('\n'));
+      const redone = await h.runtime.files.redo(t.sessionId, undone.value.id);
+      assert.ok(redone.ok && redone.value.kind === 'applied');
+      assert.equal(fs.readFileSync(path.join(h.workspace, 'had/empty/new/deep/made.txt'), 'utf8'), 'by the agent\n');
+      assert.equal(fs.readFileSync(path.join(h.workspace, 'fresh/one.txt'), 'utf8'), 'by the agent\n');
+      // A folder holding something else than the file stays: the user's file put there after the agent.
+      fs.writeFileSync(path.join(h.workspace, 'fresh', 'user.txt'), 'user\n');
+      const again = await h.runtime.files.undo(t.sessionId, second.turnId, 'turn');
+      assert.ok(again.ok && again.value.kind === 'applied');
+      assert.deepEqual(fs.readdirSync(path.join(h.workspace, 'fresh')), ['user.txt']);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('keeps a checkpointed write\'s content once: the invocation\'s input names the after image by hash; a write too large to keep holds its content inline', async () => {
     const h = await openRuntime(local());
     try {

@@ -46,6 +46,8 @@ export interface RuntimeHarnessOptions {
   readonly now?: () => number;
   /** The model a provider's settings name (default: none for every provider). */
   readonly defaultModel?: (provider: string) => string | null;
+  /** Receives the runtime's log lines (default: dropped). */
+  readonly log?: (line: string) => void;
 }
 
 /** Opens the journal and starts the runtime (see `RuntimeHarnessOptions`); closes the journal if start fails. */
@@ -64,6 +66,7 @@ export async function openRuntime(o: RuntimeHarnessOptions): Promise<RuntimeHarn
     flushIntervalMs: 5,
     ...(o.now ? { now: o.now } : {}),
     ...(o.defaultModel ? { defaultModel: o.defaultModel } : {}),
+    ...(o.log ? { log: o.log } : {}),
   });
   try {
     await runtime.start();
