@@ -16,7 +16,7 @@ import { boundaryKindVerb, oneLine } from '../src/core/words';
 import type { ViewState } from './state';
 
 /** Where a keyboard user finds a card's buttons from the message box (Tab leaves the view). */
-export const APPROVAL_WHERE = 'Shift+Tab from the message box reaches it.';
+export const APPROVAL_WHERE = 'Shift+Tab from the message box goes to its Deny button.';
 
 /** The sentences to announce after the view went from `before` to `after` (often none). */
 export function announcementsFor(before: ViewState, after: ViewState): string[] {

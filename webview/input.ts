@@ -64,7 +64,7 @@ export function decideSend(text: string, readOnlyReason: string | null): SendDec
  * leaves the view, and a keyboard user did not find them.
  */
 export function composerPlaceholder(local: boolean, running: boolean, awaitingApproval = false): string {
-  if (awaitingApproval) return 'The agent waits for your approval above (Shift+Tab reaches it). Enter queues your message';
+  if (awaitingApproval) return 'The agent waits for your approval above (Shift+Tab: its Deny button). Enter queues your message';
   if (running) return 'Enter queues your message: it is sent when the agent is done (Shift+Enter: new line)';
   return local ? 'Ask the agent… (try: help, run ls, read README.md)' : 'Ask the agent…';
 }

@@ -30,7 +30,7 @@ describe('announcements', () => {
   test('an approval that starts waiting, once', () => {
     const before = view(turn('running'), { ...idle, running: true });
     const after = view(turn('running', [card]), { ...idle, running: true, actionableRequestIds: ['r1'] });
-    assert.deepEqual(announcementsFor(before, after), ['Approval needed to run touch x. Shift+Tab from the message box reaches it.']);
+    assert.deepEqual(announcementsFor(before, after), ['Approval needed to run touch x. Shift+Tab from the message box goes to its Deny button.']);
     assert.deepEqual(announcementsFor(after, after), [], 'still waiting is not news');
   });
 

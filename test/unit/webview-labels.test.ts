@@ -171,7 +171,7 @@ describe('send while the agent works', () => {
     assert.equal(composerPlaceholder(false, true), 'Enter queues your message: it is sent when the agent is done (Shift+Enter: new line)');
     assert.equal(composerPlaceholder(true, false), 'Ask the agent… (try: help, run ls, read README.md)');
     assert.equal(composerPlaceholder(false, false), 'Ask the agent…');
-    assert.equal(composerPlaceholder(true, true, true), 'The agent waits for your approval above (Shift+Tab reaches it). Enter queues your message');
+    assert.equal(composerPlaceholder(true, true, true), 'The agent waits for your approval above (Shift+Tab: its Deny button). Enter queues your message');
   });
 
   test('keeps the offset of the host\'s clock from the last message that carried it', () => {

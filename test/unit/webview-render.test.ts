@@ -49,7 +49,7 @@ describe('chat view renderer', () => {
     // A fresh user at the composer pressed Tab to reach an approval card and left the view: it is behind them.
     const header = [...sk.header.querySelectorAll('*')];
     renderer.render({ ...chat, live: { ...IDLE_LIVE, running: true, actionableRequestIds: ['r1'] } });
-    assert.match(sk.composer.getAttribute('placeholder') ?? '', /approval above \(Shift\+Tab reaches it\)/);
+    assert.match(sk.composer.getAttribute('placeholder') ?? '', /approval above \(Shift\+Tab: its Deny button\)/);
     // Its toolkit badges cost a render 0.7 ms to build again: a card appearing changes nothing in it.
     assert.deepEqual([...sk.header.querySelectorAll('*')], header, 'the header is the same elements');
 
