@@ -90,7 +90,8 @@ export async function writeImage(root: string, file: string, bytes: Uint8Array |
  * Removes the folders holding `file` (a checkpoint path inside `root`) that are empty and were made
  * at or after `sinceMs` (ms since the epoch, by their birth time): from the innermost up, stopping at
  * the first that is not, and at `root`. A folder whose file system does not tell its birth time is
- * kept, as is anything outside `root`: an empty folder the user had before the agent is never taken.
+ * kept (no birth time, or one no earlier than its change time: Node's stand-in for a missing one), as is
+ * anything outside `root`: an empty folder the user had before the agent is never taken.
  * Resolves the removed folders' checkpoint paths, innermost first.
  */
 export async function removeFoldersMadeSince(root: string, file: string, sinceMs: number): Promise<string[]> {
@@ -99,7 +100,9 @@ export async function removeFoldersMadeSince(root: string, file: string, sinceMs
   for (let dir = path.dirname(path.resolve(root, file)); isStrictlyInside(top, dir); dir = path.dirname(dir)) {
     try {
       const stat = await fs.promises.stat(dir);
-      if (!stat.isDirectory() || !(stat.birthtimeMs > 0) || stat.birthtimeMs < sinceMs) break;
+      // A birth time not before the change time tells nothing: where the file system keeps none,
+      // Node gives the change time instead, which removing the file (or folder) inside just set to now.
+      if (!stat.isDirectory() || !(stat.birthtimeMs > 0) || !(stat.birthtimeMs < stat.ctimeMs) || stat.birthtimeMs < sinceMs) break;
       if ((await fs.promises.readdir(dir)).length > 0) break;
       await fs.promises.rmdir(dir);
     } catch {

@@ -365,3 +365,32 @@ describe('two windows undoing the same turn at once', () => {
     await a.close();
   });
 });
+
+/** Waits `ms` so that folders made before and after it have different birth times. */
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('the folders an undo removes with a file the agent created', () => {
+  it('keeps the user\'s empty folder on a file system whose birth time is the change time (Node gives ctime when it has no birth time)', async () => {
+    const h = await openRuntime(local());
+    // libuv on Linux without statx (old kernels, seccomp) answers a folder's birth time with its
+    // change time, which the undo's own removal of the file has just set to now.
+    const stat = fs.promises.stat;
+    const lstat = fs.promises.lstat;
+    const ctimeAsBirth = (s: fs.Stats) => Object.assign(s, { birthtimeMs: s.ctimeMs, birthtime: s.ctime });
+    fs.promises.stat = (async (p: fs.PathLike) => ctimeAsBirth(await stat(p))) as typeof stat;
+    fs.promises.lstat = (async (p: fs.PathLike) => ctimeAsBirth(await lstat(p))) as typeof lstat;
+    try {
+      fs.mkdirSync(path.join(h.workspace, 'had', 'empty'), { recursive: true });
+      await pause(20);
+      const t = await turn(h, 'write had/empty/made.txt\n```\nby the agent\n```');
+      const undone = await h.runtime.files.undo(t.sessionId, t.turnId, 'turn');
+      assert.ok(undone.ok && undone.value.kind === 'applied');
+      assert.equal(fs.existsSync(path.join(h.workspace, 'had/empty/made.txt')), false);
+      assert.ok(fs.existsSync(path.join(h.workspace, 'had/empty')), 'the user had had/empty before the agent');
+    } finally {
+      fs.promises.stat = stat;
+      fs.promises.lstat = lstat;
+      await h.close();
+    }
+  });
+});
