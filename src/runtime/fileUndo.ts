@@ -82,9 +82,13 @@ export class FileUndo {
     // Newest first; turns already undone (and not redone) are left out: their files are back already.
     const taken = checkpoints.filter((t) => ids.has(t.turnId) && !t.undoneBy).reverse();
     if (taken.length === 0) return ok({ kind: 'nothing' });
-    // A folder made for a file the agent created goes with the file when empty: made since the first turn taken back began.
-    const since = Math.min(...chosen.filter((t) => taken.some((c) => c.turnId === t.id)).map((t) => t.createdAt));
-    return this.restore(root, undoSteps(taken.map((t) => t.files)), since, choose, async (plan, found) => {
+    // A folder made for a file the agent created goes with the file when empty: made since the turn that created
+    // it began (the oldest taken back that changed it), not merely since the first turn taken back: a folder the
+    // user made between the turns was theirs before the agent wrote into it.
+    const began = new Map(chosen.map((t) => [t.id, t.createdAt]));
+    const createdSince = new Map<string, number>();
+    for (const t of taken) for (const f of t.files) createdSince.set(f.path, began.get(t.turnId)!); // newest first: the oldest stays
+    return this.restore(root, undoSteps(taken.map((t) => t.files)), (path) => createdSince.get(path)!, choose, async (plan, found) => {
       const id = randomUUID();
       const items = plan.files.map((f) => ({ path: f.path, outcome: f.outcome, found: found.get(f.path)!.input, wrote: f.target }));
       const decided = await this.scope.journal.write('recordUndo', {
@@ -103,7 +107,8 @@ export class FileUndo {
     if (!undo) return fail('not_found', 'That undo is not part of this chat.');
     if (undo.state !== 'undone') return ok({ kind: 'already', by: undoId });
     const steps = redoSteps(undoId, undo.items);
-    return this.restore(root, steps, undo.createdAt, choose, async (plan) => {
+    // The files a redo removes are those the undo made again: their folders are the undo's.
+    return this.restore(root, steps, () => undo.createdAt, choose, async (plan) => {
       const decided = await this.scope.journal.write('recordRedo', undoId, plan.files.map((f) => ({ path: f.path, outcome: f.outcome })), this.scope.now());
       if (!decided.ok) throw new RestoreRefused(decided.reason, decided.message);
       return decided.value.applied ? { id: undoId } : { by: undoId };
@@ -113,10 +118,11 @@ export class FileUndo {
   /**
    * Plans `steps` against the files now, asks for choices when there are conflicts, journals the
    * plan (`record`: applied, or the undo that came first), then writes the files. A file removed
-   * takes with it the empty folders made for it since `sinceMs` (ms since the epoch).
+   * takes with it the empty folders made for it since `createdSince(path)` (ms since the epoch: when
+   * what is taken back began making the file).
    */
   private async restore(
-    root: string, steps: readonly RestoreStep[], sinceMs: number, choose: ChooseConflicts | undefined,
+    root: string, steps: readonly RestoreStep[], createdSince: (path: string) => number, choose: ChooseConflicts | undefined,
     record: (plan: RestorePlan, found: ReadonlyMap<string, DiskImage>) => Promise<{ id: string } | { by: string }>, sessionId: string,
   ): Promise<Result<RestoreResult, RuntimeRefusal>> {
     if (steps.length === 0) return ok({ kind: 'nothing' });
@@ -146,6 +152,7 @@ export class FileUndo {
     }
     if ('by' in decided) return ok({ kind: 'already', by: decided.by });
     const changedMeanwhile: string[] = [];
+    const removed: string[] = [];
     for (const [path, content] of bytes) {
       const now = await readImage(root, path);
       if (!sameImage(now.image, found.get(path)!.image)) {
@@ -153,10 +160,13 @@ export class FileUndo {
         continue;
       }
       await writeImage(root, path, content);
-      if (content === null) {
-        const folders = await removeFoldersMadeSince(root, path, sinceMs);
-        if (folders.length) this.scope.log(`[checkpoints] removed the empty folders made for ${path}: ${folders.join(', ')}`);
-      }
+      if (content === null) removed.push(path);
+    }
+    // Folders once every file is gone, the file made last first: a folder holding files of several turns is
+    // emptied by them all and goes with the earliest, made since its turn (a later turn's time would keep it).
+    for (const path of [...removed].sort((a, b) => createdSince(b) - createdSince(a))) {
+      const folders = await removeFoldersMadeSince(root, path, createdSince(path));
+      if (folders.length) this.scope.log(`[checkpoints] removed the empty folders made for ${path}: ${folders.join(', ')}`);
     }
     if (changedMeanwhile.length) this.scope.log(`[checkpoints] left as they were (changed during the undo or redo): ${changedMeanwhile.join(', ')}`);
     this.scope.notifier.filesChanged(sessionId);

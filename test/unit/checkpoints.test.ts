@@ -370,6 +370,38 @@ describe('two windows undoing the same turn at once', () => {
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('the folders an undo removes with a file the agent created', () => {
+  it('Restore to before an earlier turn keeps an empty folder the user made before the later turn that wrote into it', async () => {
+    const h = await openRuntime(local());
+    try {
+      const first = await turn(h, 'write first.txt\n```\none\n```');
+      await pause(20);
+      fs.mkdirSync(path.join(h.workspace, 'docs')); // the user's, made between the turns
+      await pause(20);
+      await turn(h, 'write docs/notes.md\n```\nby the agent\n```', first.sessionId);
+      const undone = await h.runtime.files.undo(first.sessionId, first.turnId, 'from_turn');
+      assert.ok(undone.ok && undone.value.kind === 'applied');
+      assert.equal(fs.existsSync(path.join(h.workspace, 'docs/notes.md')), false);
+      assert.ok(fs.existsSync(path.join(h.workspace, 'docs')), 'the user had docs/ before the turn that wrote into it');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a folder the agent made in one turn goes with the last of its files and folders, whichever turn the undo reaches first', async () => {
+    const h = await openRuntime(local());
+    try {
+      const first = await turn(h, 'write made/one.txt\n```\none\n```');
+      await turn(h, 'write made/sub/two.txt\n```\ntwo\n```', first.sessionId);
+      // The last turn changes one.txt again, so the undo reaches one.txt (made in the first turn) before sub/two.txt.
+      await turn(h, 'write made/one.txt\n```\none, again\n```', first.sessionId);
+      const undone = await h.runtime.files.undo(first.sessionId, first.turnId, 'from_turn');
+      assert.ok(undone.ok && undone.value.kind === 'applied');
+      assert.equal(fs.existsSync(path.join(h.workspace, 'made')), false);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('keeps the user\'s empty folder on a file system whose birth time is the change time (Node gives ctime when it has no birth time)', async () => {
     const h = await openRuntime(local());
     // libuv on Linux without statx (old kernels, seccomp) answers a folder's birth time with its
