@@ -82,10 +82,14 @@ export class FileUndo {
     // Newest first; turns already undone (and not redone) are left out: their files are back already.
     const taken = checkpoints.filter((t) => ids.has(t.turnId) && !t.undoneBy).reverse();
     if (taken.length === 0) return ok({ kind: 'nothing' });
+    // A redo of an undo of a turn made its files, and the folders the undo had removed, again: a folder
+    // older than that redo was there before it wrote (the user may have made it again after the undo).
+    const undos = await this.scope.journal.read('listUndos', sessionId);
+    const redone = (turn: string) => undos.filter((u) => u.redoneAt !== null && u.turnIds.includes(turn)).map((u) => u.redoneAt!);
+    const began = new Map(chosen.map((t) => [t.id, Math.max(t.createdAt, ...redone(t.id))]));
     // A folder made for a file the agent created goes with the file when empty: made since the turn that created
     // it began (the oldest taken back that changed it), not merely since the first turn taken back: a folder the
     // user made between the turns was theirs before the agent wrote into it.
-    const began = new Map(chosen.map((t) => [t.id, t.createdAt]));
     const createdSince = new Map<string, number>();
     for (const t of taken) for (const f of t.files) createdSince.set(f.path, began.get(t.turnId)!); // newest first: the oldest stays
     return this.restore(root, undoSteps(taken.map((t) => t.files)), (path) => createdSince.get(path)!, choose, async (plan, found) => {

@@ -402,6 +402,28 @@ describe('the folders an undo removes with a file the agent created', () => {
     }
   });
 
+  it('Undo after a Redo keeps the folder the user made again between the undo and the redo', async () => {
+    const h = await openRuntime(local());
+    try {
+      const t = await turn(h, 'write again/made.txt\n```\nby the agent\n```');
+      const undone = await h.runtime.files.undo(t.sessionId, t.turnId, 'turn');
+      assert.ok(undone.ok && undone.value.kind === 'applied');
+      assert.equal(fs.existsSync(path.join(h.workspace, 'again')), false);
+      await pause(20);
+      fs.mkdirSync(path.join(h.workspace, 'again')); // the user's now: made before the redo wrote into it
+      await pause(20);
+      const redone = await h.runtime.files.redo(t.sessionId, undone.value.id);
+      assert.ok(redone.ok && redone.value.kind === 'applied');
+      assert.equal(fs.readFileSync(path.join(h.workspace, 'again/made.txt'), 'utf8'), 'by the agent\n');
+      const again = await h.runtime.files.undo(t.sessionId, t.turnId, 'turn');
+      assert.ok(again.ok && again.value.kind === 'applied');
+      assert.equal(fs.existsSync(path.join(h.workspace, 'again/made.txt')), false);
+      assert.ok(fs.existsSync(path.join(h.workspace, 'again')), 'the user made again/ before the redo wrote into it');
+    } finally {
+      await h.close();
+    }
+  });
+
   it('keeps the user\'s empty folder on a file system whose birth time is the change time (Node gives ctime when it has no birth time)', async () => {
     const h = await openRuntime(local());
     // libuv on Linux without statx (old kernels, seccomp) answers a folder's birth time with its
