@@ -91,15 +91,20 @@ export async function writeImage(root: string, file: string, bytes: Uint8Array |
  * at or after `sinceMs` (ms since the epoch, by their birth time): from the innermost up, stopping at
  * the first that is not, and at `root`. A folder whose file system does not tell its birth time is
  * kept (no birth time, or one no earlier than its change time: Node's stand-in for a missing one), as is
- * anything outside `root`: an empty folder the user had before the agent is never taken.
+ * a symlink, and anything outside `root` (also where a symlink inside leads out of it): an empty folder
+ * the user had before the agent is never taken.
  * Resolves the removed folders' checkpoint paths, innermost first.
  */
 export async function removeFoldersMadeSince(root: string, file: string, sinceMs: number): Promise<string[]> {
   const top = path.resolve(root);
+  const realTop = await fs.promises.realpath(top).catch(() => top);
   const removed: string[] = [];
   for (let dir = path.dirname(path.resolve(root, file)); isStrictlyInside(top, dir); dir = path.dirname(dir)) {
     try {
-      const stat = await fs.promises.stat(dir);
+      // Judged where it leads, as the sandbox judges a write: through a symlink to outside the workspace is outside.
+      if (!isStrictlyInside(realTop, await fs.promises.realpath(dir))) break;
+      // A link is not a folder to remove, even to an empty one (on Windows rmdir would take a junction itself).
+      const stat = await fs.promises.lstat(dir);
       // A birth time not before the change time tells nothing: where the file system keeps none,
       // Node gives the change time instead, which removing the file (or folder) inside just set to now.
       if (!stat.isDirectory() || !(stat.birthtimeMs > 0) || !(stat.birthtimeMs < stat.ctimeMs) || stat.birthtimeMs < sinceMs) break;

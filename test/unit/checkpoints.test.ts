@@ -424,6 +424,29 @@ describe('the folders an undo removes with a file the agent created', () => {
     }
   });
 
+  it('takes no folder outside the workspace: one the agent made through a symlink to a folder outside stays (the file goes)', async () => {
+    const outside = trackedTempDir('nac-outside-');
+    const h = await openRuntime(local());
+    try {
+      fs.symlinkSync(outside, path.join(h.workspace, 'linked'));
+      const s = await h.runtime.createSession('local');
+      assert.ok(s.ok);
+      const sent = await h.runtime.send(s.value.id, 'write linked/made/deep/one.txt\n```\nby the agent\n```');
+      assert.ok(sent.ok);
+      // The sandbox judges the path where it leads: outside, so the write asks first.
+      await h.runtime.decide(s.value.id, await pendingRequest(h, s.value.id), 'allow_once');
+      await h.runtime.whenIdle(s.value.id);
+      assert.equal(fs.readFileSync(path.join(outside, 'made/deep/one.txt'), 'utf8'), 'by the agent\n');
+      const undone = await h.runtime.files.undo(s.value.id, sent.value.turnId, 'turn');
+      assert.ok(undone.ok && undone.value.kind === 'applied');
+      assert.equal(fs.existsSync(path.join(outside, 'made/deep/one.txt')), false);
+      assert.ok(fs.existsSync(path.join(outside, 'made/deep')), 'a folder outside the workspace is not the undo\'s to remove');
+      assert.ok(fs.lstatSync(path.join(h.workspace, 'linked')).isSymbolicLink());
+    } finally {
+      await h.close();
+    }
+  });
+
   it('keeps the user\'s empty folder on a file system whose birth time is the change time (Node gives ctime when it has no birth time)', async () => {
     const h = await openRuntime(local());
     // libuv on Linux without statx (old kernels, seccomp) answers a folder's birth time with its
