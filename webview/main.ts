@@ -201,6 +201,7 @@ function receive(event: MessageEvent<unknown>): void {
   if (state.seq.resyncAsked && !previous.seq.resyncAsked) host.post({ type: 'resync' });
   if ((message.type === 'succeeded' || message.type === 'error') && message.clientId) acknowledge(message);
   if (message.type === 'completions' || message.type === 'attach') attachments.receive(message);
+  if (message.type === 'announce') sk.announcer.textContent = message.text;
   if (message.type === 'snapshot') {
     performance.mark('nac:snapshot');
     markRender = true;

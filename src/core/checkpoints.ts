@@ -284,6 +284,14 @@ export function restoreOutcomeWords(what: 'Undo' | 'Redo', files: readonly Plann
 }
 
 /**
+ * True when a restore did all it was asked: every file put back (or already as asked), none left as
+ * the user changed it, too large to have been kept, or changed during the restore.
+ */
+export function restoreDidAll(files: readonly PlannedFile[], changedMeanwhile: number): boolean {
+  return changedMeanwhile === 0 && files.every((f) => f.outcome === 'restored' || f.outcome === 'unchanged' || f.outcome === 'conflict_restored');
+}
+
+/**
  * Lines added and removed by a unified diff (`core/unifiedDiff.ts`'s format): its `+`/`-` lines,
  * headers left out. Null when there is no diff.
  */

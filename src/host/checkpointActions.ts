@@ -6,7 +6,7 @@
  * that the user did not pick. Also **Agent Chats: Undo Last Turn's Changes** (`undoLastTurn`).
  */
 import * as vscode from 'vscode';
-import { conflictKey, restoreOutcomeWords, type ConflictChoice, type RestoreConflict } from '../core/checkpoints';
+import { conflictKey, restoreDidAll, restoreOutcomeWords, type ConflictChoice, type RestoreConflict } from '../core/checkpoints';
 import type { ErrorCode, HostMessage, TurnFilesView, WebviewMessage } from '../protocol/messages';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 import type { RestoreResult } from '../runtime/fileUndo';
@@ -56,7 +56,7 @@ export class SentCheckpoints {
 
 /**
  * Handles Open diff, Undo / Restore and Redo from the view; a refusal or failure is posted as an
- * `error` message (and told in a notification for an undo), an undo's outcome in a notification.
+ * `error` message, an undo's outcome told as `tellOutcome` says.
  */
 export async function handleCheckpointMessage(runtime: ChatRuntime, sessionId: string, message: CheckpointMessage, post: (m: HostMessage) => void): Promise<void> {
   if (message.type === 'openFileDiff') {
@@ -70,7 +70,7 @@ export async function handleCheckpointMessage(runtime: ChatRuntime, sessionId: s
     post({ type: 'error', code: result.reason, message: result.message });
     return;
   }
-  void tellOutcome(message.type === 'redoFiles' ? 'Redo' : 'Undo', result.value);
+  tellOutcome(message.type === 'redoFiles' ? 'Redo' : 'Undo', result.value, post);
 }
 
 /**
@@ -82,7 +82,7 @@ export async function handleCheckpointMessage(runtime: ChatRuntime, sessionId: s
 export async function undoBeforeResend(runtime: ChatRuntime, sessionId: string, turnId: string): Promise<{ code: ErrorCode; message: string } | null> {
   const decided = await undoFirst(runtime, sessionId, turnId, chooseConflicts);
   if (!decided.go) return { code: decided.code, message: decided.message };
-  if (decided.outcome) void tellOutcome('Undo', decided.outcome);
+  if (decided.outcome) tellOutcome('Undo', decided.outcome);
   return null;
 }
 
@@ -96,15 +96,29 @@ export async function undoLastTurn(runtime: ChatRuntime, sessionId: string): Pro
   }
   const result = await runtime.files.undo(sessionId, last.turnId, 'turn', chooseConflicts);
   if (!result.ok) void vscode.window.showErrorMessage(result.message);
-  else void tellOutcome('Undo', result.value);
+  else tellOutcome('Undo', result.value);
 }
 
-/** Says what an undo or redo did, in a notification. */
-async function tellOutcome(what: 'Undo' | 'Redo', result: RestoreResult): Promise<void> {
+/** How long the status bar shows an undo's or redo's outcome, ms. */
+export const OUTCOME_STATUS_MS = 8000;
+
+/**
+ * Says what an undo or redo did. Asked from the chat's view (`post`), an outcome that did all it was
+ * asked goes to the status bar and the view's screen-reader announcement: the chat itself shows it
+ * (the turn's list says Undone and offers Redo), and a notification stood over the view's Send
+ * button. Anything else, or asked from elsewhere, is a notification.
+ */
+function tellOutcome(what: 'Undo' | 'Redo', result: RestoreResult, post?: (m: HostMessage) => void): void {
   if (result.kind === 'cancelled') return;
   if (result.kind === 'nothing') return void vscode.window.showInformationMessage(`${what}: no file to put back.`);
   if (result.kind === 'already') return void vscode.window.showInformationMessage(`${what}: already done (in this or another window).`);
-  void vscode.window.showInformationMessage(restoreOutcomeWords(what, result.files, result.changedMeanwhile.length));
+  const words = restoreOutcomeWords(what, result.files, result.changedMeanwhile.length);
+  if (post && restoreDidAll(result.files, result.changedMeanwhile.length)) {
+    vscode.window.setStatusBarMessage(words, OUTCOME_STATUS_MS);
+    post({ type: 'announce', text: words });
+    return;
+  }
+  void vscode.window.showInformationMessage(words);
 }
 
 /** A QuickPick item of one conflict. */

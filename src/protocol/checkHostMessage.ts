@@ -110,6 +110,7 @@ const MESSAGES: Record<string, Record<string, Check>> = {
   error: { code: oneOf(ERROR_CODES), message: str, action: optional(oneOf(CHAT_ACTIONS)), clientId: optional(id), seq },
   succeeded: { action: oneOf(CHAT_ACTIONS), clientId: optional(id), queued: optional(bool), seq },
   pong: {},
+  announce: { text: str, seq },
   models: { provider: str, models: arrayOf(strict({ id: str, label: str })), note: optional(str), seq },
   completions: { requestId: num, items: arrayOf(completionItem) },
   attach: { attachments: arrayOf(attachmentRef), focus: optional(bool), seq },

@@ -265,6 +265,8 @@ export type HostMessage = Sequenced & (
   | { readonly type: 'succeeded'; readonly action: ChatAction; readonly clientId?: string; readonly queued?: boolean }
   /** The answer to a `ping`: the extension host is alive. */
   | { readonly type: 'pong' }
+  /** Words for a screen reader: what the user's action did (an undo's outcome), said once by the view's live region. */
+  | { readonly type: 'announce'; readonly text: string }
   /**
    * The models the chat's provider offers (the answer to `listModels`), the provider's setting
    * first when it names one; `note`: why the list may be short (a server that did not answer).

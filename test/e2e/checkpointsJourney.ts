@@ -95,6 +95,17 @@ export async function checkpointsJourney(ctx: JourneyContext): Promise<void> {
     await fileHolds(notes, NOTES_BEFORE, TIMEOUTS.ui);
     await fileHolds(created, null, TIMEOUTS.ui);
     await listsShow(frame(), ['Files changed (undone) | notes.txt modified +1 −2', 'Files changed (undone) | docs/plan.md created +3 −0'], TIMEOUTS.ui);
+    if (fs.existsSync(path.dirname(created))) throw new Error(`the folder made for ${created} is still there after the undo`);
+    // Said in the status bar and to a screen reader, not in a toast over the message box's Send button.
+    const words = 'Undo: put back 1 file; removed 1 file the agent had created.';
+    const announcer = frame().locator('.sr-only[role="status"]');
+    // The live region is visually hidden (a 1 px clip): wait for its text, not its box.
+    await announcer.filter({ hasText: words }).waitFor({ state: 'attached', timeout: TIMEOUTS.ui }).catch(async () => {
+      throw new Error(`the view's announcement is "${await announcer.first().textContent()}", expected "${words}"`);
+    });
+    await visible(page.locator('.part.statusbar', { hasText: words }), `the status bar saying "${words}"`, TIMEOUTS.ui);
+    const toasts = await page.locator('.notifications-toasts .notification-toast').allInnerTexts();
+    if (toasts.some((t) => t.includes('Undo:'))) throw new Error(`a notification toast about the undo: ${toasts.join(' | ')}`);
   });
 
   await step('in-themes', async () => {

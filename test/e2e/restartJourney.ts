@@ -109,6 +109,7 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
       return el ? `${el.dataset.decision ?? el.tagName} ${el.dataset.requestId ?? ''}` : 'none';
     });
     if (focused !== `deny ${firstRequest}`) throw new Error(`Shift+Tab from the message box focused "${focused}", expected the waiting card's Deny (deny ${firstRequest})`);
+    await ctx.shot('deny-focused');
     await frame.locator('#composer textarea').focus();
   });
 

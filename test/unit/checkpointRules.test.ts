@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import {
-  conflictKey, fileNote, filesOfTurn, lineCounts, MAX_CHECKPOINT_BYTES, planRestore, redoSteps, restoreOutcomeWords, undoSteps,
+  conflictKey, fileNote, filesOfTurn, lineCounts, MAX_CHECKPOINT_BYTES, planRestore, redoSteps, restoreDidAll, restoreOutcomeWords, undoSteps,
   type FileChangeRecord, type FileImage, type PlannedFile,
 } from '../../src/core/checkpoints';
 import { fileNewsOf, type RestoreNews } from '../../src/core/fileNews';
@@ -124,6 +124,14 @@ describe('checkpoint rules', () => {
       'Undo: put back 2 files; left 1 file as you changed them; left 1 file as they are (over 5 MB, not checkpointed); left 1 file changed during the undo as they are.',
     );
     assert.equal(restoreOutcomeWords('Undo', [file('c', 'conflict_kept', img('u'), img('u'))], 0), 'Undo: put back 0 files; left 1 file as you changed them.');
+  });
+
+  it('a restore did all it was asked only when no file was left: not as the user changed it, too large, or changed meanwhile', () => {
+    const file = (outcome: PlannedFile['outcome']): PlannedFile => ({ path: outcome, outcome, found: img('x'), target: img('y') });
+    assert.equal(restoreDidAll([file('restored'), file('unchanged'), file('conflict_restored')], 0), true);
+    assert.equal(restoreDidAll([file('restored')], 1), false, 'one changed during the restore');
+    assert.equal(restoreDidAll([file('restored'), file('conflict_kept')], 0), false);
+    assert.equal(restoreDidAll([file('not_checkpointed')], 0), false);
   });
 
   it('line counts come from a diff\'s body: a removed line reading "-- x" counts, the headers do not', () => {

@@ -47,6 +47,9 @@ export function nextPanel(panel: FakePanel = fakePanel()): FakePanel {
   return panel;
 }
 
+/** What the host said outside the view: notifications (`showInformationMessage`) and status bar messages with their time (ms). */
+export const said = { notifications: [] as string[], statusBar: [] as { text: string; ms: number }[] };
+
 const vscodeStub = {
   Uri: { joinPath: () => ({}) },
   ViewColumn: { Active: -1 },
@@ -54,6 +57,8 @@ const vscodeStub = {
   window: {
     createWebviewPanel: () => current.panel,
     createStatusBarItem: () => ({ show: () => undefined, hide: () => undefined, dispose: () => undefined }),
+    showInformationMessage: async (text: string) => void said.notifications.push(text),
+    setStatusBarMessage: (text: string, ms: number) => (said.statusBar.push({ text, ms }), { dispose: () => undefined }),
   },
   commands: { executeCommand: async () => undefined },
 };

@@ -46,7 +46,7 @@ describe('host messages checked in the view', () => {
       const changes = await runtime.changesSince(s.value.id, { eventId: 0, turnRow: 0, turns: 0 });
       assert.ok(changes && changes.updates.length > 10, 'precondition: every turn and event changed since the start');
       sent.push({ type: 'changes', session, updates: changes.updates, turnCount: changes.turnCount, seq: 3 });
-      sent.push({ type: 'orphan' }, { type: 'pong' });
+      sent.push({ type: 'orphan' }, { type: 'pong' }, { type: 'announce', text: 'Undo: put back 1 file.', seq: 4 });
       assert.ok(sent.filter((m) => m.type === 'update').length > 10, 'precondition: the chat streamed updates');
       for (const message of sent) assert.equal(hostMessageProblem(message), null, `${message.type}: ${JSON.stringify(message).slice(0, 300)}`);
     } finally {
@@ -64,6 +64,7 @@ describe('host messages checked in the view', () => {
       [{ type: 'explode' }, /unknown message type "explode"/],
       [{ type: 'toString' }, /unknown message type/],
       [{ type: 'pong', extra: 1 }, /unexpected key "extra"/],
+      [{ type: 'announce', text: 3 }, /announce\.text is not a string/],
       [{ type: 'live' }, /live\.live is missing/],
       [{ type: 'live', live: { ...live, running: 'yes' } }, /live\.live\.running is not a boolean/],
       [{ type: 'live', live: { ...live, actionableRequestIds: [''] } }, /actionableRequestIds\[0\] is not an id/],
