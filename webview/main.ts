@@ -56,12 +56,14 @@ const renderer = new ChatRenderer(sk, reportError, {
   schedule: (run) => requestAnimationFrame(() => timed('nac:layout', run)),
 });
 const memory = new PanelMemory(host);
+/** Says `text` to a screen reader through the view's polite live region (a new text node each time: the same sentence twice in a row is said again). */
+const announce = (text: string): void => void (sk.announcer.textContent = text);
 const outbox = new ViewOutbox(memory, (m) => host.post(m));
 sk.composer.value = memory.draft;
 // Before the composer's send key is wired: the `@` list takes Enter, Tab, arrows and Escape first.
 const attachments = new ComposerAttachments({
   composerBox: sk.composerBox, composer: sk.composer, dropZone: app, post: (m) => host.post(m),
-  announce: (text) => (sk.announcer.textContent = text),
+  announce,
   showError: (message) => setState({ ...state, error: { code: 'not_attached', message } }),
   kept: memory.draftAttachments, keep: (refs) => memory.saveDraftAttachments(refs),
 });
@@ -174,8 +176,7 @@ function keepTicking(): void {
 function setState(next: ViewState): void {
   if (next === state) return;
   const said = announcementsFor(state, next);
-  // A new text node each time: the same sentence twice in a row is announced again.
-  if (said.length > 0) sk.announcer.textContent = said.join(' ');
+  if (said.length > 0) announce(said.join(' '));
   state = next;
   schedule();
 }
@@ -201,7 +202,7 @@ function receive(event: MessageEvent<unknown>): void {
   if (state.seq.resyncAsked && !previous.seq.resyncAsked) host.post({ type: 'resync' });
   if ((message.type === 'succeeded' || message.type === 'error') && message.clientId) acknowledge(message);
   if (message.type === 'completions' || message.type === 'attach') attachments.receive(message);
-  if (message.type === 'announce') sk.announcer.textContent = message.text;
+  if (message.type === 'announce') announce(message.text);
   if (message.type === 'snapshot') {
     performance.mark('nac:snapshot');
     markRender = true;
@@ -361,7 +362,7 @@ app.addEventListener('click', (event) => handleClick(event, {
   pinToBottom: () => scroll.pin(),
   startEdit,
   cancelEdit: () => promptEdit.cancel(),
-  announce: (text) => (sk.announcer.textContent = text),
+  announce,
 }));
 
 renderer.render(state);

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MAX_CHECKPOINT_BYTES, type FileImage } from '../core/checkpoints';
+import { isInsideWorkspace } from '../core/sandboxPolicy';
 import { contentHash } from '../journal/contentHash';
 import type { ImageInput } from '../journal/operations/checkpoints';
 
@@ -118,10 +119,9 @@ export async function removeFoldersMadeSince(root: string, file: string, sinceMs
   return removed;
 }
 
-/** True when `dir` lies inside `top` (both absolute), not `top` itself. */
+/** True when `dir` lies inside `top` (both absolute and resolved), not `top` itself. */
 function isStrictlyInside(top: string, dir: string): boolean {
-  const relative = path.relative(top, dir);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  return dir !== top && isInsideWorkspace(top, dir);
 }
 
 function isMissing(error: unknown): boolean {

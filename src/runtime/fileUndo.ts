@@ -53,13 +53,19 @@ export class FileUndo {
 
   /** Each turn of the chat with file changes, in chat order, with the undo standing for it. */
   async checkpoints(sessionId: string): Promise<TurnCheckpoints[]> {
+    return (await this.readCheckpoints(sessionId)).checkpoints;
+  }
+
+  /** `checkpoints`, with the chat's undos they were built from (read once, for an undo that needs both). */
+  private async readCheckpoints(sessionId: string): Promise<{ checkpoints: TurnCheckpoints[]; undos: UndoRecord[] }> {
     const [changes, undos] = await Promise.all([this.scope.journal.read('listFileChanges', sessionId), this.scope.journal.read('listUndos', sessionId)]);
     const byTurn = new Map<string, typeof changes>();
     for (const c of changes) byTurn.set(c.turnId, [...(byTurn.get(c.turnId) ?? []), c]);
     const standing = standingUndos(undos);
-    return [...byTurn.entries()]
+    const checkpoints = [...byTurn.entries()]
       .map(([turnId, rows]) => ({ turnId, files: filesOfTurn(rows), undoneBy: standing.get(turnId) ?? null }))
       .filter((t) => t.files.length > 0);
+    return { checkpoints, undos };
   }
 
   /**
@@ -75,7 +81,7 @@ export class FileUndo {
     if (at < 0) return fail('not_found', 'That turn is not part of this chat.');
     const chosen = scope === 'turn' ? [turns[at]!] : turns.slice(at);
     if (chosen.some((t) => t.status === 'running')) return fail('busy', 'The agent is still working on that turn. Wait for it or press Stop.');
-    const checkpoints = await this.checkpoints(sessionId);
+    const { checkpoints, undos } = await this.readCheckpoints(sessionId);
     const standing = checkpoints.find((t) => t.turnId === turnId)?.undoneBy;
     if (standing) return ok({ kind: 'already', by: standing });
     const ids = new Set(chosen.map((t) => t.id));
@@ -84,7 +90,6 @@ export class FileUndo {
     if (taken.length === 0) return ok({ kind: 'nothing' });
     // A redo of an undo of a turn made its files, and the folders the undo had removed, again: a folder
     // older than that redo was there before it wrote (the user may have made it again after the undo).
-    const undos = await this.scope.journal.read('listUndos', sessionId);
     const redone = (turn: string) => undos.filter((u) => u.redoneAt !== null && u.turnIds.includes(turn)).map((u) => u.redoneAt!);
     const began = new Map(chosen.map((t) => [t.id, Math.max(t.createdAt, ...redone(t.id))]));
     // A folder made for a file the agent created goes with the file when empty: made since the turn that created
