@@ -5,12 +5,21 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { identityRoot } from './tabIdentity';
 
-/** Webview options for every chat panel (created or restored). */
-export function chatWebviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+/**
+ * Webview options for every chat panel (created or restored).
+ * @param sessionId the chat the panel shows, carried in the options so VS Code saves it with the
+ *                  tab (tabIdentity.ts); undefined for a tab with no chat yet.
+ */
+export function chatWebviewOptions(extensionUri: vscode.Uri, sessionId: string | undefined): vscode.WebviewOptions & vscode.WebviewPanelOptions {
   return {
     enableScripts: true,
-    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist'), vscode.Uri.joinPath(extensionUri, 'media')],
+    localResourceRoots: [
+      vscode.Uri.joinPath(extensionUri, 'dist'),
+      vscode.Uri.joinPath(extensionUri, 'media'),
+      ...(sessionId === undefined ? [] : [identityRoot(extensionUri, sessionId)]),
+    ],
     enableFindWidget: true,
   };
 }

@@ -67,7 +67,8 @@ export class ChatPanel {
     this.mentions = new PanelMentions({
       files: () => host.workspaceFiles(), postNow: (m) => this.postNow(m), post: (m) => this.post(m), log: host.log, visible: () => panel.visible,
     });
-    panel.webview.options = chatWebviewOptions(host.extensionUri);
+    // The chat id rides in the options, which VS Code saves with the tab (tabIdentity.ts).
+    panel.webview.options = chatWebviewOptions(host.extensionUri, session);
     panel.iconPath = agentIcon(host.extensionUri, undefined);
     // A restored panel already shows the view (saying it is loading) since before the journal was
     // ready: keep it rather than reload it. Its session comes with the snapshot.
@@ -98,6 +99,7 @@ export class ChatPanel {
   /** Points the panel at a session (used when an orphan panel is given one) and re-sends state. */
   async attach(sessionId: string): Promise<void> {
     this.session = sessionId;
+    this.panel.webview.options = chatWebviewOptions(this.host.extensionUri, sessionId);
     await this.sendSnapshot();
   }
 

@@ -2,15 +2,15 @@
  * `ChatPanels`: the open chat tabs of this window, their restore after a reload, and their tab
  * records in the journal.
  *
- * One panel per session: opening a chat that is open reveals it. A panel's session comes from the
- * journal, never from content kept in the webview (as VS Code's own chat editor stores only a
- * reference to its session): the webview state carries the session id, and when a restored panel
- * has no usable state it takes the oldest journaled tab no panel has claimed; failing that it shows
- * a picker. Closing a tab by hand removes its tab record; a window reload does not.
+ * One tab per chat per window: opening a chat that has a tab here shows that tab, also one VS Code
+ * restored but has not drawn yet. A tab's content comes from the journal, never from content kept in
+ * the webview (as VS Code's own chat editor stores only a reference to its session); which chat it
+ * is comes from the tab itself (tabIdentity.ts), so a restored tab always shows the chat it showed,
+ * whatever order tabs are drawn, opened or restored in. Closing a tab by hand removes its tab
+ * record; a window reload does not.
  */
 import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';
-import { sessionIdFromState } from '../protocol/decode';
 import { ALL_SESSIONS, type ChatRuntime, type RuntimeNotification } from '../runtime/chatRuntime';
 import type { HostMessage } from '../protocol/messages';
 import { logText, noticeText } from './notices';
@@ -20,12 +20,33 @@ import { WorkspaceFiles } from './mentionCompletions';
 import { pickChat, type ChatListSource } from './chatPicker';
 import { agentIcon, ChatStatus } from './chatStatus';
 import type { ModelList } from '../runtime/agents/modelLists';
+import { restoredIdentity } from './tabIdentity';
+import { showTab, unrestoredChatTabs } from './unrestoredTabs';
+
+/** Where a tab opens: an editor group, and whether it leaves the focus where it is. */
+export type ShowOptions = { viewColumn: vscode.ViewColumn; preserveFocus?: boolean };
+
+/** A panel VS Code handed to the serializer: the chat it names, and its adoption (undefined: none). */
+interface Restoring {
+  readonly sessionId: string | undefined;
+  readonly adopted: Promise<ChatPanel | undefined>;
+}
+
+/**
+ * How long (ms) opening a chat waits for VS Code to hand over an undrawn tab it showed; VS Code
+ * hands it over as it draws it, in well under a second here unless the machine is loaded.
+ */
+const RESTORE_WAIT_MS = 5000;
 
 /** The open chat tabs of this window (see module docstring). */
 export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer, vscode.Disposable {
   private readonly panels = new Set<ChatPanel>();
   /** Panels VS Code handed to the serializer that are not adopted yet (they wait for the journal). */
-  private readonly restoring = new Set<vscode.WebviewPanel>();
+  private readonly restoring = new Map<vscode.WebviewPanel, Restoring>();
+  /** Called as VS Code hands a panel to the serializer (`showUndrawnTab` waits for its tab's). */
+  private readonly restoreStarted = new Set<(entry: Restoring) => void>();
+  /** Opens under way, by chat: a second open of the chat waits for the first's tab. */
+  private readonly opening = new Map<string, Promise<ChatPanel>>();
   private shuttingDown = false;
   private readonly status = new ChatStatus();
   private files: WorkspaceFiles | undefined;
@@ -91,104 +112,183 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
 
   /** Every webview panel of this window's chat tabs, adopted or still being restored (for `TabRepair`). */
   webviewPanels(): vscode.WebviewPanel[] {
-    return [...[...this.panels].map((p) => p.panel), ...this.restoring];
+    return [...[...this.panels].map((p) => p.panel), ...this.restoring.keys()];
   }
 
   /**
-   * Opens a chat in a tab, or reveals its tab if it is open.
+   * Opens a chat in a tab, or shows its tab if this window has one: drawn, being restored, or
+   * restored by VS Code but not drawn yet (unrestoredTabs.ts). Two calls for one chat at once open
+   * one tab.
    * @param show where: default the active editor group, taking the focus.
+   * @param findUnrestored false to skip the layout's undrawn tabs (TabRepair, which replaces tabs
+   *        VS Code will never hand over).
    */
-  async open(session: SessionRecord, show: { viewColumn: vscode.ViewColumn; preserveFocus?: boolean } = { viewColumn: vscode.ViewColumn.Active }): Promise<ChatPanel> {
-    const existing = [...this.panels].find((p) => p.sessionId === session.id);
-    if (existing) {
-      existing.reveal();
-      return existing;
+  async open(session: SessionRecord, show: ShowOptions = { viewColumn: vscode.ViewColumn.Active }, findUnrestored = true): Promise<ChatPanel> {
+    const inFlight = this.opening.get(session.id);
+    if (inFlight) {
+      const chat = await inFlight;
+      chat.reveal();
+      return chat;
     }
-    const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, session.title, show, {
-      ...chatWebviewOptions(this.extensionUri),
-    });
+    const work = this.openOnce(session, show, findUnrestored);
+    this.opening.set(session.id, work);
+    try {
+      return await work;
+    } finally {
+      this.opening.delete(session.id);
+    }
+  }
+
+  private async openOnce(session: SessionRecord, show: ShowOptions, findUnrestored: boolean): Promise<ChatPanel> {
+    const shown = (await this.restoredPanelOf(session.id)) ?? (findUnrestored ? await this.showUndrawnTab(session) : undefined);
+    if (shown) {
+      shown.reveal();
+      return shown;
+    }
+    const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, session.title, show, chatWebviewOptions(this.extensionUri, session.id));
     const chat = this.adopt(panel, session.id);
     void chat.sendEarlySnapshot();
     await this.runtime.recordTab(session.id);
     return chat;
   }
 
+  /** This window's panel of a chat, adopted or (waited for) being restored; undefined when none. */
+  private async restoredPanelOf(sessionId: string): Promise<ChatPanel | undefined> {
+    const adopted = [...this.panels].find((p) => p.sessionId === sessionId);
+    if (adopted) return adopted;
+    const restoring = [...this.restoring.values()].find((r) => r.sessionId === sessionId);
+    const chat = await restoring?.adopted;
+    return chat?.sessionId === sessionId ? chat : [...this.panels].find((p) => p.sessionId === sessionId);
+  }
+
+  /**
+   * Shows, one by one, the layout's undrawn chat tabs labelled with the chat's title until VS Code
+   * hands over one that is the chat's (its own identity says so); resolves that panel, or undefined
+   * when none is (the label is only a hint of which tab to try: a tab of another chat of that title
+   * restores as itself).
+   */
+  private async showUndrawnTab(session: SessionRecord): Promise<ChatPanel | undefined> {
+    const candidates = () => unrestoredChatTabs(this.webviewPanels()).filter((t) => t.label === session.title);
+    for (let tries = candidates().length; tries > 0; tries--) {
+      const tab = candidates()[0];
+      if (!tab) return undefined;
+      const restored = this.nextRestore(RESTORE_WAIT_MS);
+      if (!(await showTab(tab))) {
+        restored.cancel();
+        return undefined;
+      }
+      const entry = await restored.promise;
+      if (!entry) {
+        this.log(`[tabs] the tab "${tab.label}" was shown but VS Code did not hand it over within ${RESTORE_WAIT_MS} ms: opening another`);
+        return undefined;
+      }
+      if (entry.sessionId !== session.id) continue;
+      const chat = await entry.adopted;
+      if (chat?.sessionId === session.id) return chat;
+    }
+    return undefined;
+  }
+
+  /** Resolves with the next panel VS Code hands to the serializer, or undefined after `ms`. */
+  private nextRestore(ms: number): { promise: Promise<Restoring | undefined>; cancel(): void } {
+    let cancel = (): void => undefined;
+    const promise = new Promise<Restoring | undefined>((resolve) => {
+      const done = (entry: Restoring | undefined) => {
+        clearTimeout(timer);
+        this.restoreStarted.delete(done);
+        resolve(entry);
+      };
+      const timer = setTimeout(() => done(undefined), ms);
+      this.restoreStarted.add(done);
+      cancel = () => done(undefined);
+    });
+    return { promise, cancel };
+  }
+
   /** Opens a tab with no chat, offering the picker (a tab whose chat could not be told). */
-  openOrphan(show: { viewColumn: vscode.ViewColumn; preserveFocus?: boolean }): ChatPanel {
-    const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, 'Agent chat', show, chatWebviewOptions(this.extensionUri));
+  openOrphan(show: ShowOptions): ChatPanel {
+    const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, 'Agent chat', show, chatWebviewOptions(this.extensionUri, undefined));
     const chat = this.adopt(panel, undefined);
     void chat.post({ type: 'orphan' });
     return chat;
   }
 
-  /** Restores a panel after a reload (`vscode.WebviewPanelSerializer`). */
+  /**
+   * Restores a panel after a reload (`vscode.WebviewPanelSerializer`). Its chat is the one the panel
+   * itself names (tabIdentity.ts), never one guessed from titles, ages or the journal's tab records
+   * (which hold other windows' tabs too). A panel naming a chat another tab of this window already
+   * shows is closed and that tab shown: one tab per chat per window. One naming no chat offers a
+   * picker; one naming a chat deleted meanwhile closes, as an open tab of it would have.
+   */
   async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    const identity = restoredIdentity(panel.webview.options, state);
+    let settle: (chat: ChatPanel | undefined) => void = () => undefined;
+    const entry: Restoring = { sessionId: identity.sessionId, adopted: new Promise((resolve) => (settle = resolve)) };
+    this.restoring.set(panel, entry);
+    for (const listener of [...this.restoreStarted]) listener(entry);
+    let chat: ChatPanel | undefined;
+    try {
+      chat = await this.restore(panel, identity);
+    } finally {
+      this.restoring.delete(panel);
+      settle(chat);
+    }
+  }
+
+  private async restore(panel: vscode.WebviewPanel, identity: ReturnType<typeof restoredIdentity>): Promise<ChatPanel | undefined> {
     // Show the view at once: it says "Loading the chat…" until the journal is open and recovery has
-    // run (a fresh user saw an empty tab for 2-5 s after a reload while this waited).
-    panel.webview.options = chatWebviewOptions(this.extensionUri);
+    // run (a fresh user saw an empty tab for 2-5 s after a reload while this waited). The options
+    // keep (or, for a tab of an older build, gain) the chat's id.
+    panel.webview.options = chatWebviewOptions(this.extensionUri, identity.sessionId);
     panel.iconPath = agentIcon(this.extensionUri, undefined);
-    panel.webview.html = renderHtml(panel.webview, this.extensionUri, sessionIdFromState(state));
-    this.restoring.add(panel);
+    panel.webview.html = renderHtml(panel.webview, this.extensionUri, identity.sessionId);
     // The host is alive while the journal opens: say so to the view's heartbeat until the panel is adopted.
     const pongs = panel.webview.onDidReceiveMessage((raw: unknown) => {
       if ((raw as { type?: unknown } | null)?.type === 'ping') void panel.webview.postMessage({ type: 'pong' }).then(undefined, () => undefined);
     });
     let runtime: ChatRuntime;
-    let sessionId: string | undefined;
+    let session: SessionRecord | undefined;
     try {
       runtime = await this.ready;
-      sessionId = await this.restoredSessionId(runtime, state, panel.title);
+      session = identity.sessionId ? await runtime.getSession(identity.sessionId) : undefined;
     } catch (error) {
       // The host lives on (it keeps answering pings: a lost connection would be false); the view
       // says what failed instead of loading forever.
-      this.restoring.delete(panel);
       this.log(`[restore] chat tab not restored: ${logText(error)}`);
       const message: HostMessage = { type: 'error', code: 'internal', message: `The chat could not be loaded: ${noticeText(error).replace(/\.$/, '')}. See Agent Chats: Show Logs.` };
       void panel.webview.postMessage(message).then(undefined, () => undefined);
       panel.onDidDispose(() => pongs.dispose());
-      return;
+      return undefined;
     }
-    this.restoring.delete(panel);
     pongs.dispose();
-    const chat = this.adopt(panel, sessionId);
-    this.log(`[restore] chat tab restored: ${sessionId ?? '(no chat: offering a picker)'}`);
-    if (sessionId) {
-      const session = await runtime.getSession(sessionId);
-      if (session) {
-        panel.title = session.title;
-        // Now, not when its view first asks: a restored tab not shown yet showed the generic icon.
-        panel.iconPath = agentIcon(this.extensionUri, session.provider);
-      }
+    const named = identity.sessionId;
+    const other = named === undefined ? undefined : [...this.panels].find((p) => p.sessionId === named);
+    if (other) {
+      this.log(`[restore] a restored tab names chat ${named}, which another tab of this window shows: closed it and showed that tab`);
+      const focus = panel.active;
+      panel.dispose();
+      other.reveal(!focus);
+      return other;
+    }
+    if (named && !session) {
+      this.log(`[restore] a restored tab names chat ${named}, which is no longer in the journal: closed it`);
+      panel.dispose();
+      return undefined;
+    }
+    const chat = this.adopt(panel, session?.id);
+    this.log(`[restore] chat tab restored: ${session ? `${session.id} (named by the tab's ${identity.from})` : '(the tab names no chat: offering a picker)'}`);
+    if (session) {
+      panel.title = session.title;
+      // Now, not when its view first asks: a restored tab not shown yet showed the generic icon.
+      panel.iconPath = agentIcon(this.extensionUri, session.provider);
       // The view's own "ready" may have come while the journal was still opening, before this
       // panel listened: send the chat now (a `ready` that comes later gets the live state only).
       void chat.sendEarlySnapshot();
-      await runtime.recordTab(sessionId);
+      await runtime.recordTab(session.id);
     } else {
       void chat.post({ type: 'orphan' });
     }
-  }
-
-  /**
-   * The chat a restored panel shows: the one its state names; else (a tab VS Code restored but never
-   * drew has no state) the unclaimed journaled tab whose chat has the panel's title, the oldest such;
-   * else the oldest unclaimed journaled tab.
-   */
-  private async restoredSessionId(runtime: ChatRuntime, state: unknown, title: string): Promise<string | undefined> {
-    const claimed = new Set(this.openSessionIds());
-    let sessionId = sessionIdFromState(state);
-    if (sessionId && (claimed.has(sessionId) || !(await runtime.getSession(sessionId)))) sessionId = undefined;
-    if (!sessionId) {
-      const unclaimed = (await runtime.listTabs()).filter((t) => !claimed.has(t.sessionId));
-      let titled: string | undefined;
-      for (const t of unclaimed) {
-        if ((await runtime.getSession(t.sessionId))?.title !== title) continue;
-        titled = t.sessionId;
-        break;
-      }
-      sessionId = titled ?? unclaimed[0]?.sessionId;
-      this.log(`[restore] panel had ${state === undefined ? 'no state' : 'unusable state'}; ${sessionId ? `matched journaled tab ${sessionId}${titled ? ' by its title' : ''}` : 'no unclaimed tab, offering a picker'}`);
-    }
-    return sessionId;
+    return chat;
   }
 
   /**

@@ -17,9 +17,10 @@
  * A tab is matched to its chat by title (`src/core/tabMatch.ts`): the tab API says no more.
  */
 import * as vscode from 'vscode';
-import { isTabOfWindow, matchTabsToChats, tabsToReopen, unownedTabs, type TabCandidate } from '../core/tabMatch';
+import { isTabOfWindow, matchTabsToChats, tabsToReopen, type TabCandidate } from '../core/tabMatch';
 import type { ChatRuntime } from '../runtime/chatRuntime';
-import { CHAT_VIEW_TYPE, type ChatPanel } from './chatPanel';
+import type { ChatPanel } from './chatPanel';
+import { isChatTab, unrestoredChatTabs } from './unrestoredTabs';
 import type { ChatPanels } from './chatPanels';
 
 /**
@@ -31,15 +32,6 @@ export const STALE_TAB_GRACE_MS = 3000;
 
 /** How often (ms) the visible chat tabs are checked. */
 const CHECK_INTERVAL_MS = 1000;
-
-/**
- * True for a tab of a chat webview. `TabInputWebview.viewType` is VS Code's internal view type,
- * which prefixes the extension's (`mainThreadWebview-nativeAgentChats.chat` in VS Code 1.139).
- */
-export function isChatTab(tab: vscode.Tab): boolean {
-  const input = tab.input;
-  return input instanceof vscode.TabInputWebview && (input.viewType === CHAT_VIEW_TYPE || input.viewType.endsWith(`-${CHAT_VIEW_TYPE}`));
-}
 
 /** Repairs this window's chat tabs (see module docstring). */
 export class TabRepair implements vscode.Disposable {
@@ -103,13 +95,10 @@ export class TabRepair implements vscode.Disposable {
 
   /** The layout's chat tabs no panel owns, per group, in tab order. */
   private unowned(): { group: vscode.TabGroup; tabs: vscode.Tab[] }[] {
-    const panels = this.panels.webviewPanels();
-    return vscode.window.tabGroups.all.map((group) => {
-      const chatTabs = group.tabs.filter(isChatTab);
-      const mine = panels.filter((p) => p.viewColumn === group.viewColumn).map((p) => ({ title: p.title, visible: p.visible }));
-      const idx = unownedTabs(chatTabs.map((t) => ({ label: t.label, active: t.isActive })), mine);
-      return { group, tabs: idx.map((i) => chatTabs[i]!) };
-    }).filter((g) => g.tabs.length > 0);
+    const tabs = unrestoredChatTabs(this.panels.webviewPanels());
+    return vscode.window.tabGroups.all
+      .map((group) => ({ group, tabs: tabs.filter((t) => t.group.viewColumn === group.viewColumn) }))
+      .filter((g) => g.tabs.length > 0);
   }
 
   /**
@@ -143,7 +132,7 @@ export class TabRepair implements vscode.Disposable {
     const activeBefore = group.activeTab;
     for (const sessionId of missing) {
       const session = await this.runtime.getSession(sessionId);
-      if (session) await this.panels.open(session, { viewColumn: group.viewColumn, preserveFocus: true });
+      if (session) await this.panels.open(session, { viewColumn: group.viewColumn, preserveFocus: true }, false);
     }
     await this.reactivate(group.viewColumn, activeBefore);
     this.log(`[tabs] reopened ${missing.length} journaled tab(s) VS Code did not restore: ${missing.join(', ')}`);
@@ -184,7 +173,7 @@ export class TabRepair implements vscode.Disposable {
     await vscode.window.tabGroups.close(current, true);
     const show = { viewColumn: column, preserveFocus: true };
     const session = sessionId ? await this.runtime.getSession(sessionId) : undefined;
-    const chat = session ? await this.panels.open(session, show) : this.panels.openOrphan(show);
+    const chat = session ? await this.panels.open(session, show, false) : this.panels.openOrphan(show);
     // A new editor opens next to the group's active one; put it where the old tab stood. The
     // command moves the active editor of the active group, so only there.
     if (index >= 0 && vscode.window.tabGroups.activeTabGroup.viewColumn === column) {

@@ -86,6 +86,11 @@ export function decodeWebviewMessage(raw: unknown): { ok: true; value: WebviewMe
   return { ok: false, message: `Malformed message from the chat view${where}: ${issue?.message ?? 'invalid'}` };
 }
 
+/** True when `value` has the shape of a session id (a non-empty string of at most MAX_ID_CHARS). */
+export function isSessionId(value: unknown): value is string {
+  return id.safeParse(value).success;
+}
+
 /** Reads a session id out of a webview's persisted state, or undefined if absent or malformed. */
 export function sessionIdFromState(state: unknown): string | undefined {
   const parsed = z.object({ sessionId: id }).safeParse(state);

@@ -14,10 +14,14 @@ import { waitFor } from './helpers';
 /** A message the host posted, with the sequence number the panel stamps on updates. */
 export type Posted = HostMessage & { seq?: number };
 
-/** A stand-in WebviewPanel: what the host posted, `receive` to play a view message, `view()` the view's state. */
+/**
+ * A stand-in WebviewPanel: what the host posted, `receive` to play a view message, `view()` the view's
+ * state, and what the host did to the panel itself (`events`: 'reveal', 'reveal-keep-focus', 'dispose').
+ */
 export interface FakePanel {
   readonly panel: object;
   readonly posted: Posted[];
+  readonly events: string[];
   receive(raw: unknown): void;
   view(): ViewState;
 }
@@ -32,11 +36,13 @@ export function fakePanel(): FakePanel {
     onDidReceiveMessage: (listener: (raw: unknown) => void) => ((view.receive = listener), { dispose: () => undefined }),
     postMessage: async (m: Posted) => posted.push(m),
   };
+  const events: string[] = [];
   const panel = {
-    webview, title: '', iconPath: undefined, active: true, visible: true, reveal: () => undefined,
-    onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined,
+    webview, title: '', iconPath: undefined, active: true, visible: true, viewColumn: 1,
+    reveal: (_column?: unknown, preserveFocus?: boolean) => void events.push(preserveFocus ? 'reveal-keep-focus' : 'reveal'),
+    onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => void events.push('dispose'),
   };
-  return { panel, posted, receive: (raw: unknown) => view.receive(raw), view: () => posted.reduce(reduceHostMessage, INITIAL_VIEW_STATE) };
+  return { panel, posted, events, receive: (raw: unknown) => view.receive(raw), view: () => posted.reduce(reduceHostMessage, INITIAL_VIEW_STATE) };
 }
 
 let current = fakePanel();
@@ -50,8 +56,46 @@ export function nextPanel(panel: FakePanel = fakePanel()): FakePanel {
 /** What the host said outside the view: notifications (`showInformationMessage`) and status bar messages with their time (ms). */
 export const said = { notifications: [] as string[], statusBar: [] as { text: string; ms: number }[] };
 
+/** A tab of the stand-in layout (`layout.groups`), as the tab API gives it. */
+export interface FakeTab {
+  readonly label: string;
+  readonly input: unknown;
+  readonly isActive: boolean;
+  readonly group: FakeTabGroup;
+}
+
+/** An editor group of the stand-in layout. */
+export interface FakeTabGroup {
+  readonly viewColumn: number;
+  readonly tabs: FakeTab[];
+}
+
+/** The stand-in `TabInputWebview` (the host tells chat tabs by `instanceof` and `viewType`). */
+export class FakeTabInputWebview {
+  constructor(readonly viewType: string) {}
+}
+
+/**
+ * The stand-in's editor layout and workbench commands: set `groups` for `vscode.window.tabGroups`,
+ * and `onCommand` to play what a command does (the calls are in `commands`).
+ */
+export const layout = {
+  groups: [] as FakeTabGroup[],
+  commands: [] as { id: string; args: unknown[] }[],
+  onCommand: (_id: string, ..._args: unknown[]): unknown => undefined,
+};
+
+/** A chat tab of VS Code's (its internal view type) in group `group`, labelled `label`. */
+export function chatTab(group: FakeTabGroup, label: string, isActive = false): FakeTab {
+  const tab = { label, input: new FakeTabInputWebview('mainThreadWebview-nativeAgentChats.chat'), isActive, group };
+  group.tabs.push(tab);
+  return tab;
+}
+
 const vscodeStub = {
-  Uri: { joinPath: () => ({}) },
+  Uri: { joinPath: (base: { path?: string } | undefined, ...segments: string[]) => ({ path: [base?.path ?? '', ...segments].join('/') }) },
+  TabInputWebview: FakeTabInputWebview,
+  TabInputText: class {},
   ViewColumn: { Active: -1 },
   StatusBarAlignment: { Left: 1 },
   window: {
@@ -59,8 +103,17 @@ const vscodeStub = {
     createStatusBarItem: () => ({ show: () => undefined, hide: () => undefined, dispose: () => undefined }),
     showInformationMessage: async (text: string) => void said.notifications.push(text),
     setStatusBarMessage: (text: string, ms: number) => (said.statusBar.push({ text, ms }), { dispose: () => undefined }),
+    tabGroups: {
+      get all() { return layout.groups; },
+      get activeTabGroup() { return layout.groups[0] ?? { viewColumn: 1, tabs: [] }; },
+    },
   },
-  commands: { executeCommand: async () => undefined },
+  commands: {
+    executeCommand: async (id: string, ...args: unknown[]) => {
+      layout.commands.push({ id, args });
+      return layout.onCommand(id, ...args);
+    },
+  },
 };
 type Loader = (request: string, parent: unknown, isMain: boolean) => unknown;
 const moduleWithLoad = Module as unknown as { _load: Loader };
