@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { chatFrame, newChatFromPalette, waitForWorkbench } from '../harness/codeServer';
 import { stepper, visible } from './steps';
+import { chatRow, openView, viewRows } from './chatsView';
 import { TIMEOUTS } from './restartJourney';
 import { DEFAULT_THEMES, measureMark, MIN_CONTRAST, MIN_MARK_CONTRAST, pickTheme, THEMES, type MarkContrast, type Theme } from './themeSteps';
 import type { TwoWindowsContext } from './twoWindowsJourney';
@@ -24,28 +25,6 @@ const UNIQUE_FILE = `${UNIQUE_WORD}.txt`;
 /** Files whose `cat` turns push the `ls` turn out of sight (an output block is at most 320 px high). */
 const LONG_FILES = ['long-notes.txt', 'more-notes.txt'] as const;
 const RENAMED = 'Listing with the odd file';
-
-/** The Agent Chats view's rows in the side bar. */
-function viewRows(page: Page): Locator {
-  return page.locator('.part.sidebar .monaco-list-row');
-}
-
-/** The view's row of the chat titled `title` (its label, not its description). */
-function chatRow(page: Page, title: string): Locator {
-  return viewRows(page).filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }) });
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** Opens the Agent Chats view from the activity bar (a click on an already open container would close it). */
-async function openView(page: Page): Promise<void> {
-  const item = page.locator('.part.activitybar .action-item:has(.action-label[aria-label^="Agent Chats"])').first();
-  await visible(item, 'the Agent Chats icon in the activity bar', TIMEOUTS.ui);
-  if (!(await item.evaluate((el) => el.classList.contains('checked')))) await item.click();
-  await visible(page.locator('.part.sidebar .title-label', { hasText: /agent chats/i }).first(), 'the Agent Chats side bar', TIMEOUTS.ui);
-}
 
 /** Sends `prompt` in the active chat and waits until its turn is done (Stop gone). */
 async function send(page: Page, prompt: string, expect: string): Promise<void> {

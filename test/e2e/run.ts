@@ -5,9 +5,9 @@
  * temp copy of test/fixtures/workspace.
  *
  * Usage: node out/test/e2e/run.js      (after `npx tsc -p .` and `node esbuild.mjs`)
- * Env: NAC_E2E_TIMEOUT_MS (whole journey, default 300000), NAC_HEADED=1 (visible browser, needs a
+ * Env: NAC_E2E_TIMEOUT_MS (whole journey, default 300000 or JOURNEY_TIMEOUT_MS), NAC_HEADED=1 (visible browser, needs a
  *      display), NAC_EXTENSION_PATH (extension folder to install, default the repo), NAC_KEEP_TMP=1.
- * Env NAC_E2E_ONLY=<name> runs one journey (names in JOURNEYS below: restart, two-windows, host-crash, tabs-after-restart, …).
+ * Env NAC_E2E_ONLY=<name>[,<name>…] runs those journeys (names in JOURNEYS below: restart, two-windows, host-crash, tabs-after-restart, …).
  * Artifacts: test-artifacts/e2e/<journey>/NN-<step>.png, console.log (browser console), on failure
  *      NN-failure.png, failure-webview.html and code-server.log.
  * Output: `N passed, N failed` (one per journey), then the wall time. Exit code 0 when all pass.
@@ -23,6 +23,7 @@ import { restartJourney } from './restartJourney';
 import { twoWindowsJourney } from './twoWindowsJourney';
 import { historyJourney } from './historyJourney';
 import { tabsAfterRestartJourney } from './tabsAfterRestartJourney';
+import { tabIdentityJourney, twoWindowTabsJourney } from './tabIdentityJourney';
 import { HOST_CRASH_SETTINGS, hostCrashJourney, type HostCrashContext } from './hostCrashJourney';
 import { agentRestartJourney, claudeRestartJourney, lmContinueJourney, prepareClaudeJourney } from './claudeRestartJourney';
 import { longChatJourney, seedLongChatJournal } from './longChatJourney';
@@ -44,6 +45,12 @@ type Prepare = () => Promise<{
   dispose(): Promise<void>;
 }>;
 
+/**
+ * Journeys that need more than the default 300 s (ms): tab-identity reloads the window four times
+ * and restarts code-server once, drawing every tab after each.
+ */
+const JOURNEY_TIMEOUT_MS: Readonly<Record<string, number>> = { 'tab-identity': 600_000, 'two-window-tabs': 480_000 };
+
 /** The journeys, in order; each gets its own code-server, user data and workspace copy. */
 const JOURNEYS: readonly [string, Journey, Prepare?][] = [
   ['restart', restartJourney],
@@ -52,6 +59,8 @@ const JOURNEYS: readonly [string, Journey, Prepare?][] = [
   ['broken-journal', brokenJournalJourney, async () => ({ settings: {}, env: {}, seed: seedSchema1Journal, dispose: async () => undefined })],
   ['host-crash', hostCrashJourney, async () => ({ settings: { ...HOST_CRASH_SETTINGS }, env: {}, dispose: async () => undefined })],
   ['tabs-after-restart', tabsAfterRestartJourney],
+  ['tab-identity', tabIdentityJourney],
+  ['two-window-tabs', twoWindowTabsJourney],
   ['queue', queueJourney],
   ['repair', repairJourney, async () => ({ settings: {}, env: {}, seed: seedDamagedJournal, dispose: async () => undefined })],
   ['model-edit', modelEditJourney, prepareModelEditJourney],
@@ -99,7 +108,7 @@ async function main(): Promise<number> {
   let passedCount = 0;
   let failedCount = 0;
   for (const [name, journey, prepare] of JOURNEYS) {
-    if (only && only !== name) continue;
+    if (only && !only.split(',').includes(name)) continue;
     const ok = await runJourney(name, journey, extensionPath, path.join(artifactsRoot, name), t0, prepare);
     if (ok) passedCount++;
     else failedCount++;
@@ -198,7 +207,7 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
         serverPid: server.pid,
         restartServer,
       }),
-      Number(process.env.NAC_E2E_TIMEOUT_MS ?? 300_000),
+      Number(process.env.NAC_E2E_TIMEOUT_MS ?? JOURNEY_TIMEOUT_MS[name] ?? 300_000),
       `the ${name} journey did not finish`,
     );
     if (ownCsp.length > 0) throw new Error(`the chat view's Content Security Policy refused ${ownCsp.length} thing(s), first: ${ownCsp[0]!.slice(0, 200)}`);

@@ -16,7 +16,7 @@ import type { HostCrashContext } from './hostCrashJourney';
 const prompt = (n: number) => `run echo tab-${n}`;
 
 /** Labels of the editor tabs, in order. */
-async function tabLabels(page: Page): Promise<string[]> {
+export async function tabLabels(page: Page): Promise<string[]> {
   return (await page.locator('.part.editor .tabs-container .tab .label-name').allInnerTexts()).map((l) => l.trim());
 }
 
@@ -37,18 +37,26 @@ export async function newLocalChat(page: Page): Promise<void> {
   }
 }
 
-/** New chat from the palette, one prompt, waits for its answer and the tab title it gives. */
-async function chatWith(page: Page, n: number): Promise<void> {
+/**
+ * New chat from the palette, `text` sent, waits for the command output holding `output` and for the
+ * tab's title to become the prompt.
+ */
+export async function newChatWith(page: Page, text: string, output: string): Promise<void> {
   await newLocalChat(page);
   const frame = chatFrame(page);
   const input = frame.locator('#composer textarea');
   await visible(input, '#composer textarea', TIMEOUTS.webview);
   // Send is disabled until the view has the chat (a click before that is ignored).
   await visible(chatFrame(page).locator('.welcome'), 'the new chat\'s welcome', TIMEOUTS.webview);
-  await input.fill(prompt(n));
+  await input.fill(text);
   await frame.locator('#send').click({ timeout: TIMEOUTS.ui });
-  await visible(frame.locator('pre.output', { hasText: `tab-${n}` }).first(), `the output of chat ${n}`, TIMEOUTS.command);
-  await visible(page.locator('.part.editor .tabs-container .tab.active .label-name', { hasText: prompt(n) }), `the tab titled "${prompt(n)}"`, TIMEOUTS.ui);
+  await visible(frame.locator('pre.output', { hasText: output }).first(), `the output of "${text}"`, TIMEOUTS.command);
+  await visible(page.locator('.part.editor .tabs-container .tab.active .label-name', { hasText: text }), `the tab titled "${text}"`, TIMEOUTS.ui);
+}
+
+/** New chat with prompt `n` (see `newChatWith`). */
+function chatWith(page: Page, n: number): Promise<void> {
+  return newChatWith(page, prompt(n), `tab-${n}`);
 }
 
 /** Runs the journey. @throws Error naming the failed step. */

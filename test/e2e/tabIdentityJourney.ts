@@ -1,0 +1,197 @@
+/**
+ * Every chat tab shows its own chat, whatever order tabs are drawn, opened and restored in.
+ *
+ * One window: three chats in three tabs; Reload Window; then, without drawing the background tabs,
+ * chat one is opened from the Agent Chats view, then after another reload chat two from Open Chat…,
+ * then chat one from Search Chats…; then code-server restarts (same browser profile, so the layout
+ * comes back), the window reloads, and chats two and one are opened from the view and Open Chat….
+ * After each, the chat's own tab is the active one (no fourth tab), and every tab, clicked in turn,
+ * shows its own chat under its own title and none says it lost track of its chat.
+ *
+ * Two windows on one folder (`twoWindowTabsJourney`): window A has chat A; window B has chats B2 and
+ * B3 (and its own tab of chat A when it opened with a copy of A's layout) and reloads; B opens chat
+ * B2 from its view: B's own undrawn tab of it is shown, and no tab of B takes another's chat. Then the same with window A reloaded meanwhile, and with window A closed (its
+ * tab records left behind).
+ */
+import type { Page } from 'playwright-core';
+import { chatFrame, runCommand, waitForWorkbench } from '../harness/codeServer';
+import { chatRow, openView } from './chatsView';
+import { TIMEOUTS } from './restartJourney';
+import { stepper, visible } from './steps';
+import { newChatWith, tabLabels } from './tabsAfterRestartJourney';
+import type { HostCrashContext } from './hostCrashJourney';
+
+/** A chat of the journey: its prompt (the tab's title) and a word only its output holds. */
+interface Chat {
+  readonly prompt: string;
+  readonly word: string;
+}
+
+const chat = (word: string): Chat => ({ prompt: `run echo ${word}`, word });
+
+/** Developer: Reload Window, and the workbench back. */
+async function reloadWindow(page: Page): Promise<void> {
+  const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });
+  await runCommand(page, 'Developer: Reload Window', TIMEOUTS.ui);
+  await navigated;
+  await waitForWorkbench(page, TIMEOUTS.workbench);
+}
+
+/** The active tab is `c`'s and its view shows `c`'s output. */
+async function showsChat(page: Page, c: Chat, where: string): Promise<void> {
+  await visible(page.locator('.part.editor .tabs-container .tab.active .label-name', { hasText: c.prompt }), `${where}: the active tab titled "${c.prompt}"`, TIMEOUTS.webview);
+  const frame = chatFrame(page);
+  await visible(frame.locator('pre.output', { hasText: c.word }).first(), `${where}: the output "${c.word}" in the active tab`, TIMEOUTS.webview);
+  if (await frame.getByText('lost track of its chat').count() > 0) throw new Error(`${where}: the active tab says it lost track of its chat`);
+}
+
+/**
+ * The window's tabs are exactly `chats`' (one each), and each, clicked in turn, shows its own chat
+ * under its own title.
+ */
+async function everyTabShowsItsChat(page: Page, chats: readonly Chat[], where: string): Promise<void> {
+  const labels = await tabLabels(page);
+  const want = chats.map((c) => c.prompt);
+  if (JSON.stringify([...labels].sort()) !== JSON.stringify([...want].sort())) throw new Error(`${where}: the tabs are ${JSON.stringify(labels)}, expected one each of ${JSON.stringify(want)}`);
+  for (const c of chats) {
+    await page.locator('.part.editor .tabs-container .tab .label-name', { hasText: c.prompt }).first().click({ timeout: TIMEOUTS.ui });
+    await showsChat(page, c, `${where}, tab "${c.prompt}" clicked`);
+  }
+  const after = await tabLabels(page);
+  if (JSON.stringify(after) !== JSON.stringify(labels)) throw new Error(`${where}: the tabs' titles changed as they were drawn: ${JSON.stringify(labels)} → ${JSON.stringify(after)}`);
+}
+
+/** Opens `c` from the Agent Chats view (a click on its row). */
+async function openFromView(page: Page, c: Chat): Promise<void> {
+  await openView(page);
+  await visible(chatRow(page, c.prompt).first(), `the view's row of "${c.prompt}"`, TIMEOUTS.ui);
+  await chatRow(page, c.prompt).first().click({ timeout: TIMEOUTS.ui });
+}
+
+/** Opens `c` from Agent Chats: Open Chat…, typing its word. */
+async function openFromPalette(page: Page, c: Chat): Promise<void> {
+  await runCommand(page, 'Agent Chats: Open Chat…', TIMEOUTS.ui);
+  const input = page.locator('.quick-input-widget input.input[placeholder="Open a chat"]');
+  await visible(input, 'the chat picker', TIMEOUTS.ui);
+  await input.fill(c.word);
+  await visible(page.locator('.quick-input-list .monaco-list-row', { hasText: c.prompt }).first(), `"${c.prompt}" in the picker`, TIMEOUTS.ui);
+  await input.press('Enter');
+}
+
+/** Opens `c` from Agent Chats: Search Chats…, searching its word. */
+async function openFromSearch(page: Page, c: Chat): Promise<void> {
+  await runCommand(page, 'Agent Chats: Search Chats…', TIMEOUTS.ui);
+  const input = page.locator('.quick-input-widget input.input');
+  await visible(input, 'the Search Chats input', TIMEOUTS.ui);
+  await input.pressSequentially(c.word, { delay: 30 });
+  await visible(page.locator('.quick-input-list .monaco-list-row', { hasText: c.word }).first(), `a result for "${c.word}"`, TIMEOUTS.ui);
+  await input.press('Enter');
+}
+
+/** Clicks the tab of `c` (so it is not the one left undrawn by the next reload). */
+async function clickTab(page: Page, c: Chat): Promise<void> {
+  await page.locator('.part.editor .tabs-container .tab .label-name', { hasText: c.prompt }).first().click({ timeout: TIMEOUTS.ui });
+  await showsChat(page, c, `tab "${c.prompt}" clicked`);
+}
+
+/** Runs the one-window journey. @throws Error naming the failed step. */
+export async function tabIdentityJourney(ctx: HostCrashContext): Promise<void> {
+  const page = ctx.page;
+  const step = stepper(ctx.log, ctx.shot);
+  const [one, two, three] = [chat('tab-one'), chat('tab-two'), chat('tab-three')] as const;
+  const all = [one, two, three];
+
+  await step('three-chats', async () => {
+    await page.goto(ctx.url, { timeout: TIMEOUTS.workbench });
+    await waitForWorkbench(page, TIMEOUTS.workbench);
+    for (const c of all) await newChatWith(page, c.prompt, c.word);
+  });
+
+  // Each: chat three active at the reload, so chats one and two come back undrawn.
+  const rounds: [string, Chat, (p: Page, c: Chat) => Promise<void>][] = [
+    ['reload-open-one-from-view', one, openFromView],
+    ['reload-open-two-from-palette', two, openFromPalette],
+    ['reload-open-one-from-search', one, openFromSearch],
+  ];
+  for (const [name, target, open] of rounds) {
+    await step(name, async () => {
+      await clickTab(page, three);
+      await reloadWindow(page);
+      await showsChat(page, three, 'after the reload');
+      await open(page, target);
+      await showsChat(page, target, `opened after the reload`);
+      await everyTabShowsItsChat(page, all, name);
+    });
+  }
+
+  await step('server-restart-reload-open-two-then-one', async () => {
+    await clickTab(page, three);
+    const pid = await ctx.restartServer();
+    ctx.log(`  code-server restarted (pid ${pid})`);
+    // The same browser profile: VS Code brings back its saved layout.
+    await page.goto(ctx.url, { timeout: TIMEOUTS.workbench });
+    await waitForWorkbench(page, TIMEOUTS.workbench);
+    await showsChat(page, three, 'after the restart');
+    await reloadWindow(page);
+    await showsChat(page, three, 'after the restart and a reload');
+    await openFromView(page, two);
+    await showsChat(page, two, 'chat two opened from the view');
+    await openFromPalette(page, one);
+    await showsChat(page, one, 'chat one opened from Open Chat…');
+    await everyTabShowsItsChat(page, all, 'after the restart');
+  });
+}
+
+/** Runs the two-window journey. @throws Error naming the failed step. */
+export async function twoWindowTabsJourney(ctx: HostCrashContext): Promise<void> {
+  const a = ctx.page;
+  let shown: Page = a;
+  const step = stepper(ctx.log, (n) => ctx.shotOf(shown, n));
+  const chatA = chat('window-a-one');
+  const [b2, b3] = [chat('window-b-two'), chat('window-b-three')] as const;
+
+  await step('window-a-chat', async () => {
+    await a.goto(ctx.url, { timeout: TIMEOUTS.workbench });
+    await waitForWorkbench(a, TIMEOUTS.workbench);
+    await newChatWith(a, chatA.prompt, chatA.word);
+  });
+
+  const b = await ctx.newPage();
+  shown = b;
+  // The chats window B has tabs of: its own two, and chat A when B's layout starts as a copy of
+  // A's (the browser keeps one layout per folder): then that tab is B's own tab of chat A.
+  const inB: Chat[] = [];
+  await step('window-b-two-chats', async () => {
+    await b.goto(ctx.url, { timeout: TIMEOUTS.workbench });
+    await waitForWorkbench(b, TIMEOUTS.workbench);
+    const restored = await tabLabels(b);
+    if (restored.some((l) => l !== chatA.prompt)) throw new Error(`window B opened with tabs ${JSON.stringify(restored)}`);
+    if (restored.length > 0) inB.push(chatA);
+    ctx.log(`  window B opened with ${restored.length ? 'its copy of window A\'s tab' : 'no tab'}`);
+    for (const c of [b2, b3]) await newChatWith(b, c.prompt, c.word);
+    inB.push(b2, b3);
+  });
+
+  const variants: [string, (() => Promise<void>) | undefined][] = [
+    ['b-reloaded-opens-b2', undefined],
+    ['a-reloaded-too', async () => {
+      await reloadWindow(a);
+      await showsChat(a, chatA, 'window A after its reload');
+    }],
+    ['a-closed', async () => {
+      await a.close();
+    }],
+  ];
+  for (const [name, meanwhile] of variants) {
+    await step(name, async () => {
+      await clickTab(b, b3);
+      await reloadWindow(b);
+      await showsChat(b, b3, 'window B after its reload');
+      await meanwhile?.();
+      await openFromView(b, b2);
+      await showsChat(b, b2, "window B's chat two opened from its view");
+      await everyTabShowsItsChat(b, inB, `window B (${name})`);
+      if (!a.isClosed()) await everyTabShowsItsChat(a, [chatA], `window A (${name})`);
+    });
+  }
+}
