@@ -4,7 +4,7 @@
  * One class owns one panel and its disposables. The HTML carries a strict Content Security Policy with a fresh nonce; scripts
  * and styles load only from the extension's `dist/` and `media/` folders. Every message from the
  * webview is decoded with the shared protocol; a malformed one is answered with an `error` message
- * and nothing else happens.
+ * and nothing else happens (a run of them with nothing posted between is answered with one: `refuse`).
  */
 import * as vscode from 'vscode';
 import { noticeText } from './notices';
@@ -112,6 +112,7 @@ export class ChatPanel {
    * Dropped if the panel is gone.
    */
   post(message: HostMessage | (() => Promise<HostMessage | undefined>)): Promise<void> {
+    this.queued++;
     this.outbox = this.outbox.then(async () => {
       const m = typeof message === 'function' ? await message() : message;
       if (m && !this.disposed) {
@@ -128,6 +129,8 @@ export class ChatPanel {
   }
 
   private outbox: Promise<void> = Promise.resolve();
+  /** How many messages were put in the ordered queue (`post`) so far: tells whether a folded refusal is still its last. */
+  private queued = 0;
 
   /** Posts outside the ordered queue, with no `seq` (a `pong`, the `@` list); dropped if the panel is gone. */
   private postNow(message: HostMessage): void {
@@ -257,12 +260,7 @@ export class ChatPanel {
 
   private async receive(raw: unknown): Promise<void> {
     const decoded = decodeWebviewMessage(raw);
-    if (!decoded.ok) {
-      this.host.log(`[panel] rejected a message: ${decoded.message}`);
-      // A refused message the view keeps (a `send`) names its id, so the view gives the text back.
-      void this.post({ type: 'error', code: 'malformed_message', message: decoded.message, ...refusedAction(raw) });
-      return;
-    }
+    if (!decoded.ok) return this.refuse(raw, decoded.message);
     try {
       await this.handle(decoded.value);
     } catch (error) {
@@ -271,6 +269,53 @@ export class ChatPanel {
       void this.post({ type: 'error', code: 'internal', message: `Something went wrong: ${noticeText(error).replace(/\.$/, '')}. See Agent Chats: Show Logs.`, ...about });
     }
   }
+
+  /**
+   * Answers a message the decoder refused (`reason`: the decoder's sentence) with a
+   * `malformed_message` error, in order with the panel's other messages, and logs it.
+   *
+   * A refused message the view keeps (a `send` or a queue action naming its `clientId`) gets its own
+   * error, never folded: the view gives that message's text back on it (`acknowledge` in
+   * webview/main.ts), so each must arrive. Any other refusal (an unknown type, a malformed `stop`)
+   * only sets the view's error bar, which shows the last error alone: while its error still waits at
+   * the end of the queue (nothing posted after it), later such refusals are folded into it (counted;
+   * the last one's reason and action are what it says), and it is logged once, with the count, when
+   * it goes out. So a flood of bad messages costs the queue one post per drain, not one per message,
+   * and what the view is sent behind it (a reply's updates) waits behind at most one refusal; the
+   * view ends as if each had been posted, the last one's error showing.
+   */
+  private refuse(raw: unknown, reason: string): void {
+    const error: RefusalError = { type: 'error', code: 'malformed_message', message: reason, ...refusedAction(raw) };
+    if (error.clientId) {
+      this.host.log(`[panel] rejected a message: ${reason}`);
+      void this.post(error);
+      return;
+    }
+    const waiting = this.refusals;
+    if (waiting && waiting.at === this.queued) {
+      waiting.count++;
+      waiting.last = error;
+      return;
+    }
+    const folded = { count: 1, last: error, at: 0 };
+    this.refusals = folded;
+    void this.post(async () => {
+      // Going out now: a refusal from here on starts the next one.
+      if (this.refusals === folded) this.refusals = undefined;
+      const { count, last } = folded;
+      if (count === 1) {
+        this.host.log(`[panel] rejected a message: ${last.message}`);
+        return last;
+      }
+      const many = count.toLocaleString('en-US');
+      this.host.log(`[panel] rejected ${many} malformed messages from the chat view; the last: ${last.message}`);
+      return { ...last, message: `${many} messages from the chat view were refused; the last: ${last.message}` };
+    });
+    folded.at = this.queued;
+  }
+
+  /** The refusal waiting in the queue that later ones fold into (`refuse`); `at`: `queued` once it was queued. */
+  private refusals: { count: number; last: RefusalError; at: number } | undefined;
 
   private async handle(message: WebviewMessage): Promise<void> {
     const runtime = this.host.runtime;
@@ -397,6 +442,9 @@ export class ChatPanel {
     for (const d of this.disposables.splice(0)) d.dispose();
   }
 }
+
+/** The `error` that answers a message the decoder refused. */
+type RefusalError = HostMessage & { type: 'error' };
 
 /** The action and message id of a message the decoder refused, as far as they can be told. */
 function refusedAction(raw: unknown): { action?: ChatAction; clientId?: string } {

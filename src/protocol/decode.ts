@@ -21,7 +21,9 @@ z.config({ jitless: true });
 
 const id = z.string().min(1).max(MAX_ID_CHARS);
 // Trimmed: a message of blanks is no message (the view ignores it too), and edges of blanks are not part of it.
-const prompt = z.string().trim().min(1).max(MAX_PROMPT_CHARS);
+// Its length is checked before the trim, as the view checks it: trimming a 10 MB blank text costs
+// about 0.1 s and would only find it too long.
+const prompt = z.string().max(MAX_PROMPT_CHARS).trim().min(1);
 
 const line = z.number().int().min(1).max(10_000_000);
 // A file's lines (first ≤ last), a path ('' only for the problems of the whole workspace).
@@ -77,9 +79,32 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** Compile-time check: the schema lets through exactly the `WebviewMessage` union. */
 export const SCHEMA_MATCHES_TYPES: Same<Decoded, WebviewMessage> = true;
 
-/** Decodes an untrusted message. Returns the message or a sentence naming what was wrong. */
+/** How many of a message's unexpected keys a refusal names (the rest are counted). */
+const NAMED_UNEXPECTED_KEYS = 3;
+/** The longest unexpected key a refusal names in full (characters). */
+const MAX_NAMED_KEY_CHARS = 40;
+
+/**
+ * The sentence for unexpected keys, bounded whatever their number: zod's own names them all, which
+ * for a junk message of 500,000 keys is a 5 MB sentence, about 0.15 s to build, then logged and
+ * posted to the view. Undefined for any other issue (zod's sentence, of bounded length).
+ */
+function boundedIssueText(issue: { readonly code?: string; readonly keys?: readonly string[] }): string | undefined {
+  if (issue.code !== 'unrecognized_keys' || !issue.keys) return undefined;
+  const named = issue.keys.slice(0, NAMED_UNEXPECTED_KEYS)
+    .map((k) => JSON.stringify(k.length > MAX_NAMED_KEY_CHARS ? `${k.slice(0, MAX_NAMED_KEY_CHARS)}…` : k));
+  const more = issue.keys.length - named.length;
+  return `Unrecognized key${issue.keys.length > 1 ? 's' : ''}: ${named.join(', ')}${more > 0 ? ` and ${more.toLocaleString('en-US')} more` : ''}`;
+}
+
+/**
+ * Decodes an untrusted message. Returns the message or a sentence naming what was wrong (its first
+ * issue; a few hundred characters at most). The cost is linear in the message's size and small
+ * beside the JSON parse that brought it (arrays and strings over their limit are refused on their
+ * length, before their items or characters are read).
+ */
 export function decodeWebviewMessage(raw: unknown): { ok: true; value: WebviewMessage } | { ok: false; message: string } {
-  const parsed = webviewMessageSchema.safeParse(raw);
+  const parsed = webviewMessageSchema.safeParse(raw, { error: boundedIssueText });
   if (parsed.success) return { ok: true, value: parsed.data };
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length ? ` at "${issue.path.join('.')}"` : '';

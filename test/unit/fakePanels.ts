@@ -26,15 +26,21 @@ export interface FakePanel {
   view(): ViewState;
 }
 
-/** A new stand-in panel (see `FakePanel`). */
-export function fakePanel(): FakePanel {
+/**
+ * A new stand-in panel (see `FakePanel`). `postMs`: how long each `postMessage` takes before it
+ * resolves (ms; default 0: the next turn of the event loop), as VS Code's round trip to the view does.
+ */
+export function fakePanel(options: { readonly postMs?: number } = {}): FakePanel {
   const posted: Posted[] = [];
   const view = { receive: (_raw: unknown): void => undefined };
   const webview = {
     html: '', options: {}, cspSource: 'vscode-resource:',
     asWebviewUri: () => 'vscode-resource:/x',
     onDidReceiveMessage: (listener: (raw: unknown) => void) => ((view.receive = listener), { dispose: () => undefined }),
-    postMessage: async (m: Posted) => posted.push(m),
+    postMessage: async (m: Posted) => {
+      if (options.postMs) await new Promise((r) => setTimeout(r, options.postMs));
+      return posted.push(m);
+    },
   };
   const events: string[] = [];
   const panel = {
@@ -134,10 +140,10 @@ export const ChatPanel = (require('../../src/host/chatPanel') as typeof import('
 /**
  * A chat of the local agent created in `runtime` and opened in a real ChatPanels bound to it, on
  * `panel`, whose view has posted `ready` and got its snapshot. `settled` waits until the panel posted
- * all it will so far; `dispose` unbinds the panels.
+ * all it will so far; `dispose` unbinds the panels. `log` receives the host's log lines (default: dropped).
  */
-export async function openChatPanel(runtime: ChatRuntime, panel: FakePanel = nextPanel()) {
-  const panels = new ChatPanels(Promise.resolve(runtime), {} as never, () => undefined, {} as never);
+export async function openChatPanel(runtime: ChatRuntime, panel: FakePanel = nextPanel(), log: (line: string) => void = () => undefined) {
+  const panels = new ChatPanels(Promise.resolve(runtime), {} as never, log, {} as never);
   const binding = panels.bind(runtime);
   const s = await runtime.createSession('local');
   assert.ok(s.ok);

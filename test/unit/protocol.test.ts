@@ -88,6 +88,18 @@ describe('webview protocol decoding', () => {
     assert.deepEqual(decodeWebviewMessage({ type: 'editQueued', clientId: 'c1', text: '  run ls \n' }), { ok: true, value: { type: 'editQueued', clientId: 'c1', text: 'run ls' } });
   });
 
+  it('refuses junk of any size with a short sentence, reading a text\'s length before trimming it', () => {
+    // zod's own sentence names every unexpected key: for these, over a megabyte, logged and posted to the view.
+    const keys = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, 1]));
+    const many = decodeWebviewMessage({ type: 'ready', ...keys });
+    assert.deepEqual(many, { ok: false, message: 'Malformed message from the chat view: Unrecognized keys: "k0", "k1", "k2" and 99,997 more' });
+    const long = decodeWebviewMessage({ type: 'stop', ['x'.repeat(1_000_000)]: 1 });
+    assert.deepEqual(long, { ok: false, message: `Malformed message from the chat view: Unrecognized key: "${'x'.repeat(40)}…"` });
+    // 10 MB of blanks: too long as the view counts it (it refuses such a text before posting it), not trimmed first.
+    const blank = decodeWebviewMessage({ type: 'send', clientId: 'c1', text: ' '.repeat(10 * 1024 * 1024) });
+    assert.deepEqual(blank, { ok: false, message: `Malformed message from the chat view at "text": Too big: expected string to have <=${MAX_PROMPT_CHARS} characters` });
+  });
+
   it('reads a session id from webview state only when well-formed', () => {
     assert.equal(sessionIdFromState({ sessionId: 'abc' }), 'abc');
     assert.equal(sessionIdFromState(undefined), undefined);
