@@ -10,6 +10,13 @@
  * VS Code at most `PICK_LIMIT` chats per filter text (src/core/chatPick.ts): typing narrows every
  * chat, not only those shown, so any chat is found by its title. A chat created, renamed or deleted
  * while the picker is open changes its items.
+ *
+ * Enter while the list loads and no row is there to take (the picker empty, or nothing of the first
+ * page matching what was typed) is kept, not taken as a dismissal: once rows arrive that are
+ * sure to be the list's first, the first row (the first match of what is typed by then) is opened.
+ * With nothing typed the first page's first row is the whole list's (it holds the newest chats of
+ * all and of this workspace); with text typed it waits for the whole list. Rows that match nothing
+ * leave the picker open, saying so. Escape before then opens nothing.
  */
 import * as vscode from 'vscode';
 import { lastActiveWords, type ChatListEntry } from '../core/chatList';
@@ -53,7 +60,8 @@ export async function pickChat(source: ChatListSource, placeHolder: string): Pro
     return text;
   };
   let entries: readonly ChatListEntry[] = [];
-  const fill = () => {
+  /** Fills the items from `entries` and the typed value; returns the first row's chat id. */
+  const fill = (): string | undefined => {
     const rows = pickRows(entries, source.workspace, picker.value, describe);
     const item = (c: ChatListEntry): Item => ({ label: c.title, description: describe(c), id: c.id });
     const { mine, others } = rows;
@@ -63,23 +71,61 @@ export async function pickChat(source: ChatListSource, placeHolder: string): Pro
       ...(others.length > 0 ? [{ label: mine.length > 0 ? 'Other workspaces' : 'All workspaces', kind: vscode.QuickPickItemKind.Separator }] : []),
       ...others.map(item),
     ];
+    return (mine[0] ?? others[0])?.id;
   };
   const disposables: vscode.Disposable[] = [picker];
+  // Whether the whole list is still loading, and whether Enter came meanwhile with no row to take.
+  let loading = false;
+  let enterWaits = false;
+  let settled = false;
+  let take: (id: string | undefined) => void = () => undefined;
+  let fail: (error: unknown) => void = () => undefined;
+  const picked = new Promise<string | undefined>((resolve, reject) => {
+    take = (id) => {
+      settled = true;
+      resolve(id);
+    };
+    fail = (error) => {
+      settled = true;
+      reject(error);
+    };
+  });
+  /** Opens `first` if Enter waits for it and no later rows can come before it (`sure`). */
+  const enterTakes = (first: string | undefined, sure: boolean): void => {
+    if (!enterWaits || !sure) return;
+    enterWaits = false;
+    if (first === undefined) return;
+    take(first);
+    picker.hide();
+  };
+  /** After the list is there: typing and changes to the chats refill the items. */
+  const follow = () =>
+    disposables.push(
+      picker.onDidChangeValue(fill),
+      source.onDidChangeList(() => void source.chatEntries().then((current) => ((entries = current), fill()))),
+    );
   try {
-    const picked = new Promise<string | undefined>((resolve) => {
-      disposables.push(
-        picker.onDidAccept(() => {
-          resolve(picker.selectedItems[0]?.id ?? picker.activeItems[0]?.id);
-          picker.hide();
-        }),
-        picker.onDidHide(() => resolve(undefined)),
-      );
-    });
+    disposables.push(
+      picker.onDidAccept(() => {
+        const id = picker.selectedItems[0]?.id ?? picker.activeItems[0]?.id;
+        if (id === undefined && loading) {
+          enterWaits = true;
+          return;
+        }
+        take(id);
+        picker.hide();
+      }),
+      picker.onDidHide(() => {
+        enterWaits = false;
+        take(undefined);
+      }),
+    );
     if (source.listLoaded) {
       entries = await source.chatEntries();
       if (entries.length === 0) return noChats();
       fill();
       picker.show();
+      follow();
     } else {
       // A first page read ahead is shown with the picker itself, not in a second update after it.
       const ahead = source.firstEntriesNow?.(PICK_LIMIT);
@@ -88,29 +134,42 @@ export async function pickChat(source: ChatListSource, placeHolder: string): Pro
         fill();
       }
       picker.busy = true;
+      loading = true;
       picker.show();
       // The first page is asked first: the journal worker answers in call order.
       const firstPage = ahead ? undefined : source.firstEntries(PICK_LIMIT);
       const whole = source.chatEntries();
       let wholeArrived = false;
       void whole.then(() => (wholeArrived = true), () => undefined);
-      const first = await firstPage;
-      if (first && !wholeArrived && first.length > 0) {
-        entries = first;
-        fill();
-      }
-      entries = await whole;
-      picker.busy = false;
-      if (entries.length === 0) {
+      // Not awaited: a chat picked (or Enter taken) from the first page opens without waiting for the whole list.
+      void (async () => {
+        const first = await firstPage;
+        if (settled) return;
+        if (first && !wholeArrived && first.length > 0) {
+          entries = first;
+          enterTakes(fill(), picker.value.trim() === '');
+          if (settled) return;
+        }
+        try {
+          entries = await whole;
+        } finally {
+          loading = false;
+        }
+        if (settled) return;
+        picker.busy = false;
+        if (entries.length === 0) {
+          take(noChats());
+          picker.hide();
+          return;
+        }
+        enterTakes(fill(), true);
+        if (!settled) follow();
+      })().catch((error: unknown) => {
+        if (settled) return;
+        fail(error);
         picker.hide();
-        return noChats();
-      }
-      fill();
+      });
     }
-    disposables.push(
-      picker.onDidChangeValue(fill),
-      source.onDidChangeList(() => void source.chatEntries().then((current) => ((entries = current), fill()))),
-    );
     return await picked;
   } finally {
     for (const d of disposables) d.dispose();

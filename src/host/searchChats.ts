@@ -8,6 +8,10 @@
  * runs, so a fast typist never queues a search per key. Results are shown as they are (`alwaysShow`):
  * the index matched them, VS Code's own fuzzy filter must not hide them; it still highlights the
  * typed words it finds.
+ *
+ * Enter while a search runs and no result is there to take (the first search of a large journal) is
+ * kept, not taken as a dismissal: when the latest query's results arrive, the first one opens; none
+ * found leaves the search open, saying so. Escape before then opens nothing.
  */
 import * as vscode from 'vscode';
 import { lastActiveWords } from '../core/chatList';
@@ -36,6 +40,8 @@ export function searchChats(runtime: ChatRuntime, options: { workspace?: string;
   pick.matchOnDetail = true;
   let running = false;
   let waiting: string | undefined;
+  // Enter came while a search ran, with no result to take: the latest query's first result opens.
+  let enterWaits = false;
   const run = async (query: string): Promise<void> => {
     if (running) {
       waiting = query;
@@ -45,7 +51,14 @@ export function searchChats(runtime: ChatRuntime, options: { workspace?: string;
     pick.busy = true;
     try {
       const found = await runtime.journal.read('searchChats', query, { limit: 30, ...(options.workspace !== undefined ? { workspace: options.workspace } : {}) });
-      if (waiting === undefined) show(pick, query, found);
+      if (waiting === undefined) {
+        show(pick, query, found);
+        if (enterWaits) {
+          enterWaits = false;
+          const first = pick.items[0];
+          if (first) accept(first.result);
+        }
+      }
     } finally {
       running = false;
       pick.busy = false;
@@ -54,14 +67,24 @@ export function searchChats(runtime: ChatRuntime, options: { workspace?: string;
       if (next !== undefined) void run(next);
     }
   };
+  let accept: (result: SearchResult) => void = () => undefined;
   return new Promise((resolve) => {
     let picked: SearchResult | undefined;
     pick.onDidChangeValue((value) => void run(value));
-    pick.onDidAccept(() => {
-      picked = pick.selectedItems[0]?.result;
+    accept = (result) => {
+      picked = result;
       pick.hide();
+    };
+    pick.onDidAccept(() => {
+      const item = pick.selectedItems[0] ?? pick.activeItems[0];
+      if (!item && running) enterWaits = true;
+      else {
+        picked = item?.result;
+        pick.hide();
+      }
     });
     pick.onDidHide(() => {
+      enterWaits = false;
       pick.dispose();
       resolve(picked);
     });

@@ -14,9 +14,14 @@ const GLOBALS = ['window', 'document', 'Node', 'Element', 'HTMLElement', 'HTMLAn
 /** A chat record the views render (title `A chat`, provider `local`). */
 export const session: SessionRecord = { id: 's1', title: 'A chat', provider: 'local', createdAt: 1, updatedAt: 1 };
 
-/** Creates the file's Window and registers the `before`/`after` hooks that install and remove it. */
-export function useHappyDom(): Window {
-  const window = new Window();
+/**
+ * Creates the file's Window and registers the `before`/`after` hooks that install and remove it.
+ * `runScripts`: the Window runs script (inline event handlers, `<script>`), as a browser would, for
+ * tests that check that nothing rendered can run any; off by default, as in happy-dom.
+ */
+export function useHappyDom(options: { readonly runScripts?: boolean } = {}): Window {
+  // The scripts such a test lets run are its own payloads, which only set a flag on the Window.
+  const window = new Window(options.runScripts ? { settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } } : {});
   const globals = globalThis as unknown as Record<string, unknown>;
   before(() => {
     globals.window = window;

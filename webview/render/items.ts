@@ -42,8 +42,9 @@ export function renderText(text: string): HTMLElement {
   el.appendChild(markdownFragment(text));
   el.querySelectorAll('pre').forEach((pre) => {
     // Copy copies the block's text: only for a block as markdown writes one (text in one plain
-    // <code>). Raw HTML may hide text in a block (`hidden`, a class) that Copy would put on the
-    // clipboard unseen, e.g. a `; curl … | sh` after the command shown.
+    // <code>). Raw HTML (shown as text, but this does not rest on it) may hide text in a block
+    // (`hidden`, a class) that Copy would put on the clipboard unseen, e.g. a `; curl … | sh` after
+    // the command shown.
     if (!isPlainCodeBlock(pre)) return;
     const { parentNode, nextSibling } = pre;
     parentNode?.insertBefore(copyable(pre as HTMLElement, codeBlockCopyLabel(pre)), nextSibling);
