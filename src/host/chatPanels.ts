@@ -28,6 +28,7 @@ export type ShowOptions = { viewColumn: vscode.ViewColumn; preserveFocus?: boole
 
 /** A panel VS Code handed to the serializer: the chat it names, and its adoption (undefined: none). */
 interface Restoring {
+  readonly panel: vscode.WebviewPanel;
   readonly sessionId: string | undefined;
   readonly adopted: Promise<ChatPanel | undefined>;
 }
@@ -172,7 +173,10 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     for (let tries = candidates().length; tries > 0; tries--) {
       const tab = candidates()[0];
       if (!tab) return undefined;
-      const restored = this.nextRestore(RESTORE_WAIT_MS);
+      // The tab shown, handed over (or any tab naming the chat): another tab handed over meanwhile
+      // (a group's visible tab restored as the window starts) is not the answer.
+      const column = tab.group.viewColumn;
+      const restored = this.nextRestore(RESTORE_WAIT_MS, (r) => r.sessionId === session.id || (r.panel.viewColumn === column && r.panel.title === tab.label));
       if (!(await showTab(tab))) {
         restored.cancel();
         return undefined;
@@ -189,11 +193,12 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     return undefined;
   }
 
-  /** Resolves with the next panel VS Code hands to the serializer, or undefined after `ms`. */
-  private nextRestore(ms: number): { promise: Promise<Restoring | undefined>; cancel(): void } {
+  /** Resolves with the next panel VS Code hands to the serializer that `wanted` accepts, or undefined after `ms`. */
+  private nextRestore(ms: number, wanted: (entry: Restoring) => boolean): { promise: Promise<Restoring | undefined>; cancel(): void } {
     let cancel = (): void => undefined;
     const promise = new Promise<Restoring | undefined>((resolve) => {
       const done = (entry: Restoring | undefined) => {
+        if (entry && !wanted(entry)) return;
         clearTimeout(timer);
         this.restoreStarted.delete(done);
         resolve(entry);
@@ -223,7 +228,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
     const identity = restoredIdentity(panel.webview.options, state);
     let settle: (chat: ChatPanel | undefined) => void = () => undefined;
-    const entry: Restoring = { sessionId: identity.sessionId, adopted: new Promise((resolve) => (settle = resolve)) };
+    const entry: Restoring = { panel, sessionId: identity.sessionId, adopted: new Promise((resolve) => (settle = resolve)) };
     this.restoring.set(panel, entry);
     for (const listener of [...this.restoreStarted]) listener(entry);
     let chat: ChatPanel | undefined;

@@ -153,6 +153,28 @@ describe('a chat tab restored after a reload', () => {
     }
   });
 
+  it('another tab handed over while the undrawn tab is shown is not taken for it', async () => {
+    freshPanels();
+    const group = { viewColumn: 1, tabs: [] as never[] };
+    layout.groups = [group];
+    layout.commands = [];
+    chatTab(group, 'run echo two');
+    const undrawn = restoredPanel('run echo two', ids['run echo two']);
+    // A tab of another group (chat three, not labelled as chat two) is handed over first.
+    const elsewhere = restoredPanel('run echo three', ids['run echo three']);
+    (elsewhere.panel as { viewColumn: number }).viewColumn = 2;
+    layout.onCommand = (id) => {
+      if (id !== 'workbench.action.openEditorAtIndex') return;
+      void panels.deserializeWebviewPanel(elsewhere.panel as never, undefined);
+      setTimeout(() => void panels.deserializeWebviewPanel(undrawn.panel as never, undefined), 20);
+    };
+    const created = nextPanel();
+    const chat = await panels.open((await window.runtime.getSession(ids['run echo two']!))!);
+    assert.equal(chat.panel, undrawn.panel, 'chat two shows in its own restored tab');
+    assert.notEqual(chat.panel, created.panel);
+    assert.equal(panels.openSessionIds().filter((id) => id === ids['run echo two']).length, 1, 'one tab of chat two');
+  });
+
   it('a tab labelled as the chat that turns out to be another chat\'s keeps its chat; the chat opens in a new tab', async () => {
     freshPanels();
     const group = { viewColumn: 1, tabs: [] as never[] };
