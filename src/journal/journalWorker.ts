@@ -7,8 +7,9 @@
  * the integrity check run in its helper thread (backgroundJobs.ts).
  *
  * Read-only: set once, never cleared while open — a newer build's schema (at open, or replayed from
- * another window's log), a part of the log that cannot be read, a migration that cannot run, or a
- * snapshot the integrity check finds damaged. Writes are then refused with its reason.
+ * another window's log), a part of the log that cannot be read, a folder that cannot be written (a
+ * read-only mount, no permission), a migration that cannot run, or a snapshot the integrity check
+ * finds damaged. Writes are then refused with its reason.
  */
 import { parentPort } from 'node:worker_threads';
 import * as fs from 'node:fs';
@@ -135,10 +136,11 @@ export class JournalWorker {
     const { report } = opened;
     const created = !report.snapshotFound && report.recordsReplayed === 0;
     const versionFound = this.core.userVersion();
-    this.readOnlyReason = report.unreadable;
+    this.readOnlyReason = report.unreadable ?? report.unwritable;
     if (!this.readOnlyReason && versionFound > SCHEMA_VERSION) this.readOnlyReason = newerSchemaMessage(versionFound);
     // Said on the log once the opener listens (a failed migration's error, a failed compaction).
     const openNotes = this.readOnlyReason ? [] : this.migrate(versionFound, report.snapshotFound);
+    if (this.readOnlyReason && created) this.emptySchemaInMemory();
     const version = this.core.userVersion();
     const phases = {
       startMs: 0, // the opener's to fill in
@@ -181,6 +183,18 @@ export class JournalWorker {
     return notes;
   }
 
+  /**
+   * A journal that does not exist yet and cannot be made (its folder cannot be written, the disk is
+   * full) gets this version's tables in memory only, unlogged, so it reads as empty instead of
+   * failing every read. Nothing can reach the disk: every write is refused, and without a log
+   * there is nothing to catch up with.
+   */
+  private emptySchemaInMemory(): void {
+    while (this.core.migrateOne(MIGRATIONS) !== undefined) {
+      // one migration per call, recorded nowhere (no write group is open)
+    }
+  }
+
   /** The user_version check, redone only when the store applied records since (see versionCheckedAt). */
   private newerSchema(): string | null {
     if (this.store.applied === this.versionCheckedAt) return this.newerThanThis;
@@ -190,10 +204,10 @@ export class JournalWorker {
     return this.newerThanThis;
   }
 
-  /** Re-derives read-only (newer schema replayed, or part of the log unreadable); true if it changed. */
+  /** Re-derives read-only (newer schema replayed, part of the log unreadable or unwritable); true if it changed. */
   private checkVersion(): boolean {
     const before = this.readOnlyReason;
-    this.readOnlyReason ??= this.store.unreadableReason ?? this.newerSchema();
+    this.readOnlyReason ??= this.store.unreadableReason ?? this.store.unwritableReason ?? this.newerSchema();
     return this.readOnlyReason !== before;
   }
 

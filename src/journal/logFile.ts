@@ -2,13 +2,15 @@
  * The redo log's files: where each generation lives (`<snapshot>.log.<g>`), and `LogFile`, one open
  * generation — created atomically with its header and preallocated room, read frame by frame
  * through a growing buffer, appended to durably (write + fdatasync), and checked for being still
- * the generation's file. The byte format of headers and frames is logFormat.ts's.
+ * the generation's file; one this process may not write (a read-only folder) is opened for reading
+ * only (`readOnlyBecause`). The byte format of headers and frames is logFormat.ts's.
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FaultSeams } from './faults';
 import { FRAME_BYTES, LOG_FORMAT_VERSION, LOG_HEADER_BYTES, MAX_RECORD_BYTES, decodeFrame, decodeHeader, encodeHeader, type ReadOutcome } from './logFormat';
+import { isUnwritable } from './plainErrors';
 
 /** Path of log generation `g` of the snapshot `file`. */
 export function logPath(file: string, generation: number): string {
@@ -46,14 +48,30 @@ export class LogFile {
     public allocated: number,
     /** The header block as read when opened: this file's identity (see `isDetached`). */
     private readonly header: Buffer,
+    /**
+     * Null when opened for reading and writing; otherwise why it could only be opened for reading
+     * (the error of the attempt to write it: `isUnwritable`), and every write to it fails.
+     */
+    readonly readOnlyBecause: NodeJS.ErrnoException | null = null,
   ) {}
 
   /**
    * Opens an existing generation for reading and writing: the file, `missing` (it does not exist,
    * e.g. a compaction removed it), or `bad` (its header is damaged or names another generation).
+   * A file the system will not let this process write (a read-only mount, no permission: EROFS,
+   * EACCES, EPERM) is opened for reading only, with `readOnlyBecause` set, so history stays readable.
    */
   static tryOpen(file: string, generation: number): LogFile | 'missing' | { readonly bad: string } {
-    const fd = openIfExists(logPath(file, generation), 'r+');
+    const name = logPath(file, generation);
+    let readOnlyBecause: NodeJS.ErrnoException | null = null;
+    let fd: number | undefined;
+    try {
+      fd = openIfExists(name, 'r+');
+    } catch (error) {
+      if (!isUnwritable(error)) throw error;
+      readOnlyBecause = error as NodeJS.ErrnoException;
+      fd = openIfExists(name, 'r');
+    }
     if (fd === undefined) return 'missing';
     const header = Buffer.alloc(LOG_HEADER_BYTES);
     const decoded = readHeaderBlock(fd, header) ? decodeHeader(header) : undefined;
@@ -61,7 +79,7 @@ export class LogFile {
       fs.closeSync(fd);
       return { bad: decoded ? `its header names generation ${decoded.generation}` : 'its header is damaged' };
     }
-    return new LogFile(file, generation, fd, fs.fstatSync(fd).size, header);
+    return new LogFile(file, generation, fd, fs.fstatSync(fd).size, header, readOnlyBecause);
   }
 
   /** Opens an existing generation with a valid header, or undefined. */

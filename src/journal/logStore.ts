@@ -29,7 +29,7 @@ import { StatementRecorder, appendRefusal, frameGroup, runGroup, type Outcome } 
 import { FRAME_BYTES, LOG_HEADER_BYTES } from './logFormat';
 import { LogFile } from './logFile';
 import { readCheckpoint, sqljsVersion } from './memoryDb';
-import { lockFailedMessage } from './plainErrors';
+import { isUnwritable, lockFailedMessage, unwritableFolderMessage } from './plainErrors';
 import { LogReplica } from './replay';
 import { readWithSlack } from './snapshotFile';
 import { WriterLease } from './writerLease';
@@ -79,6 +79,11 @@ export interface LogOpenReport {
   /** Set when part of the log could not be read (the store is then read-only). */
   readonly unreadable: string | null;
   /**
+   * Set when the journal's folder or log cannot be written (read-only mount, no permission): the
+   * store is then read-only, its history readable (`unwritableFolderMessage`).
+   */
+  readonly unwritable: string | null;
+  /**
    * Where opening went (ms): `loadMs` builds the database from the snapshot's bytes and runs its
    * first queries (in a fresh process mostly V8 compiling sql.js's WASM functions on first call);
    * `replayMs` replays the log. Both of the attempt that succeeded.
@@ -106,6 +111,40 @@ export const DEFAULT_ROTATE_BYTES = 2 * 1024 * 1024;
 /** Page cache (KiB) while an open replays the log; SQLite's default (2000 KiB) afterwards. */
 const REPLAY_CACHE_KIB = 65536;
 
+/**
+ * Why the journal's folder `dir` cannot be written, or null: it is made if missing, then asked
+ * whether this process may write it (access(2): a read-only mount says EROFS, a folder that is not
+ * this user's EACCES, an immutable one EPERM), without creating anything in it.
+ * @throws what making or asking throws besides those (the open fails as before).
+ */
+function unwritableFolder(dir: string): string | null {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+    return null;
+  } catch (error) {
+    // Node's recursive mkdir reports a read-only parent as ENOENT: ask the nearest folder that exists.
+    const why = isUnwritable(error) ? error : (error as NodeJS.ErrnoException).code === 'ENOENT' ? unwritableAncestor(dir) : undefined;
+    if (why) return unwritableFolderMessage(why, dir);
+    throw error;
+  }
+}
+
+/** The error of asking the nearest existing folder above `dir` for write access, when it is an unwritable one; else undefined. */
+function unwritableAncestor(dir: string): unknown {
+  for (let up = path.dirname(dir); ; up = path.dirname(up)) {
+    if (fs.existsSync(up)) {
+      try {
+        fs.accessSync(up, fs.constants.W_OK);
+        return undefined;
+      } catch (error) {
+        return isUnwritable(error) ? error : undefined;
+      }
+    }
+    if (path.dirname(up) === up) return undefined;
+  }
+}
+
 /** The store (see module docstring). */
 export class LogStore extends LogReplica {
   private readonly lease: WriterLease;
@@ -125,12 +164,13 @@ export class LogStore extends LogReplica {
   }
 
   /**
-   * Opens the store: snapshot + replay (see module docstring).
+   * Opens the store: snapshot + replay (see module docstring). A folder this process may not write
+   * (or make) opens read-only (`unwritable`), with whatever history it holds.
    * @throws UnreadableSnapshotError when the snapshot is not a readable SQLite database.
    */
   static open(options: LogStoreOptions): { store: LogStore; report: LogOpenReport } {
-    fs.mkdirSync(path.dirname(options.file), { recursive: true });
-    removeLeftovers(options.file);
+    const unwritable = unwritableFolder(path.dirname(options.file));
+    if (!unwritable) removeLeftovers(options.file);
     for (let attempt = 0; ; attempt++) {
       const bytes = attempt === 0 && options.snapshot !== undefined ? (options.snapshot ?? undefined) : readWithSlack(options.file);
       let db: Database;
@@ -148,6 +188,7 @@ export class LogStore extends LogReplica {
       const { snapshot: _firstRead, ...kept } = options;
       const store = new LogStore(kept, db);
       store.lastSeq = checkpoint.seq;
+      store.unwritable = unwritable;
       const replayStarted = performance.now();
       // A larger page cache while replaying (SQLite's default is 2 MB): the records' inserts then
       // read fewer pages back out of sql.js's in-memory file (~10% of a 200 MB open with a full log).
@@ -170,6 +211,7 @@ export class LogStore extends LogReplica {
           recordsReplayed: replay.records,
           tornTailCut: replay.tornTailCut,
           unreadable: store.unreadable,
+          unwritable: store.unwritable,
           loadMs: replayStarted - loadStarted,
           replayMs: performance.now() - replayStarted,
         },
@@ -187,6 +229,7 @@ export class LogStore extends LogReplica {
     this.offset = store.offset;
     this.lastSeq = store.lastSeq;
     this.unreadable = store.unreadable;
+    this.unwritable ??= store.unwritable;
     this.statements = store.statements;
     this.appliedRecords++;
     this.options.onReload?.(this.db);
@@ -200,7 +243,7 @@ export class LogStore extends LogReplica {
   /**
    * Runs `transaction` as one durable, logged transaction (see module docstring). Returns its value.
    * `touched` names the sessions it changes (for other windows' views), read after it ran.
-   * @throws JournalRefusedError('read_only') when part of the log is unreadable;
+   * @throws JournalRefusedError('read_only') when part of the log is unreadable or the folder unwritable;
    *         JournalRefusedError('storage_failed') when the append or the lock fails (rolled back);
    *         whatever `transaction` throws (rolled back).
    */
@@ -237,14 +280,16 @@ export class LogStore extends LogReplica {
    * the in-memory COMMIT and the bookkeeping after it (lease, rotation), so the caller can
    * acknowledge ~0.02 ms sooner; `acknowledged` then says it was called. Nothing can read the
    * database in between: the caller's thread runs the COMMIT before it takes its next message.
-   * @throws JournalRefusedError('read_only' | 'storage_failed') for the whole group (lock, unreadable log).
+   * @throws JournalRefusedError('read_only' | 'storage_failed') for the whole group (lock, unreadable
+   *         log, unwritable folder: refused before the lock is tried, so nothing is written).
    */
   writeGroup(
     transactions: readonly (() => unknown)[],
     touched: () => readonly string[],
     onDurable?: (outcomes: readonly Outcome[]) => void,
   ): { outcomes: Outcome[]; rotated: boolean; acknowledged: boolean } {
-    if (this.unreadable) throw new JournalRefusedError('read_only', this.unreadable);
+    const readOnly = this.unreadable ?? this.unwritable;
+    if (readOnly) throw new JournalRefusedError('read_only', readOnly);
     let taken: boolean;
     try {
       taken = this.lease.take(this.log, this.offset);
@@ -345,7 +390,7 @@ export class LogStore extends LogReplica {
 
   /** Starts the next log generation now (under the lock). Returns false if another process just did. */
   rotateNow(): boolean {
-    if (this.unreadable) return false;
+    if (this.unreadable || this.unwritable) return false;
     return this.withLock(() => {
       this.catchUp();
       return this.rotate();

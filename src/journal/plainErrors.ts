@@ -25,6 +25,30 @@ export function lockFailedMessage(error: unknown): string {
   return (error as Error).message;
 }
 
+/** The errno codes of a folder this process may not write: mounted read-only, or not its to change. */
+const UNWRITABLE_CODES: ReadonlySet<string> = new Set(['EROFS', 'EACCES', 'EPERM']);
+
+/**
+ * True when `error` says the file system will not let this process write there (EROFS: mounted
+ * read-only; EACCES/EPERM: no permission, or an immutable file), rather than that it failed.
+ */
+export function isUnwritable(error: unknown): boolean {
+  const code = errnoCode(error);
+  return code !== undefined && UNWRITABLE_CODES.has(code);
+}
+
+/**
+ * Why writes are refused when the journal's folder `dir` cannot be written (`error`: what the
+ * attempt threw, one `isUnwritable` accepts). Names the folder and the reason in plain words, never
+ * the system error with its path (that goes to the log).
+ */
+export function unwritableFolderMessage(error: unknown, dir: string): string {
+  const why = errnoCode(error) === 'EROFS'
+    ? `its storage folder (${dir}) is read-only. Nothing was lost; make the folder writable, then reload the window.`
+    : `you are not allowed to write to its storage folder (${dir}). Nothing was lost; give yourself write access to the folder, then reload the window.`;
+  return `Agent Chats can show your chats but cannot save them: ${why}`;
+}
+
 /**
  * Why writes are refused when no log file could be created at open (`error`: what creating it
  * threw). History stays readable; a reload after freeing space goes on as before.

@@ -4,7 +4,9 @@
  * record: a torn tail (nothing valid after it) is cut off; a bad frame followed by valid records, a
  * missing generation, a sequence gap or a record this build cannot replay makes the journal
  * read-only (`unreadableReason`); a replay error that means the snapshot itself is damaged sets
- * `corrupt`. Later, `catchUp` applies what other processes appended since (no lock needed: a frame
+ * `corrupt`. A folder or log file this process may not write (a read-only mount, no permission) is
+ * replayed all the same, read only, and makes the journal read-only too (`unwritableReason`); a torn
+ * tail is then left in place (readers stop at it). Later, `catchUp` applies what other processes appended since (no lock needed: a frame
  * being written reads as bad and is simply not applied yet), following rotations and reloading from
  * disk when a compaction removed the generation this process was reading.
  *
@@ -18,7 +20,7 @@ import type { FaultSeams } from './faults';
 import { FRAME_BYTES, LOG_HEADER_BYTES, decodeFrame, type LogRecord, type ReadOutcome } from './logFormat';
 import { LogFile, listGenerations, logPath } from './logFile';
 import { applyStatement, sqljsVersion, tuneInMemory } from './memoryDb';
-import { noRoomForLogMessage } from './plainErrors';
+import { isUnwritable, noRoomForLogMessage, unwritableFolderMessage } from './plainErrors';
 import { StatementCache } from './statementCache';
 
 /** Bytes scanned past the rotation size when looking for valid records after a bad frame. */
@@ -51,6 +53,11 @@ export abstract class LogReplica {
   /** Highest applied record sequence number. */
   protected lastSeq = 0;
   protected unreadable: string | null = null;
+  /**
+   * Why nothing can be written: the journal's folder or log cannot be written by this process
+   * (`unwritableFolderMessage`). Unlike `unreadable`, catching up with other processes goes on.
+   */
+  protected unwritable: string | null = null;
   /** Prepared statements of this database: replayed records' SQL and transaction control. */
   protected statements: StatementCache;
   protected appliedRecords = 0;
@@ -74,6 +81,11 @@ export abstract class LogReplica {
   /** Set when part of the log cannot be read; writes are then refused. */
   get unreadableReason(): string | null {
     return this.unreadable;
+  }
+
+  /** Set when the journal's folder or log cannot be written; writes are then refused. */
+  get unwritableReason(): string | null {
+    return this.unwritable;
   }
 
   /** Current log generation (for tests and compaction). */
@@ -121,11 +133,15 @@ export abstract class LogReplica {
     let records = 0;
     let tornTailCut = false;
     if (generations.length === 0) {
+      // An unwritable folder has no log to append to and gets none: history readable, writes refused.
+      if (this.unwritable) return { records, tornTailCut };
       let created: LogFile | undefined;
       try {
         created = LogFile.create(this.settings.file, firstGeneration, this.settings.prealloc, this.settings.now(), sqljsVersion(this.db), this.settings.faults);
       } catch (error) {
-        this.unreadable = noRoomForLogMessage(error); // history readable, writes refused (no log to append to)
+        // History readable, writes refused (no log to append to).
+        if (isUnwritable(error)) this.unwritable = unwritableFolderMessage(error, path.dirname(this.settings.file));
+        else this.unreadable = noRoomForLogMessage(error);
         return { records, tornTailCut };
       }
       const log = created ?? LogFile.open(this.settings.file, firstGeneration);
@@ -155,8 +171,7 @@ export abstract class LogReplica {
         return { records, tornTailCut };
       }
       if (this.log) this.log.close();
-      this.log = opened;
-      this.offset = LOG_HEADER_BYTES;
+      this.useLog(opened);
       const last = i === generations.length - 1;
       const result = this.applyAvailable();
       records += result.records;
@@ -170,8 +185,11 @@ export abstract class LogReplica {
           this.markUnreadable(g, result.bad.why);
           return { records, tornTailCut };
         }
-        this.cutTornTail();
-        tornTailCut = true;
+        // A log that cannot be written keeps its torn tail: every reader stops there all the same.
+        if (!this.unwritable) {
+          this.cutTornTail();
+          tornTailCut = true;
+        }
       }
     }
     return { records, tornTailCut };
@@ -180,10 +198,17 @@ export abstract class LogReplica {
   /** Keeps a generation open for reading only, when replay stopped before reaching any. */
   private adoptEmptyGeneration(g: number): void {
     const opened = LogFile.open(this.settings.file, g);
-    if (opened) {
-      this.log = opened;
-      this.offset = LOG_HEADER_BYTES;
-    }
+    if (opened) this.useLog(opened);
+  }
+
+  /**
+   * Makes `log` the current generation, read from its first record. One this process can only read
+   * (`LogFile.readOnlyBecause`) makes the journal read-only: its folder cannot be written.
+   */
+  private useLog(log: LogFile): void {
+    this.log = log;
+    this.offset = LOG_HEADER_BYTES;
+    if (log.readOnlyBecause) this.unwritable ??= unwritableFolderMessage(log.readOnlyBecause, path.dirname(this.settings.file));
   }
 
   /**
@@ -301,7 +326,8 @@ export abstract class LogReplica {
    */
   catchUp(): Set<string> {
     const touched = new Set<string>();
-    if (this.unreadable) return touched;
+    // No log at all: an unwritable folder that had none (nothing to follow until a reload).
+    if (this.unreadable || !this.log) return touched;
     for (;;) {
       const result = this.applyAvailable();
       for (const s of result.touched) touched.add(s);
@@ -323,8 +349,7 @@ export abstract class LogReplica {
       const rest = this.applyAvailable();
       for (const s of rest.touched) touched.add(s);
       this.log.close();
-      this.log = next;
-      this.offset = LOG_HEADER_BYTES;
+      this.useLog(next);
     }
   }
 
