@@ -46,14 +46,17 @@ async function showsChat(page: Page, c: Chat, where: string): Promise<void> {
 }
 
 /**
- * The window's tabs are exactly `chats`' (one each), and each, clicked in turn, shows its own chat
- * under its own title.
+ * The window has one tab each of `required` and of no chat outside `known`, no chat twice, and
+ * each tab, clicked in turn, shows its own chat under its own title.
  */
-async function everyTabShowsItsChat(page: Page, chats: readonly Chat[], where: string): Promise<void> {
+async function everyTabShowsItsChat(page: Page, known: readonly Chat[], where: string, required: readonly Chat[] = known): Promise<void> {
   const labels = await tabLabels(page);
-  const want = chats.map((c) => c.prompt);
-  if (JSON.stringify([...labels].sort()) !== JSON.stringify([...want].sort())) throw new Error(`${where}: the tabs are ${JSON.stringify(labels)}, expected one each of ${JSON.stringify(want)}`);
-  for (const c of chats) {
+  const chats = labels.map((l) => known.find((c) => c.prompt === l));
+  const missing = required.filter((c) => !labels.includes(c.prompt));
+  if (chats.includes(undefined) || new Set(labels).size !== labels.length || missing.length > 0) {
+    throw new Error(`${where}: the tabs are ${JSON.stringify(labels)}; expected one each of ${JSON.stringify(required.map((c) => c.prompt))} and no other chat than ${JSON.stringify(known.map((c) => c.prompt))}`);
+  }
+  for (const c of chats as Chat[]) {
     await page.locator('.part.editor .tabs-container .tab .label-name', { hasText: c.prompt }).first().click({ timeout: TIMEOUTS.ui });
     await showsChat(page, c, `${where}, tab "${c.prompt}" clicked`);
   }
@@ -172,26 +175,29 @@ export async function twoWindowTabsJourney(ctx: HostCrashContext): Promise<void>
     inB.push(b2, b3);
   });
 
-  const variants: [string, (() => Promise<void>) | undefined][] = [
-    ['b-reloaded-opens-b2', undefined],
-    ['a-reloaded-too', async () => {
+  // [name, done before B's reload, done between B's reload and the open]
+  const variants: [string, (() => Promise<void>)?, (() => Promise<void>)?][] = [
+    ['b-reloaded-opens-b2'],
+    // Window A's layout after its reload is the one the browser saved last for the folder (B's,
+    // which B just saved): whatever tabs it brings, each must show its own chat.
+    ['a-reloaded-too', undefined, async () => {
       await reloadWindow(a);
-      await showsChat(a, chatA, 'window A after its reload');
+      await everyTabShowsItsChat(a, [chatA, b2, b3], 'window A after its reload', []);
     }],
-    ['a-closed', async () => {
-      await a.close();
-    }],
+    // Window A gone, its tab records left in the journal.
+    ['a-closed', () => a.close()],
   ];
-  for (const [name, meanwhile] of variants) {
+  for (const [name, beforeReload, meanwhile] of variants) {
     await step(name, async () => {
       await clickTab(b, b3);
+      await beforeReload?.();
       await reloadWindow(b);
       await showsChat(b, b3, 'window B after its reload');
       await meanwhile?.();
       await openFromView(b, b2);
       await showsChat(b, b2, "window B's chat two opened from its view");
       await everyTabShowsItsChat(b, inB, `window B (${name})`);
-      if (!a.isClosed()) await everyTabShowsItsChat(a, [chatA], `window A (${name})`);
+      if (!a.isClosed()) await everyTabShowsItsChat(a, [chatA, b2, b3], `window A (${name})`, []);
     });
   }
 }
