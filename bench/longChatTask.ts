@@ -136,7 +136,8 @@ function timedApply(state: ViewState, message: unknown, into: number[]): ViewSta
 /** The host thread's event-loop utilization (Node's; the DOM typings' `performance` lacks it). */
 const eventLoopUtilization = nodePerformance.eventLoopUtilization.bind(nodePerformance);
 
-const cursorOfIndex = (index: number): TurnCursor => ({ createdAt: 1_700_000_000_000 + 60_000 * (index + 1), id: longChatId('turn', index) });
+// The seeded long chat is the journal's first, its turns written in order: turn `index` is the (index + 1)th.
+const cursorOfIndex = (index: number): TurnCursor => ({ seq: index + 1, id: longChatId('turn', index) });
 
 /**
  * Times the long chat of `turns` turns in `file` (a copy: opening writes beside it): `repeats` of each

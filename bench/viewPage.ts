@@ -28,7 +28,7 @@ export function benchTurn(index: number, listing: string, running = false): Tran
   const at = 1_700_000_000_000 + 60_000 * (index + 1);
   return {
     id: longChatId('turn', index), sessionId: LONG_CHAT_SESSION, prompt: 'run ls', origin: 'prompt', parentTurnId: null,
-    status: running ? 'running' : 'completed', errorClass: null, createdAt: at, applied: { [longChatId('run', index)]: 6 },
+    status: running ? 'running' : 'completed', errorClass: null, seq: index + 1, createdAt: at, applied: { [longChatId('run', index)]: 6 },
     items: [
       { type: 'text', text: "I'll run `ls`.\n\n" },
       { type: 'invocation', id: longChatId('inv', index), tool: 'run', summary: 'ls', status: 'completed', output: listing, exitCode: 0, runningSince: at + 10, finishedAt: at + 30 },

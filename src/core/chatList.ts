@@ -14,8 +14,13 @@ export interface ChatListItem {
   /** The folder the chat was created in ('' no folder, null unknown; see `SessionRecord.workspace`). */
   readonly workspace: string | null;
   readonly createdAt: number;
-  /** The last activity: a prompt sent, a run ended, a rename. */
+  /** The time of the last activity (a prompt sent, a run ended), for display only: the host's clock, which may step back. */
   readonly updatedAt: number;
+  /**
+   * The chat's place in the order of last activity (`sessions.activity`: higher is more recent, the
+   * journal's own sequence, never a clock; `updatedAt` in a journal older than schema 13).
+   */
+  readonly activity: number;
   /** A run of the chat marked running, with the instance (window) that owns it; null when none. */
   readonly runInFlight: { readonly runId: string; readonly instanceId: string } | null;
   /** Boundary requests of the chat waiting for a decision. */
@@ -47,9 +52,13 @@ export function chatState(item: ChatListItem, ownerAlive: (instanceId: string) =
   return 'idle';
 }
 
-/** The chat list's order: most recently active first, ties by id (so every reader of the list agrees). */
-export function byRecentActivity(a: { readonly updatedAt: number; readonly id: string }, b: { readonly updatedAt: number; readonly id: string }): number {
-  return b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/**
+ * The chat list's order: most recently active first by `activity` (the journal's sequence, not the
+ * clock: a chat used after the clock stepped back is still listed first), ties by id (so every reader
+ * of the list agrees).
+ */
+export function byRecentActivity(a: { readonly activity: number; readonly id: string }, b: { readonly activity: number; readonly id: string }): number {
+  return b.activity - a.activity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** One chat as the list draws it: its item's facts and its state now. Times in ms since the epoch. */
@@ -62,7 +71,10 @@ export interface ChatListEntry {
    * null when unknown (a chat from before the journal kept it).
    */
   readonly workspace: string | null;
+  /** The time of the last activity, for display (its day group and words). */
   readonly updatedAt: number;
+  /** Its place in the order of last activity (see `ChatListItem.activity`). */
+  readonly activity: number;
   readonly state: ChatState;
 }
 
@@ -105,7 +117,7 @@ function groupAt(at: number, [today, yesterday, week, month]: readonly [number, 
 export function groupChats(
   entries: readonly ChatListEntry[], scope: 'workspace' | 'all', workspace: string, now: number,
 ): { group: DayGroup; chats: ChatListEntry[] }[] {
-  const shown = entries.filter((e) => scope === 'all' || e.workspace === workspace).sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1));
+  const shown = entries.filter((e) => scope === 'all' || e.workspace === workspace).sort(byRecentActivity);
   const groups = new Map<DayGroup, ChatListEntry[]>();
   const starts = dayStarts(now);
   for (const entry of shown) {

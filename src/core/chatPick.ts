@@ -5,7 +5,7 @@
  * types, the chats whose title (or description) could match. VS Code then filters and highlights
  * those itself, as it would have filtered the whole list. Pure module.
  */
-import type { ChatListEntry } from './chatList';
+import { byRecentActivity, type ChatListEntry } from './chatList';
 
 /** Chats handed to the quick pick at most, per filter text. */
 export const PICK_LIMIT = 100;
@@ -44,7 +44,7 @@ export function couldMatch(query: string, text: string): boolean {
 export function pickRows(
   entries: readonly ChatListEntry[], here: string, query: string, describe: (entry: ChatListEntry) => string, limit = PICK_LIMIT,
 ): PickRows {
-  const ordered = [...entries].sort((a, b) => Number(b.workspace === here) - Number(a.workspace === here) || b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1));
+  const ordered = [...entries].sort((a, b) => Number(b.workspace === here) - Number(a.workspace === here) || byRecentActivity(a, b));
   let shown = ordered;
   if (query.trim() !== '') {
     const piece = query.trim().toLowerCase();

@@ -102,6 +102,12 @@ export type NewLedgerEvent = {
 export interface TurnRecord {
   readonly id: string;
   readonly sessionId: string;
+  /**
+   * The turn's place in the journal's sequence (`turns.search_doc`: 1, 2, 3… in the order turns were
+   * written, the same in every window, kept by VACUUM). A chat's turns are ordered by it, never by
+   * `createdAt`, which is the host's clock and may step back; `createdAt` is for display only.
+   */
+  readonly seq: number;
   readonly prompt: string;
   /** `prompt`: typed by the user; `retry`: Retry of a failed turn; `continue`: Continue after a restart. */
   readonly origin: 'prompt' | 'retry' | 'continue';

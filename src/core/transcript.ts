@@ -56,22 +56,23 @@ export interface Transcript {
 }
 
 /**
- * A turn's place in its chat's order (creation time in ms, then id): a page cursor. Stable while turns
- * are added, since a new turn sorts after every turn that existed when it was created.
+ * A turn's place in its chat's order (its journal sequence `seq`, then id): a page cursor. Stable
+ * while turns are added, since a new turn's sequence is above every turn's that existed when it was
+ * written, whatever the host's clock said (a clock stepped back never moves a turn up).
  */
 export interface TurnCursor {
-  readonly createdAt: number;
+  readonly seq: number;
   readonly id: string;
 }
 
 /** The cursor of a turn. */
-export function cursorOf(turn: Pick<TurnRecord, 'createdAt' | 'id'>): TurnCursor {
-  return { createdAt: turn.createdAt, id: turn.id };
+export function cursorOf(turn: Pick<TurnRecord, 'seq' | 'id'>): TurnCursor {
+  return { seq: turn.seq, id: turn.id };
 }
 
 /** Negative when `a` sorts before `b` in a chat's order, 0 when they are the same turn, else positive. */
 export function compareCursors(a: TurnCursor, b: TurnCursor): number {
-  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return a.seq - b.seq || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** Updates the reducer accepts. */
@@ -114,8 +115,8 @@ export function applyUpdate(transcript: Transcript, update: TranscriptUpdate): T
 
 /**
  * The transcript of `turns` and `events`: the same as applying every turn record, then every event,
- * with `applyUpdate` in order, in time linear in their number. (A turn keeps its creation time: a
- * later record of a turn with another one would be ordered by the new time here, by the old there.) (The fold copied and searched the whole
+ * with `applyUpdate` in order, in time linear in their number. (A turn keeps its sequence: a
+ * later record of a turn with another one would be ordered by the new one here, by the old there.) (The fold copied and searched the whole
  * turn list per update: a 5,000-turn chat took seconds; docs/BENCHMARKS.md, long chats.)
  */
 export function buildTranscript(turns: readonly TurnRecord[], events: readonly LedgerEvent[]): Transcript {
@@ -131,7 +132,7 @@ export function buildTranscript(turns: readonly TurnRecord[], events: readonly L
     if (!turn || (turn.applied[event.runId] ?? 0) >= event.seq) continue;
     byId.set(event.turnId, { ...applyEventToTurn(turn, event), applied: { ...turn.applied, [event.runId]: event.seq } });
   }
-  // The chat's order (creation time, then id), as inserting one turn at a time and sorting after each does.
+  // The chat's order (journal sequence, then id), as inserting one turn at a time and sorting after each does.
   return { turns: [...byId.values()].sort(compareCursors) };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The journal's migrations from 6 on (schema.ts holds 1-5, the types and the rules every migration
  * follows): the content store (6), the salvage's provenance (7), Repair Journal's set-aside rows
- * (8), the model per chat (9), edit and resend (10), checkpoints (11), attachments (12). Append-only,
+ * (8), the model per chat (9), edit and resend (10), checkpoints (11), attachments (12), order by the
+ * journal's sequence instead of the clock (13). Append-only,
  * like every migration: a shipped one is never edited.
  */
 import type { Migration } from './schema';
@@ -191,6 +192,28 @@ export const MIGRATIONS_SINCE_6: readonly Migration[] = [
       CREATE INDEX attachments_by_client ON attachments(client_id, position) WHERE client_id IS NOT NULL;
       CREATE INDEX attachments_by_session ON attachments(session_id);
       CREATE INDEX attachments_by_content ON attachments(content_hash) WHERE content_hash IS NOT NULL;
+    `,
+  },
+  {
+    version: 13,
+    description: "order by the journal's sequence, not the clock: turns by their search docid, chats by an activity counter",
+    // The host's clock may step back (an NTP correction, a resumed VM): ordering by created_at put
+    // prompts sent after the step above older ones, and a chat used after it below chats used before.
+    // turns_by_session is rebuilt on (session_id, search_doc): search_doc is numbered by the insert
+    // trigger of migration 4 in the order turns are written (older turns in the order they were
+    // shown), so a chat's pages read its turns in that order through the index. sessions.activity:
+    // 1, 2, 3… in the order of the chats' last activity, set to MAX + 1 by every write that sets
+    // updated_at (deterministic, so every window replays the same numbers; a real column, so VACUUM
+    // never renumbers it); the chats already there are numbered in the order the list showed them
+    // (updated_at, then id descending: the list read newest first, ties by id).
+    sql: `
+      DROP INDEX turns_by_session;
+      CREATE INDEX turns_by_session ON turns(session_id, search_doc);
+      ALTER TABLE sessions ADD COLUMN activity INTEGER;
+      UPDATE sessions SET activity = numbered.n
+        FROM (SELECT id, row_number() OVER (ORDER BY updated_at, id DESC) AS n FROM sessions) AS numbered
+        WHERE numbered.id = sessions.id;
+      CREATE INDEX sessions_by_activity ON sessions(activity);
     `,
   },
 ];

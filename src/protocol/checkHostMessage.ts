@@ -61,7 +61,7 @@ const live = strict({
   fencedBy: optional(nullable(strict({ table: str, row: str, damaged: bool }))),
 });
 const turnFields = {
-  id, sessionId: id, prompt: str, origin: oneOf(['prompt', 'retry', 'continue']), parentTurnId: nullable(id),
+  id, sessionId: id, seq: num, prompt: str, origin: oneOf(['prompt', 'retry', 'continue']), parentTurnId: nullable(id),
   status: oneOf(TURN_STATUSES), errorClass: nullable(oneOf(ERROR_CLASSES)), createdAt: num,
   // Schema 5 (the outbox): absent or null for turns before it.
   clientId: optional(nullable(id)), delivery: optional(nullable(oneOf(DELIVERY_STATES))), sentFrom: optional(nullable(oneOf(SENT_FROM))),
@@ -93,7 +93,7 @@ const count = nullable(num);
 const fileChange = strict({ path: str, kind: oneOf(['created', 'modified', 'deleted']), added: count, removed: count, checkpointed: bool, pending: bool });
 const turnFiles = strict({ turnId: id, files: arrayOf(fileChange), undoneBy: nullable(id) });
 
-const cursor = strict({ createdAt: num, id });
+const cursor = strict({ seq: num, id });
 const seq = optional(num);
 
 /** The fields of each host message type (besides `type`). */

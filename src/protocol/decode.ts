@@ -52,7 +52,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   // The shape is checked here; the host also checks that this extension contributes the setting.
   z.strictObject({ type: z.literal('openSetting'), id: z.string().max(MAX_ID_CHARS).regex(SETTING_ID_SHAPE) }),
   z.strictObject({ type: z.literal('ping') }),
-  z.strictObject({ type: z.literal('loadOlder'), before: z.strictObject({ createdAt: z.number().finite(), id }) }),
+  z.strictObject({ type: z.literal('loadOlder'), before: z.strictObject({ seq: z.number().int().nonnegative(), id }) }),
   z.strictObject({ type: z.literal('resync') }),
   z.strictObject({ type: z.literal('checkJournal') }),
   z.strictObject({ type: z.literal('repairJournal') }),

@@ -33,7 +33,7 @@ export async function chatListEntryOf(scope: RuntimeScope, sessionId: string): P
 
 function entryOf(item: ChatListItem, alive: ReadonlyMap<string, boolean>): ChatListEntry {
   return {
-    id: item.id, title: item.title, provider: item.provider, workspace: item.workspace, updatedAt: item.updatedAt,
+    id: item.id, title: item.title, provider: item.provider, workspace: item.workspace, updatedAt: item.updatedAt, activity: item.activity,
     state: chatState(item, (instanceId) => alive.get(instanceId) ?? false),
   };
 }

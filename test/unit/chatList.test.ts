@@ -56,7 +56,7 @@ describe('journal: the chat list', () => {
       ]);
       const failed = list.find((c) => c.id === 'failed')!;
       assert.deepEqual(failed, {
-        id: 'failed', title: 'Chat failed', provider: 'local', workspace: FOLDER_A, createdAt: 4, updatedAt: 6,
+        id: 'failed', title: 'Chat failed', provider: 'local', workspace: FOLDER_A, createdAt: 4, updatedAt: 6, activity: 6,
         runInFlight: null, pendingRequests: 0, lastTurn: { id: 'failed-turn1', status: 'failed', errorClass: 'agent_error' },
       } satisfies ChatListItem);
       assert.deepEqual(list.find((c) => c.id === 'orphaned')!.runInFlight, { runId: 'orphaned-run1', instanceId: 'dead-window' });

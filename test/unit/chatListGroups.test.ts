@@ -10,7 +10,7 @@ const now = new Date(2026, 11, 1, 15, 30).getTime(); // 1 December 2026, 15:30 l
 const at = (day: number, hour = 12) => new Date(2026, 11, day, hour).getTime(); // December
 const nov = (day: number, hour = 12) => new Date(2026, 10, day, hour).getTime();
 const entry = (id: string, updatedAt: number, workspace: string | null = '/ws', state: ChatListEntry['state'] = 'idle'): ChatListEntry =>
-  ({ id, title: `Chat ${id}`, provider: 'local', workspace, updatedAt, state });
+  ({ id, title: `Chat ${id}`, provider: 'local', workspace, updatedAt, activity: updatedAt, state });
 
 describe('the chat list', () => {
   it('groups by local calendar day', () => {

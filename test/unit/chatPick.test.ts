@@ -9,7 +9,7 @@ import type { ChatListEntry } from '../../src/core/chatList';
 import { couldMatch, pickRows } from '../../src/core/chatPick';
 
 const entry = (id: string, title: string, updatedAt: number, workspace: string | null): ChatListEntry =>
-  ({ id, title, provider: 'local', workspace, updatedAt, state: 'idle' });
+  ({ id, title, provider: 'local', workspace, updatedAt, activity: updatedAt, state: 'idle' });
 const describe_ = (e: ChatListEntry) => (e.provider === 'claude' ? 'yesterday · Claude Code' : 'yesterday · Local agent');
 const ids = (rows: { mine: readonly ChatListEntry[]; others: readonly ChatListEntry[] }) => [...rows.mine, ...rows.others].map((e) => e.id);
 

@@ -127,7 +127,7 @@ describe('edit and resend', () => {
 
   it('leaves out of the history the replaced turn and the failed turns it retried or continued', () => {
     const turn = (id: string, over: Partial<TurnRecord> = {}): TurnRecord =>
-      ({ id, sessionId: 's', prompt: id, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt: 1, ...over });
+      ({ id, sessionId: 's', prompt: id, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, seq: 1, createdAt: 1, ...over });
     const replaced = replacedTurnIds([
       turn('a'),
       turn('b', { status: 'failed' }),

@@ -45,7 +45,7 @@ describe('export: fenced blocks', () => {
   it('an invocation whose output holds every fence is followed by the rest of the chat, not swallowed', () => {
     const at = 1;
     const transcript = buildTranscript(
-      [{ id: 't', sessionId: 's', prompt: 'run cat x', origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt: at }],
+      [{ id: 't', sessionId: 's', prompt: 'run cat x', origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, seq: 1, createdAt: at }],
       [
         { runId: 'r', seq: 1, sessionId: 's', turnId: 't', kind: 'invocation_started', payload: { invocationId: 'i', tool: 'run', summary: 'cat x' }, at },
         { runId: 'r', seq: 2, sessionId: 's', turnId: 't', kind: 'invocation_output', payload: { invocationId: 'i', chunk: '```\n~~~\n````\n' }, at },
@@ -124,7 +124,7 @@ describe('export: times, durations, cut output', () => {
     const event = (seq: number, chunk: string) =>
       ({ runId: 'r', seq, sessionId: 's', turnId: 't', kind: 'invocation_output', payload: { invocationId: 'i', chunk }, at: 1 }) as const;
     const started = { runId: 'r', seq: 1, sessionId: 's', turnId: 't', kind: 'invocation_started', payload: { invocationId: 'i', tool: 'run', summary: 'yes' }, at: 1 } as const;
-    const turn = { id: 't', sessionId: 's', prompt: 'run yes', origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt: 1 } as const;
+    const turn = { id: 't', sessionId: 's', prompt: 'run yes', origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, seq: 1, createdAt: 1 } as const;
     const full = chatToMarkdown(session, buildTranscript([turn], [started, event(2, 'y'.repeat(MAX_INVOCATION_OUTPUT_CHARS))]));
     const cut = chatToMarkdown(session, buildTranscript([turn], [started, event(2, 'y'.repeat(MAX_INVOCATION_OUTPUT_CHARS)), event(3, 'z')]));
     assert.doesNotMatch(full, /cut: only its last/);
@@ -159,7 +159,7 @@ describe('export: file names and the index', () => {
 describe('export: how a message was sent', () => {
   it('a turn sent from the queue says so beside its time, as the chat does; one sent at once says nothing', () => {
     const turn = (id: string, sentFrom: 'composer' | 'queue' | 'send_now', createdAt: number) =>
-      ({ id, sessionId: 's', prompt: `prompt ${id}`, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt, sentFrom }) as const;
+      ({ id, sessionId: 's', prompt: `prompt ${id}`, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, seq: createdAt, createdAt, sentFrom }) as const;
     const doc = chatToMarkdown(session, buildTranscript([turn('a', 'composer', 1), turn('b', 'queue', 2), turn('c', 'send_now', 3)], []));
     const metas = doc.split('\n').filter((line) => line.startsWith('*Sent '));
     assert.equal(metas.length, 3);

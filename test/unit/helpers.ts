@@ -106,6 +106,16 @@ export async function editJournalFile(file: string, edit: (db: Database) => void
   db.close();
 }
 
+/**
+ * SQL that takes a schema-13 database back to schema 12 (drops the chats' activity counter, indexes a
+ * chat's turns by creation time again); before UNDO_SCHEMA_12.
+ */
+export const UNDO_SCHEMA_13 = `
+  DROP INDEX sessions_by_activity; ALTER TABLE sessions DROP COLUMN activity;
+  DROP INDEX turns_by_session; CREATE INDEX turns_by_session ON turns(session_id, created_at);
+  PRAGMA user_version = 12;
+`;
+
 /** SQL that takes a schema-12 database back to schema 11 (drops the attachments); before UNDO_SCHEMA_11. */
 export const UNDO_SCHEMA_12 = `
   DROP TABLE attachments;

@@ -57,7 +57,7 @@ describe('host messages checked in the view', () => {
   it('names what is wrong with a malformed message', () => {
     const live = { running: false, actionableRequestIds: [], readOnlyReason: null };
     const queued = { clientId: 'c1', text: 'run ls', hold: null, sendNow: false, createdAt: 5 };
-    const turn = { id: 't1', sessionId: 's', prompt: 'p', origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt: 1 };
+    const turn = { id: 't1', sessionId: 's', prompt: 'p', origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, seq: 1, createdAt: 1 };
     const cases: [unknown, RegExp][] = [
       [null, /without a type/],
       ['snapshot', /without a type/],
@@ -76,7 +76,7 @@ describe('host messages checked in the view', () => {
       [{ type: 'update', update: { type: 'event', event: { runId: 'r', seq: 1, sessionId: 's', turnId: 't', kind: 'nope', payload: {}, at: 1 } } }, /kind is not one of/],
       [{ type: 'snapshot', queue: [], session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, transcript: { turns: [{}] }, hasOlder: false, turnCount: 1, live }, /turns\[0\]\.id is missing/],
       [{ type: 'snapshot', queue: [], session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, transcript: { turns: [] }, turnCount: 0, live }, /hasOlder is missing/],
-      [{ type: 'page', before: { createdAt: 1 }, turns: [], hasOlder: false }, /before\.id is missing/],
+      [{ type: 'page', before: { seq: 1 }, turns: [], hasOlder: false }, /before\.id is missing/],
       [{ type: 'changes', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, updates: [{ type: 'x' }], turnCount: 1 }, /updates\[0\]\.type is not turn or event/],
       [{ type: 'live', live, seq: '3' }, /seq is not a number/],
       [{ type: 'changes', session: { id: 's', title: 't', provider: 'local', createdAt: 1, updatedAt: 1 }, updates: [], turnCount: 1, live: { running: 'no' } }, /live\.running is not a boolean/],

@@ -19,7 +19,7 @@ import { quarantine } from '../../src/journal/workerOpen';
 import { checkJournal } from '../../src/runtime/journalCheck';
 import { applySalvage, planSalvage } from '../../src/runtime/salvage';
 import { openLocal } from './harness';
-import { CHILD_NODE_FLAGS, UNDO_SCHEMA_4, UNDO_SCHEMA_5, UNDO_SCHEMA_6, UNDO_SCHEMA_7, WASM_PATH, editJournalFile, logAsNewerBuild, trackedTempDir, waitFor } from './helpers';
+import { CHILD_NODE_FLAGS, UNDO_SCHEMA_13, UNDO_SCHEMA_4, UNDO_SCHEMA_5, UNDO_SCHEMA_6, UNDO_SCHEMA_7, WASM_PATH, editJournalFile, logAsNewerBuild, trackedTempDir, waitFor } from './helpers';
 import { buildCorpus, chatId } from './salvageCorpus';
 
 /** sha256 of every moved-aside file in `dir`, by name. */
@@ -37,7 +37,7 @@ async function olderCorpus(dir: string, chats: number, undo: string): Promise<{ 
 }
 
 describe('salvage of odd moved-aside files', () => {
-  for (const [version, undo] of [[4, UNDO_SCHEMA_7 + UNDO_SCHEMA_6 + UNDO_SCHEMA_5], [3, UNDO_SCHEMA_7 + UNDO_SCHEMA_6 + UNDO_SCHEMA_5 + UNDO_SCHEMA_4]] as const) {
+  for (const [version, undo] of [[4, UNDO_SCHEMA_13 + UNDO_SCHEMA_7 + UNDO_SCHEMA_6 + UNDO_SCHEMA_5], [3, UNDO_SCHEMA_13 + UNDO_SCHEMA_7 + UNDO_SCHEMA_6 + UNDO_SCHEMA_5 + UNDO_SCHEMA_4]] as const) {
     it(`recovers the chats of a journal an older build wrote (schema ${version}, before queued messages)`, async () => {
       const { file, name } = await olderCorpus(trackedTempDir('nac-salvage-'), 5, undo);
       const h = await openLocal({ file });

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { isTabOfWindow } from '../../src/core/tabMatch';
 import { SCHEMA_VERSION } from '../../src/journal/schema';
 import { closeWindows, openWindow } from './harness';
-import { UNDO_SCHEMA_4, UNDO_SCHEMA_5, UNDO_SCHEMA_6, UNDO_SCHEMA_7, UNDO_SCHEMA_8, UNDO_SCHEMA_9, UNDO_SCHEMA_10, UNDO_SCHEMA_11, UNDO_SCHEMA_12, editJournalFile, openJournal, tempDir } from './helpers';
+import { UNDO_SCHEMA_13, UNDO_SCHEMA_4, UNDO_SCHEMA_5, UNDO_SCHEMA_6, UNDO_SCHEMA_7, UNDO_SCHEMA_8, UNDO_SCHEMA_9, UNDO_SCHEMA_10, UNDO_SCHEMA_11, UNDO_SCHEMA_12, editJournalFile, openJournal, tempDir } from './helpers';
 
 const session = (id: string) => ({ id, title: `Chat ${id}`, provider: 'local', createdAt: 1, updatedAt: 1 });
 
@@ -41,7 +41,7 @@ describe('journal: tab records', () => {
     await journal.write('createSession', session('s1'));
     await journal.write('recordTab', 's1', 10, FOLDER_A);
     await journal.close();
-    await editJournalFile(file, (db) => db.exec(`${UNDO_SCHEMA_12} ${UNDO_SCHEMA_11} ${UNDO_SCHEMA_10} ${UNDO_SCHEMA_9} ${UNDO_SCHEMA_8} ${UNDO_SCHEMA_7} ${UNDO_SCHEMA_6} ${UNDO_SCHEMA_5} ${UNDO_SCHEMA_4} ALTER TABLE tabs DROP COLUMN workspace; PRAGMA user_version = 2;`));
+    await editJournalFile(file, (db) => db.exec(`${UNDO_SCHEMA_13} ${UNDO_SCHEMA_12} ${UNDO_SCHEMA_11} ${UNDO_SCHEMA_10} ${UNDO_SCHEMA_9} ${UNDO_SCHEMA_8} ${UNDO_SCHEMA_7} ${UNDO_SCHEMA_6} ${UNDO_SCHEMA_5} ${UNDO_SCHEMA_4} ALTER TABLE tabs DROP COLUMN workspace; PRAGMA user_version = 2;`));
     const upgraded = await openJournal(file);
     assert.equal(upgraded.report.versionFound, 2);
     assert.equal(upgraded.report.version, SCHEMA_VERSION);

@@ -1,16 +1,27 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import type { LedgerEvent, TurnRecord } from '../../src/core/events';
-import { applyUpdate, buildTranscript, isFollowedUp, MAX_INVOCATION_OUTPUT_CHARS, restartClosedRequest } from '../../src/core/transcript';
+import { applyUpdate, buildTranscript, compareCursors, cursorOf, isFollowedUp, MAX_INVOCATION_OUTPUT_CHARS, restartClosedRequest } from '../../src/core/transcript';
 
 const turn = (id: string, extra: Partial<TurnRecord> = {}): TurnRecord => ({
-  id, sessionId: 's', prompt: `p-${id}`, origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, createdAt: 1, ...extra,
+  id, sessionId: 's', prompt: `p-${id}`, origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, seq: 1, createdAt: 1, ...extra,
 });
 let seq = 0;
 const ev = (kind: LedgerEvent['kind'], payload: unknown, turnId = 't1', runId = 'r1'): LedgerEvent =>
   ({ runId, seq: ++seq, sessionId: 's', turnId, kind, payload, at: 1 }) as LedgerEvent;
 
 describe('transcript projection', () => {
+  it("orders turns by the journal's sequence, never by their times (a clock stepped back)", () => {
+    // Turn c was sent last, after the host's clock stepped back an hour: its time is the earliest.
+    const a = turn('a', { seq: 1, createdAt: 2_000_000 });
+    const b = turn('b', { seq: 2, createdAt: 2_000_001 });
+    const c = turn('c', { seq: 3, createdAt: 2_000_001 - 3_600_000 });
+    assert.deepEqual(buildTranscript([c, a, b], []).turns.map((t) => t.id), ['a', 'b', 'c']);
+    const live = [a, b, c].reduce((t, record) => applyUpdate(t, { type: 'turn', turn: record }), buildTranscript([], []));
+    assert.deepEqual(live.turns.map((t) => t.id), ['a', 'b', 'c'], 'live updates as the snapshot');
+    assert.ok(compareCursors(cursorOf(b), cursorOf(c)) < 0, 'a page cursor at c asks for b');
+  });
+
   it('joins streamed text, tracks an invocation through its boundary request, and ends the turn', () => {
     seq = 0;
     const t = buildTranscript([turn('t1')], [

@@ -20,7 +20,7 @@ const idle: LiveState = { running: false, actionableRequestIds: [], readOnlyReas
 const card: TranscriptItem = { type: 'boundary', id: 'r1', kind: 'command', subject: 'touch x', why: 'not read-only', status: 'pending' };
 
 function turn(status: TranscriptTurn['status'], items: TranscriptItem[] = [], errorClass: TranscriptTurn['errorClass'] = null): TranscriptTurn {
-  return { id: 't1', sessionId: 's1', prompt: 'run touch x', origin: 'prompt', parentTurnId: null, status, errorClass, createdAt: 1, items, applied: {} };
+  return { id: 't1', sessionId: 's1', prompt: 'run touch x', origin: 'prompt', parentTurnId: null, status, errorClass, seq: 1, createdAt: 1, items, applied: {} };
 }
 function view(t: TranscriptTurn, live: LiveState = idle, id = 's1'): ViewState {
   return reduceHostMessage(INITIAL_VIEW_STATE, { type: 'snapshot', queue: [], session: { ...session, id }, transcript: { turns: [t] }, hasOlder: false, turnCount: 1, live });

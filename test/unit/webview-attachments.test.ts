@@ -174,7 +174,7 @@ describe('attachments in the transcript', () => {
   test('a turn shows what was sent under its prompt, with the cut note, and what was not', async () => {
     const { renderTurn } = await import('../../webview/render/turn');
     const el = renderTurn({
-      id: 't1', sessionId: 's1', prompt: 'look', origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt: 1,
+      id: 't1', sessionId: 's1', prompt: 'look', origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, seq: 1, createdAt: 1,
       attachments: [attached, denied], items: [], applied: {},
     }, { actionableIds: new Set(), busyRequestIds: new Set(), busyTurn: false, followedUp: false, running: false });
     const list = el.querySelector('ul.turn-attachments')!;
@@ -186,7 +186,7 @@ describe('attachments in the transcript', () => {
   });
 
   test('the view\'s check lets a turn and a queued message with attachments through, and refuses a malformed one', () => {
-    const turn = { id: 't1', sessionId: 's1', prompt: 'p', origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, createdAt: 1, attachments: [attached] };
+    const turn = { id: 't1', sessionId: 's1', prompt: 'p', origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, seq: 1, createdAt: 1, attachments: [attached] };
     assert.equal(hostMessageProblem({ type: 'update', update: { type: 'turn', turn } }), null);
     assert.equal(hostMessageProblem({ type: 'queue', prompts: [{ clientId: 'c', text: 't', hold: null, sendNow: false, createdAt: 1, attachments: [denied] }] }), null);
     assert.match(hostMessageProblem({ type: 'update', update: { type: 'turn', turn: { ...turn, attachments: [{ ...attached, state: 'lost' }] } } })!, /state is not one of/);

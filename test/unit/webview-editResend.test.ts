@@ -15,7 +15,7 @@ import { session, useHappyDom } from './happyDom';
 const window = useHappyDom();
 
 const turn = (id: string, prompt: string, over: Partial<TranscriptTurn> = {}): TranscriptTurn => ({
-  id, sessionId: 's1', prompt, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt: Number(id.slice(1)),
+  id, sessionId: 's1', prompt, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, seq: Number(id.slice(1)), createdAt: Number(id.slice(1)),
   items: [{ type: 'text', text: `reply to ${prompt}` }], applied: {}, ...over,
 });
 

@@ -7,7 +7,7 @@ import { ERROR_CLASSES, type ErrorClass } from '../../src/core/vocabulary';
 import { actionLabel, describeErrorClass, errorClassShortLabel } from '../../webview/errorClassView';
 
 function turnRecord(id: string, over: Partial<TurnRecord> = {}): TurnRecord {
-  return { id, sessionId: 's1', prompt: 'run rm -rf build', origin: 'prompt', parentTurnId: null, status: 'failed', errorClass: null, createdAt: 1, ...over };
+  return { id, sessionId: 's1', prompt: 'run rm -rf build', origin: 'prompt', parentTurnId: null, status: 'failed', errorClass: null, seq: 1, createdAt: 1, ...over };
 }
 
 /** A turn whose `rm -rf build` request was closed by a restart, built with the real reducer. */

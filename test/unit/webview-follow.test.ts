@@ -70,7 +70,7 @@ describe('output boxes across a render', () => {
     // The fold keeps an unchanged item's object: the renderer keeps its element.
     const ran = { type: 'invocation' as const, id: 'i1', tool: 'run', summary: 'ls', status: 'completed' as const, output: 'a\nb', exitCode: 0 };
     const turn = (status: 'completed' | 'running', text: string) => ({
-      id: 't1', sessionId: session.id, prompt: 'run ls', origin: 'prompt' as const, parentTurnId: null, status, errorClass: null, createdAt: 1, applied: {},
+      id: 't1', sessionId: session.id, prompt: 'run ls', origin: 'prompt' as const, parentTurnId: null, status, errorClass: null, seq: 1, createdAt: 1, applied: {},
       items: [ran, { type: 'text' as const, text }],
     });
     const state = { ...INITIAL_VIEW_STATE, mode: 'chat' as const, session, live: IDLE_LIVE, turnCount: 1 };
@@ -92,7 +92,7 @@ describe('output boxes across a render', () => {
     const { sk, renderer, INITIAL_VIEW_STATE, IDLE_LIVE, session } = await chatView(false);
     const ran = { type: 'invocation' as const, id: 'i0', tool: 'run', summary: 'ls', status: 'completed' as const, output: 'a\nb', exitCode: 0 };
     const turns = Array.from({ length: 40 }, (_, i) => ({
-      id: `t${i}`, sessionId: session.id, prompt: `p${i}`, origin: 'prompt' as const, parentTurnId: null, status: 'completed' as const, errorClass: null, createdAt: 1, applied: {},
+      id: `t${i}`, sessionId: session.id, prompt: `p${i}`, origin: 'prompt' as const, parentTurnId: null, status: 'completed' as const, errorClass: null, seq: i + 1, createdAt: 1, applied: {},
       items: i === 0 ? [ran] : [{ type: 'text' as const, text: `reply ${i}` }],
     }));
     const state = { ...INITIAL_VIEW_STATE, mode: 'chat' as const, session, live: IDLE_LIVE, turnCount: turns.length };
@@ -120,7 +120,7 @@ describe('output boxes across a render', () => {
     // Each noted box holds its element, and its turn's whole tree: a long chat's every followed command kept its turn alive.
     const { sk, renderer, INITIAL_VIEW_STATE, IDLE_LIVE, session } = await chatView(false);
     const turns = Array.from({ length: 300 }, (_, i) => ({
-      id: `t${i}`, sessionId: session.id, prompt: `p${i}`, origin: 'prompt' as const, parentTurnId: null, status: 'completed' as const, errorClass: null, createdAt: 1, applied: {},
+      id: `t${i}`, sessionId: session.id, prompt: `p${i}`, origin: 'prompt' as const, parentTurnId: null, status: 'completed' as const, errorClass: null, seq: i + 1, createdAt: 1, applied: {},
       items: [{ type: 'invocation' as const, id: `i${i}`, tool: 'run', summary: 'ls', status: 'completed' as const, output: 'a\nb', exitCode: 0 }],
     }));
     const state = { ...INITIAL_VIEW_STATE, mode: 'chat' as const, session, live: IDLE_LIVE, turnCount: turns.length };

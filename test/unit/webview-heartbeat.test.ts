@@ -55,7 +55,7 @@ describe('a view whose host is lost', () => {
     const renderer = new ChatRenderer(sk);
     const withCard: ViewState = {
       ...waiting,
-      transcript: { turns: [{ id: 't1', sessionId: session.id, prompt: 'run touch x', origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, createdAt: 1, applied: {},
+      transcript: { turns: [{ id: 't1', sessionId: session.id, prompt: 'run touch x', origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, seq: 1, createdAt: 1, applied: {},
         items: [{ type: 'boundary', id: 'b1', kind: 'command', subject: 'touch x', why: 'not read-only', status: 'pending' }] }] },
     };
     const card = () => sk.content.querySelector('[data-request-id="b1"]');

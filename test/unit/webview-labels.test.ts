@@ -108,7 +108,7 @@ describe('composer rules', () => {
 
 describe('view state', () => {
   const session: SessionRecord = { id: 's1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
-  const turn: TurnRecord = { id: 't1', sessionId: 's1', prompt: 'hi', origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, createdAt: 1 };
+  const turn: TurnRecord = { id: 't1', sessionId: 's1', prompt: 'hi', origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, seq: 1, createdAt: 1 };
   const live = { running: true, actionableRequestIds: ['b1'], readOnlyReason: null };
 
   test('snapshot, update, live, orphan and error', () => {

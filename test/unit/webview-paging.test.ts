@@ -13,9 +13,9 @@ import { INITIAL_VIEW_STATE, markOlderAsked, olderPageToAsk, reduceHostMessage, 
 const session: SessionRecord = { id: 's1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
 const live = { running: false, actionableRequestIds: [], readOnlyReason: null };
 
-/** Turn record n of the chat (created at n ms, so turn n sorts before turn n + 1). */
+/** Turn record n of the chat (the journal's nth turn, created at n ms, so turn n sorts before turn n + 1). */
 function record(n: number): TurnRecord {
-  return { id: `t${String(n).padStart(4, '0')}`, sessionId: 's1', prompt: `prompt ${n}`, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt: n };
+  return { id: `t${String(n).padStart(4, '0')}`, sessionId: 's1', prompt: `prompt ${n}`, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, seq: n, createdAt: n };
 }
 function turn(n: number): TranscriptTurn {
   return { ...record(n), items: [], applied: {} };
@@ -150,7 +150,7 @@ describe('the view of a long chat', () => {
       if (step.kind !== 'load') break;
       s = markOlderAsked(s, step.before);
       assert.equal(restoreStep(s, anchor, ++pages).kind, 'wait', 'one page at a time');
-      const to = step.before.createdAt;
+      const to = step.before.seq;
       s = reduceHostMessage(s, { type: 'page', before: step.before, turns: range(Math.max(0, to - 30), to), hasOlder: to > 30 });
     }
     assert.equal(pages, 2, 'two pages (40..69, 10..39) hold turn 12');

@@ -333,7 +333,7 @@ describe('the composer while the agent works', () => {
 
 describe('what is said and shown of the queue', () => {
   const turn = (id: string, createdAt: number, over: Partial<TranscriptTurn> = {}): TranscriptTurn =>
-    ({ id, sessionId: 's1', prompt: 'p', origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt, items: [], applied: {}, ...over });
+    ({ id, sessionId: 's1', prompt: 'p', origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, seq: createdAt, createdAt, items: [], applied: {}, ...over });
 
   test('the announcer says a message was queued, held, and sent', async () => {
     const { announcementsFor } = await import('../../webview/announcer');
@@ -343,11 +343,11 @@ describe('what is said and shown of the queue', () => {
     assert.deepEqual(announcementsFor(base, one), ['Message queued: it is sent when the agent is done.']);
     const two = reduceHostMessage(one, { type: 'queue', prompts: [queued('a', 'one', { hold: 'stopped' }), queued('b', 'two'), queued('c', 'three')] });
     assert.deepEqual(announcementsFor(one, two), ['2 messages queued.', 'A queued message waiting. Not sent: the reply was stopped.']);
-    const sent = reduceHostMessage(one, { type: 'update', update: { type: 'turn', turn: { id: 't2', sessionId: 's1', prompt: 'one', origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, createdAt: 2, sentFrom: 'queue' } } });
+    const sent = reduceHostMessage(one, { type: 'update', update: { type: 'turn', turn: { id: 't2', sessionId: 's1', prompt: 'one', origin: 'prompt', parentTurnId: null, status: 'running', errorClass: null, seq: 2, createdAt: 2, sentFrom: 'queue' } } });
     const left = reduceHostMessage(sent, { type: 'queue', prompts: [] });
     assert.deepEqual(announcementsFor(one, left), ['Queued message sent.']);
     // An older page brings turns sent from the queue long ago: not news.
-    const older = reduceHostMessage(base, { type: 'page', before: { createdAt: 1, id: 't1' }, turns: [turn('t0', 0, { sentFrom: 'queue' })], hasOlder: false });
+    const older = reduceHostMessage(base, { type: 'page', before: { seq: 1, id: 't1' }, turns: [turn('t0', 0, { sentFrom: 'queue' })], hasOlder: false });
     assert.equal(older.transcript.turns.length, 2, 'precondition: the page was applied');
     assert.deepEqual(announcementsFor(base, older), []);
   });

@@ -5,7 +5,7 @@ import { applyUpdate, buildTranscript } from '../../src/core/transcript';
 import { turnFactsOf } from '../../webview/render/turnFacts';
 
 const record = (id: string, extra: Partial<TurnRecord> = {}): TurnRecord => ({
-  id, sessionId: 's', prompt: `p-${id}`, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt: Number(id.slice(1)), ...extra,
+  id, sessionId: 's', prompt: `p-${id}`, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, seq: Number(id.slice(1)), createdAt: Number(id.slice(1)), ...extra,
 });
 const text = (turnId: string, seq: number): LedgerEvent => ({ runId: `r-${turnId}`, seq, sessionId: 's', turnId, kind: 'text', payload: { text: 'more' }, at: 1 });
 

@@ -20,7 +20,7 @@ const VIEWPORT_PX = 600;
 const BOUND = 40;
 
 function record(n: number): TurnRecord {
-  return { id: `t${String(n).padStart(4, '0')}`, sessionId: 's1', prompt: `prompt ${n}`, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt: n };
+  return { id: `t${String(n).padStart(4, '0')}`, sessionId: 's1', prompt: `prompt ${n}`, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, seq: n, createdAt: n };
 }
 function range(from: number, to: number): TranscriptTurn[] {
   return Array.from({ length: to - from }, (_, i) => ({ ...record(from + i), items: [], applied: {} }));

@@ -20,7 +20,7 @@ import { session, useHappyDom } from './happyDom';
 const window = useHappyDom();
 
 function record(n: number, extra: Partial<TurnRecord> = {}): TurnRecord {
-  return { id: `t${String(n).padStart(4, '0')}`, sessionId: 's1', prompt: `prompt ${n}`, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, createdAt: n, ...extra };
+  return { id: `t${String(n).padStart(4, '0')}`, sessionId: 's1', prompt: `prompt ${n}`, origin: 'prompt', parentTurnId: null, status: 'completed', errorClass: null, seq: n, createdAt: n, ...extra };
 }
 function range(from: number, to: number): TranscriptTurn[] {
   return Array.from({ length: to - from }, (_, i) => ({ ...record(from + i), items: [], applied: {} }));

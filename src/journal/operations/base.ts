@@ -31,6 +31,19 @@ export interface FenceDetail {
 /** Receives every write statement (SQL and parameters) a transaction runs, for the redo log. */
 export type StatementRecorder = (sql: string, params: readonly (string | number | null)[]) => void;
 
+/** The schema that numbers turns in the order they were written (`turns.search_doc`, migration 4). */
+export const TURN_SEQ_SCHEMA = 4;
+
+/** The schema that numbers chats in the order of their last activity (`sessions.activity`, migration 13). */
+export const ACTIVITY_SCHEMA = 13;
+
+/**
+ * The value a write that sets a chat's `updated_at` gives its `activity`: one more than any chat's,
+ * so the chat list's order follows the journal's sequence of writes, never the clock (which may step
+ * back). Deterministic: every window replays the same number.
+ */
+export const NEXT_ACTIVITY = '(SELECT COALESCE(MAX(activity), 0) + 1 FROM sessions)';
+
 /** What every operation builds on (see module docstring). */
 export abstract class OperationsBase {
   protected touchedSessions = new Set<string>();
@@ -174,6 +187,16 @@ export abstract class OperationsBase {
   userVersion(): number {
     // Checked before every write: a prepared statement, not a fresh parse each time.
     return Number(this.one('PRAGMA user_version')?.user_version ?? 0);
+  }
+
+  /**
+   * The columns of a read of `turns` decoded by `toTurn`: every column, and in a journal older than
+   * schema 4 (read-only: its migration could not run), which has no `search_doc`, the rowid under
+   * that name. Either is the order turns were written in, never a clock's; every read orders turns
+   * by `search_doc` (SQLite resolves the alias in WHERE and ORDER BY).
+   */
+  protected turnColumns(): string {
+    return this.userVersion() >= TURN_SEQ_SCHEMA ? '*' : '*, rowid AS search_doc';
   }
 
   protected exec(sql: string): void {

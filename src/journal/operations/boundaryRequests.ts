@@ -74,14 +74,14 @@ export abstract class BoundaryRequestOps extends InvocationEventOps {
     return row && toBoundary(row);
   }
 
-  /** A run's requests still pending. */
+  /** A run's requests still pending, in the order they were asked (rowid: never a clock's time, which may step back). */
   listPendingBoundaryRequests(runId: string): BoundaryRequestRecord[] {
-    return this.all("SELECT * FROM boundary_requests WHERE run_id = ? AND status = 'pending' ORDER BY created_at, id", [runId]).map(toBoundary);
+    return this.all("SELECT * FROM boundary_requests WHERE run_id = ? AND status = 'pending' ORDER BY rowid", [runId]).map(toBoundary);
   }
 
-  /** Every pending request of a session (any run). */
+  /** Every pending request of a session (any run), in the order they were asked (rowid). */
   listSessionPendingBoundaryRequests(sessionId: string): BoundaryRequestRecord[] {
-    return this.all("SELECT * FROM boundary_requests WHERE session_id = ? AND status = 'pending' ORDER BY created_at, id", [sessionId]).map(toBoundary);
+    return this.all("SELECT * FROM boundary_requests WHERE session_id = ? AND status = 'pending' ORDER BY rowid", [sessionId]).map(toBoundary);
   }
 
   /**
@@ -91,7 +91,7 @@ export abstract class BoundaryRequestOps extends InvocationEventOps {
    */
   listRestartClosures(sessionId: string): BoundaryRequestRecord[] {
     return this.all(
-      "SELECT * FROM boundary_requests WHERE session_id = ? AND status = 'denied' AND closure_reason = 'host_restarted' ORDER BY created_at, id",
+      "SELECT * FROM boundary_requests WHERE session_id = ? AND status = 'denied' AND closure_reason = 'host_restarted' ORDER BY rowid",
       [sessionId],
     ).map(toBoundary);
   }

@@ -8,6 +8,7 @@
 import type { SqlValue } from 'sql.js';
 import { byRecentActivity, type ChatListItem } from '../../core/chatList';
 import { ERROR_CLASSES, TURN_STATUSES, isOneOf } from '../../core/vocabulary';
+import { ACTIVITY_SCHEMA } from './base';
 import { SearchOps } from './search';
 import type { Row } from './rows';
 
@@ -22,12 +23,15 @@ export interface ListChatsOptions {
   readonly newest?: number;
 }
 
-// The newest turn: turns_by_session's entries are ordered (session_id, created_at, rowid), so the
-// last one of a chat is its newest, ties broken by insertion. Column order is what toItem reads.
-// A journal read-only at a schema before 4 has no `sessions.workspace`: its chats' folder is unknown.
-const sessionsWithLastTurn = (workspace: boolean) => `SELECT s.id, s.title, s.provider, ${workspace ? 's.workspace' : 'NULL'}, s.created_at, s.updated_at, t.id, t.status, t.error_class
+// The newest turn: turns_by_session's entries are ordered (session_id, search_doc), so the last one
+// of a chat is the one written last (never the latest by a clock, which may step back). Column order
+// is what toItem reads. A journal read-only at a schema before 4 has no `sessions.workspace` (its
+// chats' folder is unknown) and no `search_doc`: its turns' rowids are the order they were written.
+// One before 13 has no `sessions.activity`: its list is ordered by `updated_at` as it was then.
+const sessionsWithLastTurn = (version: number) => `SELECT s.id, s.title, s.provider, ${version >= WORKSPACE_SCHEMA ? 's.workspace' : 'NULL'}, s.created_at, s.updated_at,
+    ${version >= ACTIVITY_SCHEMA ? 's.activity' : 's.updated_at'}, t.id, t.status, t.error_class
   FROM sessions s
-  LEFT JOIN turns t ON t.rowid = (SELECT rowid FROM turns WHERE session_id = s.id ORDER BY created_at DESC LIMIT 1)`;
+  LEFT JOIN turns t ON t.rowid = (SELECT rowid FROM turns WHERE session_id = s.id ORDER BY ${version >= WORKSPACE_SCHEMA ? 'search_doc' : 'rowid'} DESC LIMIT 1)`;
 /** The schema that added `sessions.workspace`. */
 const WORKSPACE_SCHEMA = 4;
 
@@ -37,7 +41,8 @@ export abstract class ChatListOps extends SearchOps {
   listChats(options: ListChatsOptions = {}): ChatListItem[] {
     // Rows as arrays and sorted here: reading 10,000 rows as objects, and sorting them in SQLite,
     // took most of the time (docs/BENCHMARKS.md, Search).
-    const known = this.userVersion() >= WORKSPACE_SCHEMA;
+    const version = this.userVersion();
+    const known = version >= WORKSPACE_SCHEMA;
     if (!known && options.workspace !== undefined) return [];
     const where: string[] = [];
     const params: (string | number)[] = [];
@@ -49,13 +54,13 @@ export abstract class ChatListOps extends SearchOps {
       // The newest sessions first, by a scan of one column; each one's last turn is then joined for
       // those only (the join is what costs, per chat).
       const scope = options.workspace !== undefined ? 'WHERE workspace = ?' : '';
-      where.push(`s.id IN (SELECT id FROM sessions ${scope} ORDER BY updated_at DESC, id LIMIT ?)`);
+      where.push(`s.id IN (SELECT id FROM sessions ${scope} ORDER BY ${version >= ACTIVITY_SCHEMA ? 'activity DESC' : 'updated_at DESC, id'} LIMIT ?)`);
       if (options.workspace !== undefined) params.push(options.workspace);
       params.push(Math.max(1, Math.floor(options.newest)));
     }
-    const rows = this.allArrays(`${sessionsWithLastTurn(known)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
+    const rows = this.allArrays(`${sessionsWithLastTurn(version)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
     const runs = new Map<string, Row>();
-    for (const r of this.all("SELECT session_id, id, instance_id FROM runs WHERE status = 'running' ORDER BY started_at DESC")) {
+    for (const r of this.all("SELECT session_id, id, instance_id FROM runs WHERE status = 'running' ORDER BY rowid DESC")) {
       if (!runs.has(r.session_id as string)) runs.set(r.session_id as string, r);
     }
     const pending = new Map<string, number>();
@@ -69,9 +74,9 @@ export abstract class ChatListOps extends SearchOps {
 
   /** One chat's list item (after a change to that chat only), or undefined when it does not exist. */
   getChatListItem(sessionId: string): ChatListItem | undefined {
-    const row = this.allArrays(`${sessionsWithLastTurn(this.userVersion() >= WORKSPACE_SCHEMA)} WHERE s.id = ?`, [sessionId])[0];
+    const row = this.allArrays(`${sessionsWithLastTurn(this.userVersion())} WHERE s.id = ?`, [sessionId])[0];
     if (!row) return undefined;
-    const run = this.one("SELECT id, instance_id FROM runs WHERE session_id = ? AND status = 'running' ORDER BY started_at DESC LIMIT 1", [sessionId]);
+    const run = this.one("SELECT id, instance_id FROM runs WHERE session_id = ? AND status = 'running' ORDER BY rowid DESC LIMIT 1", [sessionId]);
     const pending = this.one(
       "SELECT COUNT(*) AS n FROM boundary_requests WHERE status = 'pending' AND run_id IN (SELECT id FROM runs WHERE session_id = ?)",
       [sessionId],
@@ -82,7 +87,7 @@ export abstract class ChatListOps extends SearchOps {
 
 /** A list item from its session row (sessionsWithLastTurn's columns), its run in flight and its pending requests. */
 function toItem(r: SqlValue[], run: Row | undefined, pendingRequests: number): ChatListItem {
-  const [id, title, provider, workspace, createdAt, updatedAt, turnId, status, errorClass] = r;
+  const [id, title, provider, workspace, createdAt, updatedAt, activity, turnId, status, errorClass] = r;
   // A turn row this build cannot read (a newer status or class) shows no state; its chat's own reads fence it.
   const readable = isOneOf(TURN_STATUSES, status) && (errorClass === null || isOneOf(ERROR_CLASSES, errorClass));
   return {
@@ -92,6 +97,7 @@ function toItem(r: SqlValue[], run: Row | undefined, pendingRequests: number): C
     workspace: (workspace as string | null) ?? null,
     createdAt: createdAt as number,
     updatedAt: updatedAt as number,
+    activity: Number(activity ?? 0),
     runInFlight: run ? { runId: run.id as string, instanceId: run.instance_id as string } : null,
     pendingRequests,
     lastTurn: turnId !== null && readable ? { id: turnId as string, status, errorClass } : null,

@@ -185,9 +185,9 @@ export abstract class CheckpointOps extends ContentOps {
     return { applied: true };
   }
 
-  /** A chat's undos, oldest first, with their files. */
+  /** A chat's undos, in the order they were made (rowid, never a clock's time), with their files. */
   listUndos(sessionId: string): UndoRecord[] {
-    const undos = this.all('SELECT * FROM file_undos WHERE session_id = ? ORDER BY created_at, rowid', [sessionId]);
+    const undos = this.all('SELECT * FROM file_undos WHERE session_id = ? ORDER BY rowid', [sessionId]);
     const items = this.all('SELECT * FROM file_undo_items WHERE session_id = ? ORDER BY rowid', [sessionId]);
     return this.decodeAll(undos, (u) => toUndo(u, items.filter((i) => i.undo_id === u.id)));
   }

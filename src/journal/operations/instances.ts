@@ -25,8 +25,8 @@ export abstract class InstanceOps extends TabOps {
     return row && toInstance(row);
   }
 
-  /** Every registered instance. */
+  /** Every registered instance, in the order they were registered (rowid). */
   listInstances(): InstanceRecord[] {
-    return this.all('SELECT * FROM instances ORDER BY started_at, id').map(toInstance);
+    return this.all('SELECT * FROM instances ORDER BY rowid').map(toInstance);
   }
 }

@@ -100,12 +100,16 @@ export abstract class InvocationEventOps extends TurnRunOps {
     );
   }
 
-  /** A session's ledger, in run start order then sequence order. */
+  /**
+   * A session's ledger: its runs in the order they were written (the runs' rowid: a run is written
+   * with its turn, and a rowid table keeps the order of its rows, VACUUM or not), then each run's
+   * events by `seq`. Never by a clock's times, which may step back.
+   */
   listEvents(sessionId: string): LedgerEvent[] {
     return this.decodeAll(
       this.all(
         `SELECT e.* FROM events e JOIN runs r ON r.id = e.run_id
-         WHERE e.session_id = ? ORDER BY r.started_at, e.run_id, e.seq`,
+         WHERE e.session_id = ? ORDER BY r.rowid, e.seq`,
         [sessionId],
       ),
       toEvent,
@@ -153,10 +157,10 @@ export abstract class InvocationEventOps extends TurnRunOps {
     return row && toInvocation(row);
   }
 
-  /** A run's invocations that have no terminal state yet. */
+  /** A run's invocations that have no terminal state yet, in the order they were written (rowid). */
   listOpenInvocations(runId: string): InvocationRecord[] {
     return this.all(
-      "SELECT * FROM invocations WHERE run_id = ? AND status IN ('running', 'awaiting_approval') ORDER BY started_at, id",
+      "SELECT * FROM invocations WHERE run_id = ? AND status IN ('running', 'awaiting_approval') ORDER BY rowid",
       [runId],
     ).map(toInvocation);
   }

@@ -233,10 +233,9 @@ export abstract class OutboxOps extends ChatListOps {
   private replaceProblem(sessionId: string, turnId: string, endedRunIds?: readonly string[]): string | null {
     const turn = this.getTurn(turnId);
     if (!turn || turn.sessionId !== sessionId) return 'That request is not part of this chat.';
-    const later = this.one(
-      'SELECT 1 AS x FROM turns WHERE session_id = ? AND (created_at > ? OR (created_at = ? AND id > ?)) LIMIT 1',
-      [sessionId, turn.createdAt, turn.createdAt, turn.id],
-    );
+    // Later in the journal's sequence, not by creation time: a clock stepped back must not make an
+    // older turn look like the last one (its Edit would replace the wrong request).
+    const later = this.one('SELECT 1 AS x FROM turns WHERE session_id = ? AND search_doc > ? LIMIT 1', [sessionId, turn.seq]);
     if (later) return 'Only the last request can be edited and sent again: another one followed it.';
     if (turn.status === 'running' || this.hasRunningRun(sessionId, endedRunIds)) return 'Wait for the reply to end (or press Stop), then edit the request.';
     if (this.one("SELECT 1 AS x FROM queued_prompts WHERE session_id = ? AND state = 'queued' AND hold IS NULL LIMIT 1", [sessionId])) {

@@ -2,10 +2,12 @@
  * Reads a long chat in pieces: one page of turns with their events, and what changed since a view's
  * last read. A view of a 5,000-turn chat then costs what its page costs, not what the chat holds.
  *
- * A page is ordered by the chat's order (turns' `created_at`, then `id`, the `TurnCursor`); its
- * events are found through the runs of its turns, whose index `runs_by_session(session_id,
- * started_at)` bounds the scan to the page's time span (a turn's run starts when the turn is
- * created: `startTurn` writes both). Changes are found by a `ChangeMark`: the chat's highest event
+ * A page is ordered by the chat's order: the journal's sequence of its turns (`search_doc`, the
+ * `TurnCursor`), read through `turns_by_session(session_id, search_doc)`, never their `created_at`,
+ * which is the host's clock and may step back. Its events are found through the runs of its turns,
+ * whose index `runs_by_session(session_id, started_at)` bounds the scan to the earliest and latest
+ * of the page's creation times (a turn's run starts with the same time: `startTurn` writes both;
+ * the earliest, not the first turn's, since a clock stepped back makes a later turn's time earlier). Changes are found by a `ChangeMark`: the chat's highest event
  * id (events have an INTEGER PRIMARY KEY, which no VACUUM renumbers) and highest turn rowid when the
  * view last read. Every turn change writes an event (a run's end writes `run_finished` in the same
  * transaction), except a new turn, which the rowid finds. Ids are never reused within a chat while
@@ -14,7 +16,7 @@
  * views read a fresh page (the worker reports every session changed).
  */
 import type { LedgerEvent, TurnRecord } from '../../core/events';
-import type { TurnCursor } from '../../core/transcript';
+import { compareCursors, type TurnCursor } from '../../core/transcript';
 import { InstanceOps } from './instances';
 import { toEvent, toTurn, type Row } from './rows';
 
@@ -32,7 +34,7 @@ export interface ChangeMark {
 export interface TurnPage {
   /** The page's turns, oldest first. */
   readonly turns: TurnRecord[];
-  /** Their runs' events, in run start order, then run id, then sequence (as `listEvents`). */
+  /** Their runs' events, the runs in the order they were written, then by sequence (as `listEvents`). */
   readonly events: LedgerEvent[];
   /** Turns older than the page exist. */
   readonly hasOlder: boolean;
@@ -85,13 +87,11 @@ export abstract class PageOps extends InstanceOps {
    */
   readTurnPage(sessionId: string, before: TurnCursor | null, maxTurns: number): TurnPage {
     const limit = Math.max(1, Math.floor(maxTurns));
+    const columns = this.turnColumns();
+    // search_doc is unique, so the cursor's id never breaks a tie (it names the turn for the view).
     const rows = before
-      ? this.all(
-          `SELECT * FROM turns WHERE session_id = ? AND (created_at < ? OR (created_at = ? AND id < ?))
-           ORDER BY created_at DESC, id DESC LIMIT ?`,
-          [sessionId, before.createdAt, before.createdAt, before.id, limit + 1],
-        )
-      : this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at DESC, id DESC LIMIT ?', [sessionId, limit + 1]);
+      ? this.all(`SELECT ${columns} FROM turns WHERE session_id = ? AND search_doc < ? ORDER BY search_doc DESC LIMIT ?`, [sessionId, before.seq, limit + 1])
+      : this.all(`SELECT ${columns} FROM turns WHERE session_id = ? ORDER BY search_doc DESC LIMIT ?`, [sessionId, limit + 1]);
     const hasOlder = rows.length > limit;
     const turns = this.withAttachments(this.decodeAll(rows.slice(0, limit).reverse(), toTurn));
     const mark = this.markOf(sessionId);
@@ -109,13 +109,13 @@ export abstract class PageOps extends InstanceOps {
     if (eventRows.length > maxEvents) return { tooMany: true };
     // By rowid, not by the chat's index: the turns written since the mark in any chat are few, the
     // chat's own entries in its index are all its turns.
-    const turnRows = this.all('SELECT rowid AS turn_row, * FROM turns WHERE rowid > ? AND +session_id = ?', [mark.turnRow, sessionId]);
+    const turnRows = this.all(`SELECT rowid AS turn_row, ${this.turnColumns()} FROM turns WHERE rowid > ? AND +session_id = ?`, [mark.turnRow, sessionId]);
     const newIds = new Set(turnRows.map((r) => r.id as string));
     const touched = [...new Set(eventRows.map((r) => r.turn_id as string))].filter((id) => !newIds.has(id));
     if (touched.length > 0) {
-      turnRows.push(...this.all(`SELECT * FROM turns WHERE id IN (${touched.map(() => '?').join(', ')})`, touched));
+      turnRows.push(...this.all(`SELECT ${this.turnColumns()} FROM turns WHERE id IN (${touched.map(() => '?').join(', ')})`, touched));
     }
-    const turns = this.withAttachments(this.decodeAll(turnRows, toTurn)).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const turns = this.withAttachments(this.decodeAll(turnRows, toTurn)).sort(compareCursors);
     const lastEvent = eventRows[eventRows.length - 1];
     return {
       tooMany: false,
@@ -139,13 +139,13 @@ export abstract class PageOps extends InstanceOps {
    * retried or continued: the edited prompt replaces that request, which is no longer asked.
    */
   listHistory(sessionId: string, exceptTurnId?: string): { prompt: string; reply: string; stopped: boolean }[] {
-    const all = this.decodeAll(this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]), toTurn);
+    const all = this.decodeAll(this.all(`SELECT ${this.turnColumns()} FROM turns WHERE session_id = ? ORDER BY search_doc`, [sessionId]), toTurn);
     const replaced = replacedTurnIds(all);
     const turns = all.filter((t) => t.id !== exceptTurnId && !replaced.has(t.id));
     const replies = new Map<string, string>();
     const rows = this.all(
-      // Ledger order by run and seq, not by event id: schema 1 has none.
-      "SELECT e.turn_id, json_extract(e.payload, '$.text') AS text FROM events e JOIN runs r ON r.id = e.run_id WHERE e.session_id = ? AND e.kind = 'text' ORDER BY r.started_at, e.run_id, e.seq",
+      // Ledger order by run (in the order written) and seq, not by event id: schema 1 has none.
+      "SELECT e.turn_id, json_extract(e.payload, '$.text') AS text FROM events e JOIN runs r ON r.id = e.run_id WHERE e.session_id = ? AND e.kind = 'text' ORDER BY r.rowid, e.seq",
       [sessionId],
     );
     for (const row of rows) {
@@ -163,11 +163,12 @@ export abstract class PageOps extends InstanceOps {
   private eventsOfTurns(sessionId: string, turns: readonly TurnRecord[]): LedgerEvent[] {
     if (turns.length === 0) return [];
     const ids = turns.map((t) => t.id);
+    const times = turns.map((t) => t.createdAt);
     const rows: Row[] = this.all(
       `SELECT e.* FROM runs r JOIN events e ON e.run_id = r.id
        WHERE r.session_id = ? AND r.started_at >= ? AND r.started_at <= ? AND r.turn_id IN (${ids.map(() => '?').join(', ')})
-       ORDER BY r.started_at, e.run_id, e.seq`,
-      [sessionId, turns[0]!.createdAt, turns[turns.length - 1]!.createdAt, ...ids],
+       ORDER BY r.rowid, e.seq`,
+      [sessionId, Math.min(...times), Math.max(...times), ...ids],
     );
     return this.decodeAll(rows, toEvent);
   }

@@ -6,6 +6,7 @@
  */
 import type { SqlValue } from 'sql.js';
 import { SALVAGED_TABLES, type CurrentCopy, type SalvageRows, type SalvagedTable } from '../../core/salvage';
+import { NEXT_ACTIVITY } from './base';
 import { CheckOps } from './check';
 
 /** One chat to import: its rows as salvage read them, where from, and what is missing from it (`note`: null when whole). */
@@ -25,8 +26,11 @@ export type RecoveredChatImport =
   | { readonly imported: true; readonly runsInFlight: readonly string[] }
   | { readonly imported: false; readonly skip: 'present' | 'recovered_before' };
 
-/** Columns the importing journal numbers itself: an event's id (its rowid) and a prompt's search docid (its insert trigger). */
-const RENUMBERED: Partial<Record<SalvagedTable, string>> = { events: 'id', turns: 'search_doc' };
+/**
+ * Columns the importing journal numbers itself: an event's id (its rowid), a prompt's search docid
+ * (its insert trigger) and a chat's place in the list (`activity`: the import is its latest activity).
+ */
+const RENUMBERED: Partial<Record<SalvagedTable, string>> = { events: 'id', turns: 'search_doc', sessions: 'activity' };
 
 /** The recovered chats' operations, on top of CheckOps (see module docstring). */
 export abstract class RecoveredChatOps extends CheckOps {
@@ -70,6 +74,7 @@ export abstract class RecoveredChatOps extends CheckOps {
         this.run(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, cols.map((c) => row[c] ?? null));
       }
     }
+    this.run(`UPDATE sessions SET activity = ${NEXT_ACTIVITY} WHERE id = ?`, [input.sessionId]);
     this.run('INSERT INTO recovered_chats (session_id, source, recovered_at, whole, note) VALUES (?, ?, ?, ?, ?)', [
       input.sessionId, input.source, input.at, input.whole ? 1 : 0, input.note,
     ]);

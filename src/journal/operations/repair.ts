@@ -74,7 +74,7 @@ export abstract class RepairOps extends RecoveredChatOps {
         if (found) rows.push(found);
       }
     }
-    const latest = this.one('SELECT id FROM runs WHERE session_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1', [sessionId]);
+    const latest = this.one('SELECT id FROM runs WHERE session_id = ? ORDER BY rowid DESC LIMIT 1', [sessionId]);
     return {
       sessionId, chatTitle: typeof session?.title === 'string' ? session.title : null, chatExists: session !== undefined,
       runsRunning: Number(this.one("SELECT COUNT(*) AS n FROM runs WHERE session_id = ? AND status = 'running'", [sessionId])?.n ?? 0),

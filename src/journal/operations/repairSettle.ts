@@ -16,7 +16,7 @@ export abstract class RepairSettleOps extends RepairOps {
   turnSettlementEvidence(turnId: string): TurnSettlementEvidence {
     const turn = this.one('SELECT session_id, status FROM turns WHERE id = ?', [turnId]);
     const sessionId = typeof turn?.session_id === 'string' ? turn.session_id : '';
-    const runs = this.all('SELECT id, status FROM runs WHERE turn_id = ? ORDER BY started_at, rowid', [turnId]).map((r) => ({ id: r.id as string, status: String(r.status) }));
+    const runs = this.all('SELECT id, status FROM runs WHERE turn_id = ? ORDER BY rowid', [turnId]).map((r) => ({ id: r.id as string, status: String(r.status) }));
     const ends = this.all("SELECT run_id, payload, at FROM events WHERE turn_id = ? AND kind = 'run_finished' ORDER BY id", [turnId])
       .map((e) => ({ runId: e.run_id as string, payload: String(e.payload), at: Number(e.at) }));
     return { turnId, sessionId, status: typeof turn?.status === 'string' ? turn.status : null, fenced: sessionId !== '' && this.getFence(sessionId) !== null, runs, ends };

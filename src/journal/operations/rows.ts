@@ -59,6 +59,8 @@ export function toTurn(r: Row): TurnRecord {
   return {
     id: r.id as string,
     sessionId: r.session_id as string,
+    // The journal's sequence (see TurnRecord.seq); NULL only in a damaged row, which sorts first.
+    seq: Number(r.search_doc ?? 0),
     prompt: r.prompt as string,
     origin: r.origin as TurnRecord['origin'],
     parentTurnId: (r.parent_turn_id as string | null) ?? null,

@@ -6,7 +6,9 @@
  * Each index is read newest first (`ORDER BY docid DESC`: docids grow with insertion, which FTS4
  * returns in that order without sorting), in one statement stepped only until `limit` distinct
  * turns were found or `MAX_SCANNED` matches were read, so a word found in half the journal costs a
- * bounded read; the two lists are merged by time. Rank (bm25-like) was not chosen: it needs every match scored before the
+ * bounded read; the two lists are merged by the journal's sequence (the turn's `search_doc`, then the
+ * event's id; a prompt comes before its turn's events), never by time, which the host's clock may
+ * have stepped back. Rank (bm25-like) was not chosen: it needs every match scored before the
  * first is returned (a common word at 200 MB would read all of them), and a history is searched for
  * something recent far more often than for the "best" match. Snippets are cut from the row's own
  * text (core/searchQuery.ts), for the returned results only.
@@ -65,6 +67,8 @@ const EVENT_KIND_HITS: Readonly<Record<string, SearchHitKind>> = { text: 'reply'
 interface Hit {
   readonly sessionId: string;
   readonly turnId: string;
+  /** The turn's place in the journal's sequence (`turns.search_doc`): what orders the results. */
+  readonly turnSeq: number;
   readonly at: number;
   readonly kind: SearchHitKind;
   /** The matched event's id (null for a prompt). */
@@ -104,20 +108,21 @@ export abstract class SearchOps extends PageOps {
     const hits = new Map<string, Hit>();
     for (const hit of [...this.pendingHits(query, workspace), ...this.eventHits(query, limit, workspace), ...this.promptHits(query, limit, workspace)]) {
       const kept = hits.get(hit.turnId);
-      if (!kept || hit.at > kept.at) hits.set(hit.turnId, hit);
+      // The newest match of a turn: its latest event (ids grow as events are written), else its prompt.
+      if (!kept || (hit.eventId ?? 0) > (kept.eventId ?? 0)) hits.set(hit.turnId, hit);
     }
-    return [...hits.values()].sort((a, b) => b.at - a.at || (b.eventId ?? 0) - (a.eventId ?? 0)).slice(0, limit);
+    return [...hits.values()].sort((a, b) => b.turnSeq - a.turnSeq || (b.eventId ?? 0) - (a.eventId ?? 0)).slice(0, limit);
   }
 
   /** The newest event match of each turn, for the newest `limit` turns (see `newestPerTurn`). */
   private eventHits(query: SearchQuery, limit: number, workspace: string | undefined): Hit[] {
     // Per turn, the row of its newest match in the chunk (SQLite gives a lone MAX()'s row to the bare columns).
-    const resolve = `SELECT MAX(e.id), e.session_id, e.turn_id, e.kind, e.at FROM json_each(?1) j JOIN events e ON e.id = j.value
+    const resolve = `SELECT MAX(e.id), e.session_id, e.turn_id, e.kind, e.at, (SELECT search_doc FROM turns WHERE id = e.turn_id) FROM json_each(?1) j JOIN events e ON e.id = j.value
       ${workspace === undefined ? '' : 'JOIN sessions s ON s.id = e.session_id AND s.workspace = ?2'}
       GROUP BY e.turn_id ORDER BY 1 DESC`;
     const match = 'SELECT docid FROM event_search WHERE event_search MATCH ? ORDER BY docid DESC';
-    return this.newestPerTurn(match, resolve, query, limit, workspace, ([id, sessionId, turnId, kind, at]) => ({
-      sessionId: sessionId as string, turnId: turnId as string, at: at as number,
+    return this.newestPerTurn(match, resolve, query, limit, workspace, ([id, sessionId, turnId, kind, at, turnSeq]) => ({
+      sessionId: sessionId as string, turnId: turnId as string, turnSeq: Number(turnSeq ?? 0), at: at as number,
       kind: EVENT_KIND_HITS[kind as string] ?? 'reply', eventId: id as number, text: null,
     }));
   }
@@ -128,7 +133,7 @@ export abstract class SearchOps extends PageOps {
    */
   private pendingHits(query: SearchQuery, workspace: string | undefined): Hit[] {
     const rows = this.all(
-      `SELECT e.id, e.session_id, e.turn_id, e.kind, e.payload, e.at FROM event_search_pending p
+      `SELECT e.id, e.session_id, e.turn_id, e.kind, e.payload, e.at, (SELECT search_doc FROM turns WHERE id = e.turn_id) AS turn_seq FROM event_search_pending p
        JOIN events e ON e.id = p.id ${workspace === undefined ? '' : 'JOIN sessions s ON s.id = e.session_id AND s.workspace = ?'}`,
       workspace === undefined ? [] : [workspace],
     );
@@ -137,7 +142,7 @@ export abstract class SearchOps extends PageOps {
       const text = indexedText(r.kind, r.payload);
       if (!textMatches(text, query)) continue;
       hits.push({
-        sessionId: r.session_id as string, turnId: r.turn_id as string, at: r.at as number,
+        sessionId: r.session_id as string, turnId: r.turn_id as string, turnSeq: Number(r.turn_seq ?? 0), at: r.at as number,
         kind: EVENT_KIND_HITS[r.kind as string] ?? 'reply', eventId: r.id as number, text,
       });
     }
@@ -150,8 +155,8 @@ export abstract class SearchOps extends PageOps {
       ${workspace === undefined ? '' : 'JOIN sessions s ON s.id = t.session_id AND s.workspace = ?2'}
       ORDER BY 1 DESC`;
     const match = 'SELECT docid FROM prompt_search WHERE prompt_search MATCH ? ORDER BY docid DESC';
-    return this.newestPerTurn(match, resolve, query, limit, workspace, ([, sessionId, turnId, at]) => ({
-      sessionId: sessionId as string, turnId: turnId as string, at: at as number,
+    return this.newestPerTurn(match, resolve, query, limit, workspace, ([turnSeq, sessionId, turnId, at]) => ({
+      sessionId: sessionId as string, turnId: turnId as string, turnSeq: Number(turnSeq), at: at as number,
       kind: 'prompt', eventId: null, text: null,
     }));
   }

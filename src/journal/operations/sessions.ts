@@ -2,6 +2,7 @@
 import type { SessionRecord } from '../../core/events';
 import { JournalRefusedError } from '../errors';
 import { AttachmentOps } from './attachments';
+import { ACTIVITY_SCHEMA, NEXT_ACTIVITY } from './base';
 import { toSession } from './rows';
 
 /** The operations of this concern, on top of AttachmentOps (see module docstring). */
@@ -13,7 +14,7 @@ export abstract class SessionOps extends AttachmentOps {
   createSession(session: SessionRecord): SessionRecord {
     this.touch(session.id);
     const workspace = session.workspace ?? null;
-    this.run('INSERT INTO sessions (id, title, provider, created_at, updated_at, workspace) VALUES (?, ?, ?, ?, ?, ?)', [
+    this.run(`INSERT INTO sessions (id, title, provider, created_at, updated_at, workspace, activity) VALUES (?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})`, [
       session.id, session.title, session.provider, session.createdAt, session.updatedAt, workspace,
     ]);
     return { ...session, workspace };
@@ -84,7 +85,7 @@ export abstract class SessionOps extends AttachmentOps {
   /** Stores the provider's own state for a session (e.g. its session or thread id), JSON text. */
   setProviderState(id: string, state: string | null, at: number): void {
     this.touch(id);
-    this.run('UPDATE sessions SET provider_state = ?, updated_at = ? WHERE id = ?', [state, at, id]);
+    this.run(`UPDATE sessions SET provider_state = ?, updated_at = ?, activity = ${NEXT_ACTIVITY} WHERE id = ?`, [state, at, id]);
   }
 
   /** The provider state set by `setProviderState`, or null. */
@@ -99,9 +100,13 @@ export abstract class SessionOps extends AttachmentOps {
     return row && toSession(row);
   }
 
-  /** Every session, most recently updated first. */
+  /**
+   * Every session, most recently active first: by `activity` (the journal's sequence), never by
+   * `updated_at` (a clock), but in a journal older than schema 13 (read-only), which has no counter.
+   */
   listSessions(): SessionRecord[] {
-    return this.all('SELECT * FROM sessions ORDER BY updated_at DESC, id').map(toSession);
+    const order = this.userVersion() >= ACTIVITY_SCHEMA ? 'activity DESC' : 'updated_at DESC, id';
+    return this.all(`SELECT * FROM sessions ORDER BY ${order}`).map(toSession);
   }
 
   /**

@@ -26,9 +26,9 @@ export abstract class TabOps extends BoundaryRequestOps {
     this.run('DELETE FROM tabs WHERE session_id = ?', [sessionId]);
   }
 
-  /** Chats that had open tabs, oldest first. */
+  /** Chats that had open tabs, in the order they were first recorded (rowid: an update keeps it; never a clock's time). */
   listTabs(): TabRecord[] {
-    return this.all('SELECT * FROM tabs ORDER BY opened_at, session_id')
+    return this.all('SELECT * FROM tabs ORDER BY rowid')
       .map((r) => ({ sessionId: r.session_id as string, openedAt: r.opened_at as number, workspace: (r.workspace as string | null) ?? null }));
   }
 }

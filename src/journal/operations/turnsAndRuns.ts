@@ -7,6 +7,7 @@ import type { ErrorClass, RunStatus, TurnStatus } from '../../core/vocabulary';
 import { JournalRefusedError } from '../errors';
 import type { RunRecord } from '../records';
 import type { AttachmentInput } from './attachments';
+import { NEXT_ACTIVITY } from './base';
 import { SessionOps } from './sessions';
 import { toRun, toTurn } from './rows';
 
@@ -16,7 +17,7 @@ export interface StartTurnInput {
    * `turn.model`: the model the starting window's provider setting names (null: none); the turn
    * records the chat's choice instead when it has one, read in this transaction.
    */
-  readonly turn: Omit<TurnRecord, 'status' | 'errorClass'>;
+  readonly turn: Omit<TurnRecord, 'status' | 'errorClass' | 'seq'>;
   readonly run: { readonly id: string; readonly instanceId: string; readonly provider: string };
   /**
    * Runs of the chat the writing window knows have ended though the journal could not record their
@@ -112,7 +113,7 @@ export abstract class TurnRunOps extends SessionOps {
       'INSERT INTO runs (id, turn_id, session_id, instance_id, provider, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       [input.run.id, t.id, t.sessionId, input.run.instanceId, input.run.provider, 'running', t.createdAt],
     );
-    this.run('UPDATE sessions SET updated_at = ? WHERE id = ?', [t.createdAt, t.sessionId]);
+    this.run(`UPDATE sessions SET updated_at = ?, activity = ${NEXT_ACTIVITY} WHERE id = ?`, [t.createdAt, t.sessionId]);
     if (input.attachments?.length) this.insertAttachments({ sessionId: t.sessionId, turnId: t.id, clientId: t.clientId ?? null }, input.attachments, t.createdAt);
     if (input.attachmentsOf) this.copyAttachments(input.attachmentsOf, t.id, t.createdAt);
     return { turn: this.getTurn(t.id)!, run: this.getRun(input.run.id)! };
@@ -120,13 +121,13 @@ export abstract class TurnRunOps extends SessionOps {
 
   /** One turn or undefined. */
   getTurn(id: string): TurnRecord | undefined {
-    const row = this.one('SELECT * FROM turns WHERE id = ?', [id]);
+    const row = this.one(`SELECT ${this.turnColumns()} FROM turns WHERE id = ?`, [id]);
     return row && this.withAttachments(this.decodeAll([row], toTurn))[0];
   }
 
-  /** A session's turns, oldest first. */
+  /** A session's turns, oldest first: in the journal's sequence (`TurnRecord.seq`), never by a clock. */
   listTurns(sessionId: string): TurnRecord[] {
-    return this.withAttachments(this.decodeAll(this.all('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id', [sessionId]), toTurn));
+    return this.withAttachments(this.decodeAll(this.all(`SELECT ${this.turnColumns()} FROM turns WHERE session_id = ? ORDER BY search_doc`, [sessionId]), toTurn));
   }
 
   /** One run or undefined. */
@@ -135,9 +136,9 @@ export abstract class TurnRunOps extends SessionOps {
     return row && toRun(row);
   }
 
-  /** Runs still marked running (in flight in some host, or orphaned by a dead one). */
+  /** Runs still marked running (in flight in some host, or orphaned by a dead one), in the order they were written (rowid). */
   listRunsInFlight(): RunRecord[] {
-    return this.all("SELECT * FROM runs WHERE status = 'running' ORDER BY started_at, id").map(toRun);
+    return this.all("SELECT * FROM runs WHERE status = 'running' ORDER BY rowid").map(toRun);
   }
 
   /**
@@ -158,7 +159,7 @@ export abstract class TurnRunOps extends SessionOps {
     this.run("UPDATE turns SET status = ?, error_class = ?, finished_at = ? WHERE id = ? AND status = 'running'", [
       input.turnStatus, input.errorClass ?? null, input.at, run.turnId,
     ]);
-    this.run('UPDATE sessions SET updated_at = ? WHERE id = ?', [input.at, run.sessionId]);
+    this.run(`UPDATE sessions SET updated_at = ?, activity = ${NEXT_ACTIVITY} WHERE id = ?`, [input.at, run.sessionId]);
     const events = this.appendEvents(input.runId, [
       {
         kind: 'run_finished',
