@@ -14,7 +14,7 @@ import type { ChatListSource } from '../../src/host/chatPicker';
 const { pickChat } = require('../../src/host/chatPicker') as typeof import('../../src/host/chatPicker');
 
 const entry = (id: string, title: string, updatedAt: number, workspace: string | null): ChatListEntry =>
-  ({ id, title, provider: 'local', workspace, updatedAt, state: 'idle' });
+  ({ id, title, provider: 'local', workspace, updatedAt, activity: updatedAt, state: 'idle' });
 
 /** This workspace's newest chat is `mine-new`; the newest of all is another folder's. */
 const ALL = [
