@@ -15,7 +15,7 @@
 # Output: each stage's log and timing, then one combined line `N passed, N failed` (a failed
 # build-type stage counts as 1 failed). Exit code 0 only if every stage passed.
 # Env: NAC_SKIP="e2e suite" skips the named stages (for local iteration; CI skips nothing);
-#      NAC_UNIT_TIMEOUT / NAC_SUITE_STAGE_TIMEOUT / NAC_E2E_STAGE_TIMEOUT (s; 900/600/1200) bound stages.
+#      NAC_UNIT_TIMEOUT / NAC_SUITE_STAGE_TIMEOUT / NAC_E2E_STAGE_TIMEOUT (s; 900/600/1800) bound stages.
 # Never hangs: unit tests have a 300 s per-test timeout and each test stage an overall one.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -135,7 +135,7 @@ test_stage unit unit_tests
 # Both runners have their own timeouts; `timeout` is the outer guard against a wedged browser
 # (--foreground: the runner gets the SIGTERM and stops its code-server itself).
 test_stage suite timeout --foreground --kill-after=20 "${NAC_SUITE_STAGE_TIMEOUT:-600}" node out/test/runInCodeServer.js
-test_stage e2e timeout --foreground --kill-after=20 "${NAC_E2E_STAGE_TIMEOUT:-1200}" node out/test/e2e/run.js
+test_stage e2e timeout --foreground --kill-after=20 "${NAC_E2E_STAGE_TIMEOUT:-1800}" node out/test/e2e/run.js
 test_stage vsix node scripts/check-vsix.mjs
 # The exhaustive corruption corpus (every byte of the last log records, ~3x the sampled default of
 # the unit stage), last so a regression elsewhere is reported first.
