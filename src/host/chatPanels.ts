@@ -230,17 +230,30 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     let settle: (chat: ChatPanel | undefined) => void = () => undefined;
     const entry: Restoring = { panel, sessionId: identity.sessionId, adopted: new Promise((resolve) => (settle = resolve)) };
     this.restoring.set(panel, entry);
+    // The user may close the tab while it waits for the journal: from then on it is no tab of this
+    // window, and its panel's properties throw ('Webview is disposed').
+    let closed = false;
+    const closing = panel.onDidDispose(() => {
+      closed = true;
+      this.restoring.delete(panel);
+    });
     for (const listener of [...this.restoreStarted]) listener(entry);
     let chat: ChatPanel | undefined;
     try {
-      chat = await this.restore(panel, identity);
+      chat = await this.restore(panel, identity, () => closed);
     } finally {
+      closing.dispose();
       this.restoring.delete(panel);
       settle(chat);
     }
   }
 
-  private async restore(panel: vscode.WebviewPanel, identity: ReturnType<typeof restoredIdentity>): Promise<ChatPanel | undefined> {
+  /**
+   * `deserializeWebviewPanel`'s work once the panel is registered as being restored.
+   * @param closed true once the tab was closed (then the panel is left alone: it throws when touched).
+   * @returns the panel that shows the tab's chat (this one, or another tab of it), or undefined.
+   */
+  private async restore(panel: vscode.WebviewPanel, identity: ReturnType<typeof restoredIdentity>, closed: () => boolean): Promise<ChatPanel | undefined> {
     // Show the view at once: it says "Loading the chat…" until the journal is open and recovery has
     // run (a fresh user saw an empty tab for 2-5 s after a reload while this waited). The options
     // keep (or, for a tab of an older build, gain) the chat's id.
@@ -257,6 +270,10 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       runtime = await this.ready;
       session = identity.sessionId ? await runtime.getSession(identity.sessionId) : undefined;
     } catch (error) {
+      if (closed()) {
+        pongs.dispose();
+        return undefined;
+      }
       // The host lives on (it keeps answering pings: a lost connection would be false); the view
       // says what failed instead of loading forever.
       this.log(`[restore] chat tab not restored: ${logText(error)}`);
@@ -266,6 +283,10 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       return undefined;
     }
     pongs.dispose();
+    if (closed()) {
+      this.log('[restore] a chat tab was closed while it waited for the journal: left alone');
+      return undefined;
+    }
     const named = identity.sessionId;
     const other = named === undefined ? undefined : [...this.panels].find((p) => p.sessionId === named);
     if (other) {

@@ -24,6 +24,11 @@ export interface FakePanel {
   readonly events: string[];
   receive(raw: unknown): void;
   view(): ViewState;
+  /**
+   * The user closes the tab: `onDidDispose` listeners run, and from then on the panel's and its
+   * webview's properties throw 'Webview is disposed', as VS Code's do.
+   */
+  close(): void;
 }
 
 /**
@@ -33,8 +38,18 @@ export interface FakePanel {
 export function fakePanel(options: { readonly postMs?: number } = {}): FakePanel {
   const posted: Posted[] = [];
   const view = { receive: (_raw: unknown): void => undefined };
+  let closed = false;
+  const live = <T>(value: T): T => {
+    if (closed) throw new Error('Webview is disposed');
+    return value;
+  };
+  const fields = { html: '', options: {} as unknown, title: '', iconPath: undefined as unknown, active: true, visible: true, viewColumn: 1 };
   const webview = {
-    html: '', options: {}, cspSource: 'vscode-resource:',
+    get html() { return live(fields.html); },
+    set html(value: string) { fields.html = live(value); },
+    get options() { return live(fields.options); },
+    set options(value: unknown) { fields.options = live(value); },
+    cspSource: 'vscode-resource:',
     asWebviewUri: () => 'vscode-resource:/x',
     onDidReceiveMessage: (listener: (raw: unknown) => void) => ((view.receive = listener), { dispose: () => undefined }),
     postMessage: async (m: Posted) => {
@@ -43,12 +58,30 @@ export function fakePanel(options: { readonly postMs?: number } = {}): FakePanel
     },
   };
   const events: string[] = [];
+  const disposeListeners = new Set<() => void>();
   const panel = {
-    webview, title: '', iconPath: undefined, active: true, visible: true, viewColumn: 1,
-    reveal: (_column?: unknown, preserveFocus?: boolean) => void events.push(preserveFocus ? 'reveal-keep-focus' : 'reveal'),
-    onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => void events.push('dispose'),
+    webview,
+    get title() { return live(fields.title); },
+    set title(value: string) { fields.title = live(value); },
+    get iconPath() { return live(fields.iconPath); },
+    set iconPath(value: unknown) { fields.iconPath = live(value); },
+    get active() { return live(fields.active); },
+    set active(value: boolean) { fields.active = value; },
+    get visible() { return live(fields.visible); },
+    set visible(value: boolean) { fields.visible = value; },
+    get viewColumn() { return live(fields.viewColumn); },
+    set viewColumn(value: number) { fields.viewColumn = value; },
+    reveal: (_column?: unknown, preserveFocus?: boolean) => void events.push(live(preserveFocus ? 'reveal-keep-focus' : 'reveal')),
+    onDidDispose: (listener: () => void) => (disposeListeners.add(listener), { dispose: () => void disposeListeners.delete(listener) }),
+    onDidChangeViewState: () => ({ dispose: () => undefined }),
+    dispose: () => void events.push('dispose'),
   };
-  return { panel, posted, events, receive: (raw: unknown) => view.receive(raw), view: () => posted.reduce(reduceHostMessage, INITIAL_VIEW_STATE) };
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    for (const listener of [...disposeListeners]) listener();
+  };
+  return { panel, posted, events, receive: (raw: unknown) => view.receive(raw), view: () => posted.reduce(reduceHostMessage, INITIAL_VIEW_STATE), close };
 }
 
 let current = fakePanel();

@@ -13,6 +13,8 @@ import { closeWindows, openWindow, type Win } from './harness';
 import { trackedTempDir } from './helpers';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const identity = require('../../src/host/tabIdentity') as typeof import('../../src/host/tabIdentity');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const unrestored = require('../../src/host/unrestoredTabs') as typeof import('../../src/host/unrestoredTabs');
 
 const EXTENSION = { path: '/ext/native-agent-chats-0.1.0' };
 
@@ -114,6 +116,29 @@ describe('a chat tab restored after a reload', () => {
     await panels.deserializeWebviewPanel(fake.panel as never, undefined);
     assert.deepEqual(fake.events, ['dispose']);
     assert.deepEqual(panels.openSessionIds(), []);
+  });
+
+  it('closed by the user while it waits for the journal: is left alone, and its chat opens in a new tab', async () => {
+    unbind?.dispose();
+    let open: (runtime: typeof window.runtime) => void = () => undefined;
+    panels = new ChatPanels(new Promise((resolve) => (open = resolve)), EXTENSION as never, (line) => logs.push(line), {} as never);
+    unbind = { dispose: () => undefined };
+    const group = { viewColumn: 1, tabs: [] as never[] };
+    layout.groups = [group];
+    chatTab(group, 'run echo two');
+    const restored = restoredPanel('run echo one', ids['run echo one']);
+    const restoring = panels.deserializeWebviewPanel(restored.panel as never, undefined);
+    // The tab still says "Loading the chat…" when the user closes it.
+    restored.close();
+    assert.deepEqual(panels.webviewPanels(), [], 'a closed tab is no panel of this window');
+    assert.deepEqual(unrestored.unrestoredChatTabs(panels.webviewPanels()).map((t) => t.label), ['run echo two']);
+    open(window.runtime);
+    unbind = panels.bind(window.runtime);
+    await restoring;
+    assert.deepEqual(panels.openSessionIds(), [], 'the closed tab shows no chat');
+    const created = nextPanel();
+    const chat = await panels.open((await window.runtime.getSession(ids['run echo one']!))!, undefined, false);
+    assert.equal(chat.panel, created.panel, 'the chat opens in a new tab, not the closed one');
   });
 
   it('opening a chat whose tab VS Code restored but has not drawn shows that tab, not a new one', async () => {
