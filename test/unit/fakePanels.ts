@@ -29,6 +29,8 @@ export interface FakePanel {
    * webview's properties throw 'Webview is disposed', as VS Code's do.
    */
   close(): void;
+  /** VS Code changes the panel's view state (a tab shown or hidden): `onDidChangeViewState` listeners run. */
+  setViewState(state: { readonly active: boolean; readonly visible: boolean }): void;
 }
 
 /**
@@ -59,6 +61,7 @@ export function fakePanel(options: { readonly postMs?: number } = {}): FakePanel
   };
   const events: string[] = [];
   const disposeListeners = new Set<() => void>();
+  const viewStateListeners = new Set<() => void>();
   const panel = {
     webview,
     get title() { return live(fields.title); },
@@ -73,7 +76,7 @@ export function fakePanel(options: { readonly postMs?: number } = {}): FakePanel
     set viewColumn(value: number) { fields.viewColumn = value; },
     reveal: (_column?: unknown, preserveFocus?: boolean) => void events.push(live(preserveFocus ? 'reveal-keep-focus' : 'reveal')),
     onDidDispose: (listener: () => void) => (disposeListeners.add(listener), { dispose: () => void disposeListeners.delete(listener) }),
-    onDidChangeViewState: () => ({ dispose: () => undefined }),
+    onDidChangeViewState: (listener: () => void) => (viewStateListeners.add(listener), { dispose: () => void viewStateListeners.delete(listener) }),
     dispose: () => void events.push('dispose'),
   };
   const close = () => {
@@ -81,7 +84,11 @@ export function fakePanel(options: { readonly postMs?: number } = {}): FakePanel
     closed = true;
     for (const listener of [...disposeListeners]) listener();
   };
-  return { panel, posted, events, receive: (raw: unknown) => view.receive(raw), view: () => posted.reduce(reduceHostMessage, INITIAL_VIEW_STATE), close };
+  const setViewState = (state: { readonly active: boolean; readonly visible: boolean }) => {
+    Object.assign(fields, state);
+    for (const listener of [...viewStateListeners]) listener();
+  };
+  return { panel, posted, events, receive: (raw: unknown) => view.receive(raw), view: () => posted.reduce(reduceHostMessage, INITIAL_VIEW_STATE), close, setViewState };
 }
 
 let current = fakePanel();
@@ -99,7 +106,8 @@ export const said = { notifications: [] as string[], statusBar: [] as { text: st
 export interface FakeTab {
   readonly label: string;
   readonly input: unknown;
-  readonly isActive: boolean;
+  /** Whether it is its group's active tab (a test showing another tab sets it). */
+  isActive: boolean;
   readonly group: FakeTabGroup;
 }
 

@@ -19,11 +19,12 @@ const unrestored = require('../../src/host/unrestoredTabs') as typeof import('..
 const EXTENSION = { path: '/ext/native-agent-chats-0.1.0' };
 
 /** A stand-in panel as VS Code restores it: `title`, and the options a panel of chat `sessionId` was saved with. */
-function restoredPanel(title: string, sessionId: string | undefined): FakePanel {
+function restoredPanel(title: string, sessionId: string | undefined, visible = true): FakePanel {
   const fake = fakePanel();
-  const p = fake.panel as { title: string; active: boolean; webview: { options: unknown } };
+  const p = fake.panel as { title: string; active: boolean; visible: boolean; webview: { options: unknown } };
   p.title = title;
   p.active = false;
+  p.visible = visible;
   p.webview.options = { enableScripts: true, localResourceRoots: [{ path: '/ext/dist' }, ...(sessionId ? [identity.identityRoot(EXTENSION as never, sessionId)] : [])] };
   return fake;
 }
@@ -198,6 +199,43 @@ describe('a chat tab restored after a reload', () => {
     assert.equal(chat.panel, undrawn.panel, 'chat two shows in its own restored tab');
     assert.notEqual(chat.panel, created.panel);
     assert.equal(panels.openSessionIds().filter((id) => id === ids['run echo two']).length, 1, 'one tab of chat two');
+  });
+
+  it('two chats of one title in a group: opening the undrawn one shows its tab, not a new one, when the other\'s tab is tried first', async () => {
+    freshPanels();
+    const one = ids['run echo one']!;
+    const two = ids['run echo two']!;
+    await window.runtime.renameSession(two, 'run echo one');
+    try {
+      const group = { viewColumn: 1, tabs: [] as never[] };
+      layout.groups = [group];
+      layout.commands = [];
+      // Chat one's tab is not drawn; chat two's (same title) is drawn but hidden behind chat three's.
+      const tabs = [chatTab(group, 'run echo one'), chatTab(group, 'run echo one'), chatTab(group, 'run echo three', true)];
+      const drawnTwo = restoredPanel('run echo one', two, false);
+      const drawnThree = restoredPanel('run echo three', ids['run echo three']);
+      await panels.deserializeWebviewPanel(drawnTwo.panel as never, undefined);
+      await panels.deserializeWebviewPanel(drawnThree.panel as never, undefined);
+      const undrawnOne = restoredPanel('run echo one', one);
+      // Which of two same-titled tabs a panel stands in the tab API does not say: the host may show
+      // chat two's tab first. VS Code then shows that drawn panel; the undrawn tab is handed over.
+      layout.onCommand = (id, index) => {
+        if (id !== 'workbench.action.openEditorAtIndex') return;
+        for (const [i, tab] of tabs.entries()) tab.isActive = i === index;
+        drawnThree.setViewState({ active: false, visible: false });
+        if (index === 1) drawnTwo.setViewState({ active: true, visible: true });
+        else drawnTwo.setViewState({ active: false, visible: false });
+        if (index === 0) void panels.deserializeWebviewPanel(undrawnOne.panel as never, undefined);
+      };
+      const created = nextPanel();
+      const chat = await panels.open((await window.runtime.getSession(one))!);
+      assert.equal(chat.panel, undrawnOne.panel, 'chat one shows in its own restored tab');
+      assert.notEqual(chat.panel, created.panel);
+      assert.deepEqual(layout.commands.filter((c) => c.id === 'workbench.action.openEditorAtIndex').map((c) => c.args), [[1], [0]]);
+      assert.equal(panels.openSessionIds().filter((id) => id === one).length, 1, 'one tab of chat one');
+    } finally {
+      await window.runtime.renameSession(two, 'run echo two');
+    }
   });
 
   it('a tab labelled as the chat that turns out to be another chat\'s keeps its chat; the chat opens in a new tab', async () => {
