@@ -430,7 +430,6 @@ export class ChatPanel {
     void this.post({ type: 'error', code: refused.reason, message: refused.message });
   }
 
-  /** Reveals the panel in its editor group. */
   /** Brings the tab to the front of its editor group; `preserveFocus`: the focus stays where it is. */
   reveal(preserveFocus = false): void {
     this.panel.reveal(undefined, preserveFocus);
