@@ -40,6 +40,8 @@ export interface ChatPanelHost {
   panelDisposed(panel: ChatPanel): void;
   /** The panel became active or inactive, or its chat's live state or title changed. */
   panelStateChanged?(panel: ChatPanel): void;
+  /** The panel became the active editor: its tab was shown (by the user, or by the host showing a tab). */
+  panelShown?(panel: ChatPanel): void;
   /** The models a provider offers in the chat's header (none when unset). */
   listModels?(provider: string): Promise<ModelList>;
   /** The workspace's paths for the `@` list, shared by the window's panels. */
@@ -79,6 +81,7 @@ export class ChatPanel {
       panel.onDidChangeViewState(() => {
         if (!panel.visible) this.mentions.viewHidden();
         this.host.panelStateChanged?.(this);
+        if (panel.active) this.host.panelShown?.(this);
       }),
       this.mentions,
     );
@@ -427,7 +430,6 @@ export class ChatPanel {
     void this.post({ type: 'error', code: refused.reason, message: refused.message });
   }
 
-  /** Reveals the panel in its editor group. */
   /** Brings the tab to the front of its editor group; `preserveFocus`: the focus stays where it is. */
   reveal(preserveFocus = false): void {
     this.panel.reveal(undefined, preserveFocus);

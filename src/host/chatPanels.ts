@@ -21,7 +21,7 @@ import { pickChat, type ChatListSource } from './chatPicker';
 import { agentIcon, ChatStatus } from './chatStatus';
 import type { ModelList } from '../runtime/agents/modelLists';
 import { restoredIdentity } from './tabIdentity';
-import { showTab, unrestoredChatTabs } from './unrestoredTabs';
+import { isChatTab, showTab, unrestoredChatTabs } from './unrestoredTabs';
 
 /** Where a tab opens: an editor group, and whether it leaves the focus where it is. */
 export type ShowOptions = { viewColumn: vscode.ViewColumn; preserveFocus?: boolean };
@@ -34,6 +34,12 @@ interface Restoring {
 }
 
 /**
+ * What showing a chat tab brought: the panel VS Code handed to the serializer as it drew the tab, or
+ * a panel of this window that stood in the tab already (drawn before, hidden).
+ */
+type TabShown = { readonly restored: Restoring } | { readonly drawn: ChatPanel };
+
+/**
  * How long (ms) opening a chat waits for VS Code to hand over an undrawn tab it showed; VS Code
  * hands it over as it draws it, in well under a second here unless the machine is loaded.
  */
@@ -44,8 +50,11 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   private readonly panels = new Set<ChatPanel>();
   /** Panels VS Code handed to the serializer that are not adopted yet (they wait for the journal). */
   private readonly restoring = new Map<vscode.WebviewPanel, Restoring>();
-  /** Called as VS Code hands a panel to the serializer (`showUndrawnTab` waits for its tab's). */
-  private readonly restoreStarted = new Set<(entry: Restoring) => void>();
+  /**
+   * Called as VS Code hands a panel to the serializer or shows an adopted panel's tab
+   * (`showUndrawnTab` waits for what the tab it showed turns out to be).
+   */
+  private readonly tabShown = new Set<(shown: TabShown) => void>();
   /** Opens under way, by chat: a second open of the chat waits for the first's tab. */
   private readonly opening = new Map<string, Promise<ChatPanel>>();
   private shuttingDown = false;
@@ -163,48 +172,60 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   }
 
   /**
-   * Shows, one by one, the layout's undrawn chat tabs labelled with the chat's title until VS Code
-   * hands over one that is the chat's (its own identity says so); resolves that panel, or undefined
-   * when none is (the label is only a hint of which tab to try: a tab of another chat of that title
-   * restores as itself).
+   * Shows, one by one, the layout's undrawn chat tabs labelled with the chat's title until one turns
+   * out to be the chat's (VS Code hands it over and its own identity says so); resolves that panel,
+   * or undefined when none is (the label is only a hint of which tab to try: a tab of another chat of
+   * that title restores as itself, and which of two same-titled tabs a drawn panel stands in the tab
+   * API does not say, so a tab tried may turn out to be a drawn panel's: each try rules one out).
    */
   private async showUndrawnTab(session: SessionRecord): Promise<ChatPanel | undefined> {
-    const candidates = () => unrestoredChatTabs(this.webviewPanels()).filter((t) => t.label === session.title);
-    for (let tries = candidates().length; tries > 0; tries--) {
+    const labelled = (t: vscode.Tab) => t.label === session.title;
+    const candidates = () => unrestoredChatTabs(this.webviewPanels()).filter(labelled);
+    const tabsOfTitle = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => isChatTab(t) && labelled(t)).length;
+    for (let tries = tabsOfTitle; tries > 0; tries--) {
       const tab = candidates()[0];
       if (!tab) return undefined;
-      // The tab shown, handed over (or any tab naming the chat): another tab handed over meanwhile
-      // (a group's visible tab restored as the window starts) is not the answer.
+      // What the tab shown turns out to be (or any tab handed over naming the chat): another tab
+      // handed over meanwhile (a group's visible tab restored as the window starts) is not the answer.
       const column = tab.group.viewColumn;
-      const restored = this.nextRestore(RESTORE_WAIT_MS, (r) => r.sessionId === session.id || (r.panel.viewColumn === column && r.panel.title === tab.label));
+      const standsIn = (panel: vscode.WebviewPanel) => panel.viewColumn === column && panel.title === tab.label;
+      const shown = this.nextTabShown(RESTORE_WAIT_MS, (s) => ('drawn' in s ? standsIn(s.drawn.panel) : s.restored.sessionId === session.id || standsIn(s.restored.panel)));
       if (!(await showTab(tab))) {
-        restored.cancel();
+        shown.cancel();
         return undefined;
       }
-      const entry = await restored.promise;
-      if (!entry) {
+      const answer = await shown.promise;
+      if (!answer) {
         this.log(`[tabs] the tab "${tab.label}" was shown but VS Code did not hand it over within ${RESTORE_WAIT_MS} ms: opening another`);
         return undefined;
       }
-      if (entry.sessionId !== session.id) continue;
-      const chat = await entry.adopted;
+      if ('drawn' in answer) {
+        // Another chat's tab of the title, drawn before: it now stands visible, no candidate any more.
+        if (answer.drawn.sessionId === session.id) return answer.drawn;
+        continue;
+      }
+      if (answer.restored.sessionId !== session.id) continue;
+      const chat = await answer.restored.adopted;
       if (chat?.sessionId === session.id) return chat;
     }
     return undefined;
   }
 
-  /** Resolves with the next panel VS Code hands to the serializer that `wanted` accepts, or undefined after `ms`. */
-  private nextRestore(ms: number, wanted: (entry: Restoring) => boolean): { promise: Promise<Restoring | undefined>; cancel(): void } {
+  /**
+   * Resolves with the next tab shown (`tabShown`) that `wanted` accepts, or undefined after `ms`;
+   * `cancel` resolves it with undefined at once.
+   */
+  private nextTabShown(ms: number, wanted: (shown: TabShown) => boolean): { promise: Promise<TabShown | undefined>; cancel(): void } {
     let cancel = (): void => undefined;
-    const promise = new Promise<Restoring | undefined>((resolve) => {
-      const done = (entry: Restoring | undefined) => {
-        if (entry && !wanted(entry)) return;
+    const promise = new Promise<TabShown | undefined>((resolve) => {
+      const done = (shown: TabShown | undefined) => {
+        if (shown && !wanted(shown)) return;
         clearTimeout(timer);
-        this.restoreStarted.delete(done);
-        resolve(entry);
+        this.tabShown.delete(done);
+        resolve(shown);
       };
       const timer = setTimeout(() => done(undefined), ms);
-      this.restoreStarted.add(done);
+      this.tabShown.add(done);
       cancel = () => done(undefined);
     });
     return { promise, cancel };
@@ -230,17 +251,30 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     let settle: (chat: ChatPanel | undefined) => void = () => undefined;
     const entry: Restoring = { panel, sessionId: identity.sessionId, adopted: new Promise((resolve) => (settle = resolve)) };
     this.restoring.set(panel, entry);
-    for (const listener of [...this.restoreStarted]) listener(entry);
+    // The user may close the tab while it waits for the journal: from then on it is no tab of this
+    // window, and its panel's properties throw ('Webview is disposed').
+    let closed = false;
+    const closing = panel.onDidDispose(() => {
+      closed = true;
+      this.restoring.delete(panel);
+    });
+    for (const listener of [...this.tabShown]) listener({ restored: entry });
     let chat: ChatPanel | undefined;
     try {
-      chat = await this.restore(panel, identity);
+      chat = await this.restore(panel, identity, () => closed);
     } finally {
+      closing.dispose();
       this.restoring.delete(panel);
       settle(chat);
     }
   }
 
-  private async restore(panel: vscode.WebviewPanel, identity: ReturnType<typeof restoredIdentity>): Promise<ChatPanel | undefined> {
+  /**
+   * `deserializeWebviewPanel`'s work once the panel is registered as being restored.
+   * @param closed true once the tab was closed (then the panel is left alone: it throws when touched).
+   * @returns the panel that shows the tab's chat (this one, or another tab of it), or undefined.
+   */
+  private async restore(panel: vscode.WebviewPanel, identity: ReturnType<typeof restoredIdentity>, closed: () => boolean): Promise<ChatPanel | undefined> {
     // Show the view at once: it says "Loading the chat…" until the journal is open and recovery has
     // run (a fresh user saw an empty tab for 2-5 s after a reload while this waited). The options
     // keep (or, for a tab of an older build, gain) the chat's id.
@@ -257,6 +291,10 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       runtime = await this.ready;
       session = identity.sessionId ? await runtime.getSession(identity.sessionId) : undefined;
     } catch (error) {
+      if (closed()) {
+        pongs.dispose();
+        return undefined;
+      }
       // The host lives on (it keeps answering pings: a lost connection would be false); the view
       // says what failed instead of loading forever.
       this.log(`[restore] chat tab not restored: ${logText(error)}`);
@@ -266,6 +304,10 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       return undefined;
     }
     pongs.dispose();
+    if (closed()) {
+      this.log('[restore] a chat tab was closed while it waited for the journal: left alone');
+      return undefined;
+    }
     const named = identity.sessionId;
     const other = named === undefined ? undefined : [...this.panels].find((p) => p.sessionId === named);
     if (other) {
@@ -323,6 +365,10 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     const active = [...this.panels].find((p) => p.panel.active && p.sessionId);
     if (active) this.lastActive = active;
     this.status.update([...this.panels].map((p) => ({ sessionId: p.sessionId, title: p.panel.title, active: p.panel.active, live: p.live })));
+  }
+
+  panelShown(chat: ChatPanel): void {
+    for (const listener of [...this.tabShown]) listener({ drawn: chat });
   }
 
   panelDisposed(chat: ChatPanel): void {

@@ -24,6 +24,13 @@ export interface FakePanel {
   readonly events: string[];
   receive(raw: unknown): void;
   view(): ViewState;
+  /**
+   * The user closes the tab: `onDidDispose` listeners run, and from then on the panel's and its
+   * webview's properties throw 'Webview is disposed', as VS Code's do.
+   */
+  close(): void;
+  /** VS Code changes the panel's view state (a tab shown or hidden): `onDidChangeViewState` listeners run. */
+  setViewState(state: { readonly active: boolean; readonly visible: boolean }): void;
 }
 
 /**
@@ -33,8 +40,18 @@ export interface FakePanel {
 export function fakePanel(options: { readonly postMs?: number } = {}): FakePanel {
   const posted: Posted[] = [];
   const view = { receive: (_raw: unknown): void => undefined };
+  let closed = false;
+  const live = <T>(value: T): T => {
+    if (closed) throw new Error('Webview is disposed');
+    return value;
+  };
+  const fields = { html: '', options: {} as unknown, title: '', iconPath: undefined as unknown, active: true, visible: true, viewColumn: 1 };
   const webview = {
-    html: '', options: {}, cspSource: 'vscode-resource:',
+    get html() { return live(fields.html); },
+    set html(value: string) { fields.html = live(value); },
+    get options() { return live(fields.options); },
+    set options(value: unknown) { fields.options = live(value); },
+    cspSource: 'vscode-resource:',
     asWebviewUri: () => 'vscode-resource:/x',
     onDidReceiveMessage: (listener: (raw: unknown) => void) => ((view.receive = listener), { dispose: () => undefined }),
     postMessage: async (m: Posted) => {
@@ -43,12 +60,35 @@ export function fakePanel(options: { readonly postMs?: number } = {}): FakePanel
     },
   };
   const events: string[] = [];
+  const disposeListeners = new Set<() => void>();
+  const viewStateListeners = new Set<() => void>();
   const panel = {
-    webview, title: '', iconPath: undefined, active: true, visible: true, viewColumn: 1,
-    reveal: (_column?: unknown, preserveFocus?: boolean) => void events.push(preserveFocus ? 'reveal-keep-focus' : 'reveal'),
-    onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => void events.push('dispose'),
+    webview,
+    get title() { return live(fields.title); },
+    set title(value: string) { fields.title = live(value); },
+    get iconPath() { return live(fields.iconPath); },
+    set iconPath(value: unknown) { fields.iconPath = live(value); },
+    get active() { return live(fields.active); },
+    set active(value: boolean) { fields.active = value; },
+    get visible() { return live(fields.visible); },
+    set visible(value: boolean) { fields.visible = value; },
+    get viewColumn() { return live(fields.viewColumn); },
+    set viewColumn(value: number) { fields.viewColumn = value; },
+    reveal: (_column?: unknown, preserveFocus?: boolean) => void events.push(live(preserveFocus ? 'reveal-keep-focus' : 'reveal')),
+    onDidDispose: (listener: () => void) => (disposeListeners.add(listener), { dispose: () => void disposeListeners.delete(listener) }),
+    onDidChangeViewState: (listener: () => void) => (viewStateListeners.add(listener), { dispose: () => void viewStateListeners.delete(listener) }),
+    dispose: () => void events.push('dispose'),
   };
-  return { panel, posted, events, receive: (raw: unknown) => view.receive(raw), view: () => posted.reduce(reduceHostMessage, INITIAL_VIEW_STATE) };
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    for (const listener of [...disposeListeners]) listener();
+  };
+  const setViewState = (state: { readonly active: boolean; readonly visible: boolean }) => {
+    Object.assign(fields, state);
+    for (const listener of [...viewStateListeners]) listener();
+  };
+  return { panel, posted, events, receive: (raw: unknown) => view.receive(raw), view: () => posted.reduce(reduceHostMessage, INITIAL_VIEW_STATE), close, setViewState };
 }
 
 let current = fakePanel();
@@ -66,7 +106,8 @@ export const said = { notifications: [] as string[], statusBar: [] as { text: st
 export interface FakeTab {
   readonly label: string;
   readonly input: unknown;
-  readonly isActive: boolean;
+  /** Whether it is its group's active tab (a test showing another tab sets it). */
+  isActive: boolean;
   readonly group: FakeTabGroup;
 }
 

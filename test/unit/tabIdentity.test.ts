@@ -13,15 +13,18 @@ import { closeWindows, openWindow, type Win } from './harness';
 import { trackedTempDir } from './helpers';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const identity = require('../../src/host/tabIdentity') as typeof import('../../src/host/tabIdentity');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const unrestored = require('../../src/host/unrestoredTabs') as typeof import('../../src/host/unrestoredTabs');
 
 const EXTENSION = { path: '/ext/native-agent-chats-0.1.0' };
 
 /** A stand-in panel as VS Code restores it: `title`, and the options a panel of chat `sessionId` was saved with. */
-function restoredPanel(title: string, sessionId: string | undefined): FakePanel {
+function restoredPanel(title: string, sessionId: string | undefined, visible = true): FakePanel {
   const fake = fakePanel();
-  const p = fake.panel as { title: string; active: boolean; webview: { options: unknown } };
+  const p = fake.panel as { title: string; active: boolean; visible: boolean; webview: { options: unknown } };
   p.title = title;
   p.active = false;
+  p.visible = visible;
   p.webview.options = { enableScripts: true, localResourceRoots: [{ path: '/ext/dist' }, ...(sessionId ? [identity.identityRoot(EXTENSION as never, sessionId)] : [])] };
   return fake;
 }
@@ -116,6 +119,29 @@ describe('a chat tab restored after a reload', () => {
     assert.deepEqual(panels.openSessionIds(), []);
   });
 
+  it('closed by the user while it waits for the journal: is left alone, and its chat opens in a new tab', async () => {
+    unbind?.dispose();
+    let open: (runtime: typeof window.runtime) => void = () => undefined;
+    panels = new ChatPanels(new Promise((resolve) => (open = resolve)), EXTENSION as never, (line) => logs.push(line), {} as never);
+    unbind = { dispose: () => undefined };
+    const group = { viewColumn: 1, tabs: [] as never[] };
+    layout.groups = [group];
+    chatTab(group, 'run echo two');
+    const restored = restoredPanel('run echo one', ids['run echo one']);
+    const restoring = panels.deserializeWebviewPanel(restored.panel as never, undefined);
+    // The tab still says "Loading the chat…" when the user closes it.
+    restored.close();
+    assert.deepEqual(panels.webviewPanels(), [], 'a closed tab is no panel of this window');
+    assert.deepEqual(unrestored.unrestoredChatTabs(panels.webviewPanels()).map((t) => t.label), ['run echo two']);
+    open(window.runtime);
+    unbind = panels.bind(window.runtime);
+    await restoring;
+    assert.deepEqual(panels.openSessionIds(), [], 'the closed tab shows no chat');
+    const created = nextPanel();
+    const chat = await panels.open((await window.runtime.getSession(ids['run echo one']!))!, undefined, false);
+    assert.equal(chat.panel, created.panel, 'the chat opens in a new tab, not the closed one');
+  });
+
   it('opening a chat whose tab VS Code restored but has not drawn shows that tab, not a new one', async () => {
     freshPanels();
     // Three restored tabs; the active one (chat three) is drawn, the other two are not.
@@ -173,6 +199,43 @@ describe('a chat tab restored after a reload', () => {
     assert.equal(chat.panel, undrawn.panel, 'chat two shows in its own restored tab');
     assert.notEqual(chat.panel, created.panel);
     assert.equal(panels.openSessionIds().filter((id) => id === ids['run echo two']).length, 1, 'one tab of chat two');
+  });
+
+  it('two chats of one title in a group: opening the undrawn one shows its tab, not a new one, when the other\'s tab is tried first', async () => {
+    freshPanels();
+    const one = ids['run echo one']!;
+    const two = ids['run echo two']!;
+    await window.runtime.renameSession(two, 'run echo one');
+    try {
+      const group = { viewColumn: 1, tabs: [] as never[] };
+      layout.groups = [group];
+      layout.commands = [];
+      // Chat one's tab is not drawn; chat two's (same title) is drawn but hidden behind chat three's.
+      const tabs = [chatTab(group, 'run echo one'), chatTab(group, 'run echo one'), chatTab(group, 'run echo three', true)];
+      const drawnTwo = restoredPanel('run echo one', two, false);
+      const drawnThree = restoredPanel('run echo three', ids['run echo three']);
+      await panels.deserializeWebviewPanel(drawnTwo.panel as never, undefined);
+      await panels.deserializeWebviewPanel(drawnThree.panel as never, undefined);
+      const undrawnOne = restoredPanel('run echo one', one);
+      // Which of two same-titled tabs a panel stands in the tab API does not say: the host may show
+      // chat two's tab first. VS Code then shows that drawn panel; the undrawn tab is handed over.
+      layout.onCommand = (id, index) => {
+        if (id !== 'workbench.action.openEditorAtIndex') return;
+        for (const [i, tab] of tabs.entries()) tab.isActive = i === index;
+        drawnThree.setViewState({ active: false, visible: false });
+        if (index === 1) drawnTwo.setViewState({ active: true, visible: true });
+        else drawnTwo.setViewState({ active: false, visible: false });
+        if (index === 0) void panels.deserializeWebviewPanel(undrawnOne.panel as never, undefined);
+      };
+      const created = nextPanel();
+      const chat = await panels.open((await window.runtime.getSession(one))!);
+      assert.equal(chat.panel, undrawnOne.panel, 'chat one shows in its own restored tab');
+      assert.notEqual(chat.panel, created.panel);
+      assert.deepEqual(layout.commands.filter((c) => c.id === 'workbench.action.openEditorAtIndex').map((c) => c.args), [[1], [0]]);
+      assert.equal(panels.openSessionIds().filter((id) => id === one).length, 1, 'one tab of chat one');
+    } finally {
+      await window.runtime.renameSession(two, 'run echo two');
+    }
   });
 
   it('a tab labelled as the chat that turns out to be another chat\'s keeps its chat; the chat opens in a new tab', async () => {
