@@ -150,7 +150,9 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   }
 
   private async openOnce(session: SessionRecord, show: ShowOptions, findUnrestored: boolean): Promise<ChatPanel> {
-    const shown = (await this.restoredPanelOf(session.id)) ?? (findUnrestored ? await this.showUndrawnTab(session) : undefined);
+    // Looked for again after the undrawn tabs: an orphan tab may have been given the chat meanwhile.
+    const shown = (await this.restoredPanelOf(session.id)) ?? (findUnrestored ? await this.showUndrawnTab(session) : undefined)
+      ?? (await this.restoredPanelOf(session.id));
     if (shown) {
       shown.reveal();
       return shown;
