@@ -108,8 +108,13 @@ export function referenceRows(db: Database): Map<string, Record<SalvagedTable, S
   return out;
 }
 
-/** Columns that differ by construction between a salvaged row and its original (numbering the importing journal gives). */
-const RENUMBERED = new Set(['id:events', 'search_doc:turns']);
+/**
+ * Columns that differ by construction between a salvaged row and its original (numbering the
+ * importing journal gives): an event's id, a prompt's search docid, a chat's place in the list
+ * (`activity`, one more than any chat's at each write: a chat made after a damaged record counts
+ * from what survived).
+ */
+const RENUMBERED = new Set(['id:events', 'search_doc:turns', 'activity:sessions']);
 
 /** A row as compared: its columns but the renumbered ones, as sorted JSON. */
 function comparable(table: SalvagedTable, row: SalvageRow): string {

@@ -188,6 +188,25 @@ describe('salvage races and reruns', () => {
     }
   });
 
+  it('a recovered chat keeps the order of its prompts whatever order its rows are handed in (this journal numbers them anew)', async () => {
+    const sql = await loadSqlJs(WASM_PATH);
+    const corpus = await buildCorpus(sql, trackedTempDir('nac-salvage-'), { chats: 3 });
+    const name = path.basename(corpus.aside);
+    const h = await openLocal({ file: corpus.file, instance: 'host-a' });
+    try {
+      const dry = await planSalvage(h.journal, name);
+      const chat = dry.read.chats.find((c) => c.sessionId === chatId(1))!;
+      const original = [...chat.rows.turns].sort((a, b) => Number(a.search_doc) - Number(b.search_doc)).map((t) => t.id);
+      assert.ok(original.length >= 2, 'the chat has several prompts');
+      const rows = { ...chat.rows, turns: [...chat.rows.turns].reverse() };
+      const imported = await h.journal.write('importRecoveredChat', { source: name, sessionId: chat.sessionId, whole: chat.whole, note: null, at: Date.now(), rows });
+      assert.ok(imported.ok && imported.value.imported, JSON.stringify(imported));
+      assert.deepEqual((await h.journal.read('listTurns', chatId(1))).map((t) => t.id), original);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('a chat imported by an apply cut off before settling its runs is settled by recovery, its approval closed fail-closed, and Retry works', async () => {
     const sql = await loadSqlJs(WASM_PATH);
     const corpus = await buildCorpus(sql, trackedTempDir('nac-salvage-'), { chats: 5 });

@@ -69,7 +69,7 @@ export abstract class RecoveredChatOps extends CheckOps {
     if (this.one('SELECT 1 AS x FROM sessions WHERE id = ?', [input.sessionId])) return { imported: false, skip: 'present' };
     for (const table of SALVAGED_TABLES) {
       const columns = this.columns(table);
-      for (const row of input.rows[table]) {
+      for (const row of inInsertOrder(table, input.rows[table])) {
         const cols = Object.keys(row).filter((c) => columns.has(c) && c !== RENUMBERED[table]);
         this.run(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, cols.map((c) => row[c] ?? null));
       }
@@ -111,4 +111,15 @@ function checkInput(input: RecoveredChatInput): void {
     }
   }
   if (input.rows.sessions.length !== 1) fail(`it has ${input.rows.sessions.length} chat rows, not one`);
+}
+
+/**
+ * `rows` in the order to insert them: a chat's prompts by the search docid they had (their place in
+ * the chat: this journal numbers them anew in insert order, and that number orders the transcript),
+ * so an input in another order cannot reorder the chat; rows without one, and other tables, as given.
+ */
+function inInsertOrder(table: SalvagedTable, rows: SalvageRows[SalvagedTable]): SalvageRows[SalvagedTable] {
+  if (table !== 'turns') return rows;
+  const doc = (row: SalvageRows['turns'][number]) => (typeof row.search_doc === 'number' ? row.search_doc : Number.POSITIVE_INFINITY);
+  return [...rows].sort((a, b) => doc(a) - doc(b));
 }
