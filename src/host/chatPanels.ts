@@ -178,10 +178,21 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
    * out to be the chat's (VS Code hands it over and its own identity says so); resolves that panel,
    * or undefined when none is (the label is only a hint of which tab to try: a tab of another chat of
    * that title restores as itself, and which of two same-titled tabs a drawn panel stands in the tab
-   * API does not say, so a tab tried may turn out to be a drawn panel's: each try rules one out).
+   * API does not say, so a tab tried may turn out to be a drawn panel's: each try rules one out);
+   * then, the same way, those labelled with a title no chat has now (renamed while undrawn).
    */
   private async showUndrawnTab(session: SessionRecord): Promise<ChatPanel | undefined> {
-    const labelled = (t: vscode.Tab) => t.label === session.title;
+    const found = await this.showUndrawnTabOf(session, (t) => t.label === session.title);
+    if (found || unrestoredChatTabs(this.webviewPanels()).length === 0) return found;
+    // A tab keeps the title its chat had when the layout was saved: a chat renamed while its tab
+    // was undrawn is behind a label no chat has now. Only such tabs are tried next (each, once
+    // drawn, takes its chat's title), never every undrawn tab of the window.
+    const titles = new Set((await this.runtime.listSessions()).map((s) => s.title));
+    return this.showUndrawnTabOf(session, (t) => !titles.has(t.label));
+  }
+
+  /** `showUndrawnTab` over the undrawn chat tabs `labelled` accepts. */
+  private async showUndrawnTabOf(session: SessionRecord, labelled: (tab: vscode.Tab) => boolean): Promise<ChatPanel | undefined> {
     const candidates = () => unrestoredChatTabs(this.webviewPanels()).filter(labelled);
     const tabsOfTitle = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => isChatTab(t) && labelled(t)).length;
     for (let tries = tabsOfTitle; tries > 0; tries--) {

@@ -123,6 +123,14 @@ export class TabRepair implements vscode.Disposable {
     const records = await this.journaledCandidates();
     const missing = tabsToReopen(records, new Set(this.panels.openSessionIds()), unownedLabels);
     if (missing.length === 0) return;
+    // An undrawn tab labelled with a title no chat has now is a chat renamed while it was undrawn:
+    // it may stand for any of the records left, and reopening would give that chat a second tab.
+    const titles = new Set((await this.runtime.listSessions()).map((s) => s.title));
+    const stale = unownedLabels.filter((l) => !titles.has(l)).length;
+    if (stale > 0) {
+      this.log(`[tabs] ${missing.length} journaled tab(s) not matched to this window's tabs left alone: ${stale} tab(s) here have a title no chat has now (renamed while not drawn), which may stand for them`);
+      return;
+    }
     const others = await this.runtime.otherLiveInstances();
     if (others > 0) {
       this.log(`[tabs] ${missing.length} journaled tab(s) not in this window left alone: ${others} other extension host(s) live, which may show them`);

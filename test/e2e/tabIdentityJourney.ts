@@ -6,7 +6,9 @@
  * then chat one from Search Chats…; then code-server restarts (same browser profile, so the layout
  * comes back), the window reloads, and chats two and one are opened from the view and Open Chat….
  * After each, the chat's own tab is the active one (no fourth tab), and every tab, clicked in turn,
- * shows its own chat under its own title and none says it lost track of its chat.
+ * shows its own chat under its own title and none says it lost track of its chat. Last, chats are
+ * renamed while their tabs are undrawn (a tab keeps its old title until drawn) and opened, before
+ * and after a reload: still one tab each.
  *
  * Two windows on one folder (`twoWindowTabsJourney`): window A has chat A; window B has chats B2 and
  * B3 (and its own tab of chat A when it opened with a copy of A's layout) and reloads; B opens chat
@@ -143,6 +145,39 @@ export async function tabIdentityJourney(ctx: HostCrashContext): Promise<void> {
     await showsChat(page, one, 'chat one opened from Open Chat…');
     await everyTabShowsItsChat(page, all, 'after the restart');
   });
+
+  // A chat renamed while its tab is undrawn: the tab keeps the old title until drawn.
+  const oneRenamed: Chat = { prompt: 'Renamed chat one', word: one.word };
+  const twoRenamed: Chat = { prompt: 'Renamed chat two', word: two.word };
+  await step('renamed-while-undrawn-opens-its-tab', async () => {
+    await clickTab(page, three);
+    await reloadWindow(page);
+    await showsChat(page, three, 'after the reload');
+    await renameFromView(page, one, oneRenamed.prompt);
+    await openFromView(page, oneRenamed);
+    await showsChat(page, oneRenamed, 'the renamed chat opened from the view');
+    // Renamed undrawn across a reload: the reopened window gives it no second tab either.
+    await clickTab(page, three);
+    await renameFromView(page, two, twoRenamed.prompt);
+    await reloadWindow(page);
+    await showsChat(page, three, 'after the reload');
+    await openFromPalette(page, twoRenamed);
+    await showsChat(page, twoRenamed, 'the renamed chat opened from Open Chat…');
+    await everyTabShowsItsChat(page, [oneRenamed, twoRenamed, three], 'after the renames');
+  });
+}
+
+/** Renames `c` to `title` with the pencil of its row in the Agent Chats view. */
+async function renameFromView(page: Page, c: Chat, title: string): Promise<void> {
+  await openView(page);
+  const row = chatRow(page, c.prompt).first();
+  await row.hover();
+  await row.locator('.action-label[aria-label^="Rename Chat"]').click({ timeout: TIMEOUTS.ui });
+  const input = page.locator('.quick-input-widget input.input');
+  await visible(input, 'the rename input box', TIMEOUTS.ui);
+  await input.fill(title);
+  await input.press('Enter');
+  await visible(chatRow(page, title).first(), `the renamed chat "${title}" in the view`, TIMEOUTS.ui);
 }
 
 /** Runs the two-window journey. @throws Error naming the failed step. */

@@ -254,4 +254,42 @@ describe('a chat tab restored after a reload', () => {
     assert.equal(chat.panel, created.panel, 'chat one got a tab of its own');
     assert.deepEqual([...panels.openSessionIds()].sort(), [ids['run echo one'], ids['run echo two']].sort(), 'the tab tried still shows chat two');
   });
+
+  it('a chat renamed while its tab was undrawn: its tab, under the old title, is the one shown', async () => {
+    freshPanels();
+    const s = await window.runtime.createSession('local');
+    assert.ok(s.ok);
+    await window.runtime.renameSession(s.value.id, 'run echo gamma');
+    const group = { viewColumn: 1, tabs: [] as never[] };
+    layout.groups = [group];
+    layout.commands = [];
+    // Chat three's tab (a current title) and the renamed chat's tab under its old title.
+    chatTab(group, 'run echo three');
+    chatTab(group, 'run echo gamma');
+    const undrawn = restoredPanel('run echo gamma', s.value.id);
+    await window.runtime.renameSession(s.value.id, 'Gamma renamed');
+    layout.onCommand = (id, index) => {
+      if (id === 'workbench.action.openEditorAtIndex' && index === 1) void panels.deserializeWebviewPanel(undrawn.panel as never, undefined);
+    };
+    const created = nextPanel();
+    const chat = await panels.open((await window.runtime.getSession(s.value.id))!);
+    assert.equal(chat.panel, undrawn.panel, 'the renamed chat shows in its own tab');
+    assert.notEqual(chat.panel, created.panel, 'no second tab');
+    assert.equal((undrawn.panel as { title: string }).title, 'Gamma renamed', 'the tab takes the new title');
+    assert.deepEqual(layout.commands.filter((c) => c.id === 'workbench.action.openEditorAtIndex').map((c) => c.args), [[1]], "chat three's tab, whose title is current, is not tried");
+  });
+
+  it('a chat with no tab here opens a new tab without drawing the undrawn tabs of other chats', async () => {
+    freshPanels();
+    const group = { viewColumn: 1, tabs: [] as never[] };
+    layout.groups = [group];
+    layout.commands = [];
+    chatTab(group, 'run echo two');
+    chatTab(group, 'run echo three');
+    layout.onCommand = () => assert.fail('no tab is drawn');
+    const created = nextPanel();
+    const chat = await panels.open((await window.runtime.getSession(ids['run echo one']!))!);
+    assert.equal(chat.panel, created.panel);
+    assert.deepEqual(layout.commands.filter((c) => c.id === 'workbench.action.openEditorAtIndex'), []);
+  });
 });
