@@ -180,8 +180,19 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
    * that title restores as itself, and which of two same-titled tabs a drawn panel stands in the tab
    * API does not say, so a tab tried may turn out to be a drawn panel's: each try rules one out);
    * then, the same way, those labelled with a title no chat has now (renamed while undrawn).
+   * One search at a time in a window: a tab shown by another search before VS Code drew this one's
+   * would hide it, and VS Code would never hand it over.
    */
-  private async showUndrawnTab(session: SessionRecord): Promise<ChatPanel | undefined> {
+  private showUndrawnTab(session: SessionRecord): Promise<ChatPanel | undefined> {
+    const turn = this.tabSearches.then(() => this.searchUndrawnTabs(session));
+    this.tabSearches = turn.then(() => undefined, () => undefined);
+    return turn;
+  }
+
+  /** Searches for undrawn tabs in turn (`showUndrawnTab`). */
+  private tabSearches: Promise<void> = Promise.resolve();
+
+  private async searchUndrawnTabs(session: SessionRecord): Promise<ChatPanel | undefined> {
     const found = await this.showUndrawnTabOf(session, (t) => t.label === session.title);
     if (found || unrestoredChatTabs(this.webviewPanels()).length === 0) return found;
     // A tab keeps the title its chat had when the layout was saved: a chat renamed while its tab

@@ -292,4 +292,39 @@ describe('a chat tab restored after a reload', () => {
     assert.equal(chat.panel, created.panel);
     assert.deepEqual(layout.commands.filter((c) => c.id === 'workbench.action.openEditorAtIndex'), []);
   });
+
+  it('two chats with undrawn tabs opened at once each get their own tab (a tab hidden before it is drawn is never handed over)', async () => {
+    freshPanels();
+    const group = { viewColumn: 1, tabs: [] as never[] };
+    layout.groups = [group];
+    layout.commands = [];
+    chatTab(group, 'run echo one');
+    chatTab(group, 'run echo two');
+    const undrawn = [restoredPanel('run echo one', ids['run echo one']), restoredPanel('run echo two', ids['run echo two'])];
+    // As VS Code: the tab shown is drawn a moment later, if it is still the one shown then.
+    let shown = -1;
+    layout.onCommand = (id, index) => {
+      if (id !== 'workbench.action.openEditorAtIndex') return;
+      shown = index as number;
+      setTimeout(() => {
+        if (shown === index) void panels.deserializeWebviewPanel(undrawn[index as number]!.panel as never, undefined);
+      }, 20);
+    };
+    let created = 0;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const stub = (require('vscode') as { window: { createWebviewPanel: () => object } }).window;
+    const create = stub.createWebviewPanel;
+    stub.createWebviewPanel = () => (created++, fakePanel().panel);
+    try {
+      const [one, two] = await Promise.all([
+        panels.open((await window.runtime.getSession(ids['run echo one']!))!),
+        panels.open((await window.runtime.getSession(ids['run echo two']!))!),
+      ]);
+      assert.equal(created, 0, 'no second tab of either chat');
+      assert.equal(one.panel, undrawn[0]!.panel);
+      assert.equal(two.panel, undrawn[1]!.panel);
+    } finally {
+      stub.createWebviewPanel = create;
+    }
+  });
 });
