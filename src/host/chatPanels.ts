@@ -21,40 +21,22 @@ import { pickChat, type ChatListSource } from './chatPicker';
 import { agentIcon, ChatStatus } from './chatStatus';
 import type { ModelList } from '../runtime/agents/modelLists';
 import { restoredIdentity } from './tabIdentity';
-import { isChatTab, showTab, unrestoredChatTabs } from './unrestoredTabs';
+import { UndrawnTabSearch, type Restoring } from './undrawnTabSearch';
 
 /** Where a tab opens: an editor group, and whether it leaves the focus where it is. */
 export type ShowOptions = { viewColumn: vscode.ViewColumn; preserveFocus?: boolean };
-
-/** A panel VS Code handed to the serializer: the chat it names, and its adoption (undefined: none). */
-interface Restoring {
-  readonly panel: vscode.WebviewPanel;
-  readonly sessionId: string | undefined;
-  readonly adopted: Promise<ChatPanel | undefined>;
-}
-
-/**
- * What showing a chat tab brought: the panel VS Code handed to the serializer as it drew the tab, or
- * a panel of this window that stood in the tab already (drawn before, hidden).
- */
-type TabShown = { readonly restored: Restoring } | { readonly drawn: ChatPanel };
-
-/**
- * How long (ms) opening a chat waits for VS Code to hand over an undrawn tab it showed; VS Code
- * hands it over as it draws it, in well under a second here unless the machine is loaded.
- */
-const RESTORE_WAIT_MS = 5000;
 
 /** The open chat tabs of this window (see module docstring). */
 export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer, vscode.Disposable {
   private readonly panels = new Set<ChatPanel>();
   /** Panels VS Code handed to the serializer that are not adopted yet (they wait for the journal). */
   private readonly restoring = new Map<vscode.WebviewPanel, Restoring>();
-  /**
-   * Called as VS Code hands a panel to the serializer or shows an adopted panel's tab
-   * (`showUndrawnTab` waits for what the tab it showed turns out to be).
-   */
-  private readonly tabShown = new Set<(shown: TabShown) => void>();
+  /** Finds this window's undrawn tab of a chat (told of every tab handed over or shown). */
+  private readonly undrawn = new UndrawnTabSearch({
+    panels: () => this.webviewPanels(),
+    titles: async () => (await this.runtime.listSessions()).map((s) => s.title),
+    log: (line) => this.log(line),
+  });
   /** Opens under way, by chat: a second open of the chat waits for the first's tab. */
   private readonly opening = new Map<string, Promise<ChatPanel>>();
   private shuttingDown = false;
@@ -127,7 +109,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
 
   /**
    * Opens a chat in a tab, or shows its tab if this window has one: drawn, being restored, or
-   * restored by VS Code but not drawn yet (unrestoredTabs.ts). Two calls for one chat at once open
+   * restored by VS Code but not drawn yet (undrawnTabSearch.ts). Two calls for one chat at once open
    * one tab.
    * @param show where: default the active editor group, taking the focus.
    * @param findUnrestored false to skip the layout's undrawn tabs (TabRepair, which replaces tabs
@@ -151,7 +133,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
 
   private async openOnce(session: SessionRecord, show: ShowOptions, findUnrestored: boolean): Promise<ChatPanel> {
     // Looked for again after the undrawn tabs: an orphan tab may have been given the chat meanwhile.
-    const shown = (await this.restoredPanelOf(session.id)) ?? (findUnrestored ? await this.showUndrawnTab(session) : undefined)
+    const shown = (await this.restoredPanelOf(session.id)) ?? (findUnrestored ? await this.undrawn.show(session) : undefined)
       ?? (await this.restoredPanelOf(session.id));
     if (shown) {
       shown.reveal();
@@ -171,88 +153,6 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
     const restoring = [...this.restoring.values()].find((r) => r.sessionId === sessionId);
     const chat = await restoring?.adopted;
     return chat?.sessionId === sessionId ? chat : [...this.panels].find((p) => p.sessionId === sessionId);
-  }
-
-  /**
-   * Shows, one by one, the layout's undrawn chat tabs labelled with the chat's title until one turns
-   * out to be the chat's (VS Code hands it over and its own identity says so); resolves that panel,
-   * or undefined when none is (the label is only a hint of which tab to try: a tab of another chat of
-   * that title restores as itself, and which of two same-titled tabs a drawn panel stands in the tab
-   * API does not say, so a tab tried may turn out to be a drawn panel's: each try rules one out);
-   * then, the same way, those labelled with a title no chat has now (renamed while undrawn).
-   * One search at a time in a window: a tab shown by another search before VS Code drew this one's
-   * would hide it, and VS Code would never hand it over.
-   */
-  private showUndrawnTab(session: SessionRecord): Promise<ChatPanel | undefined> {
-    const turn = this.tabSearches.then(() => this.searchUndrawnTabs(session));
-    this.tabSearches = turn.then(() => undefined, () => undefined);
-    return turn;
-  }
-
-  /** Searches for undrawn tabs in turn (`showUndrawnTab`). */
-  private tabSearches: Promise<void> = Promise.resolve();
-
-  private async searchUndrawnTabs(session: SessionRecord): Promise<ChatPanel | undefined> {
-    const found = await this.showUndrawnTabOf(session, (t) => t.label === session.title);
-    if (found || unrestoredChatTabs(this.webviewPanels()).length === 0) return found;
-    // A tab keeps the title its chat had when the layout was saved: a chat renamed while its tab
-    // was undrawn is behind a label no chat has now. Only such tabs are tried next (each, once
-    // drawn, takes its chat's title), never every undrawn tab of the window.
-    const titles = new Set((await this.runtime.listSessions()).map((s) => s.title));
-    return this.showUndrawnTabOf(session, (t) => !titles.has(t.label));
-  }
-
-  /** `showUndrawnTab` over the undrawn chat tabs `labelled` accepts. */
-  private async showUndrawnTabOf(session: SessionRecord, labelled: (tab: vscode.Tab) => boolean): Promise<ChatPanel | undefined> {
-    const candidates = () => unrestoredChatTabs(this.webviewPanels()).filter(labelled);
-    const tabsOfTitle = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => isChatTab(t) && labelled(t)).length;
-    for (let tries = tabsOfTitle; tries > 0; tries--) {
-      const tab = candidates()[0];
-      if (!tab) return undefined;
-      // What the tab shown turns out to be (or any tab handed over naming the chat): another tab
-      // handed over meanwhile (a group's visible tab restored as the window starts) is not the answer.
-      const column = tab.group.viewColumn;
-      const standsIn = (panel: vscode.WebviewPanel) => panel.viewColumn === column && panel.title === tab.label;
-      const shown = this.nextTabShown(RESTORE_WAIT_MS, (s) => ('drawn' in s ? standsIn(s.drawn.panel) : s.restored.sessionId === session.id || standsIn(s.restored.panel)));
-      if (!(await showTab(tab))) {
-        shown.cancel();
-        return undefined;
-      }
-      const answer = await shown.promise;
-      if (!answer) {
-        this.log(`[tabs] the tab "${tab.label}" was shown but VS Code did not hand it over within ${RESTORE_WAIT_MS} ms: opening another`);
-        return undefined;
-      }
-      if ('drawn' in answer) {
-        // Another chat's tab of the title, drawn before: it now stands visible, no candidate any more.
-        if (answer.drawn.sessionId === session.id) return answer.drawn;
-        continue;
-      }
-      if (answer.restored.sessionId !== session.id) continue;
-      const chat = await answer.restored.adopted;
-      if (chat?.sessionId === session.id) return chat;
-    }
-    return undefined;
-  }
-
-  /**
-   * Resolves with the next tab shown (`tabShown`) that `wanted` accepts, or undefined after `ms`;
-   * `cancel` resolves it with undefined at once.
-   */
-  private nextTabShown(ms: number, wanted: (shown: TabShown) => boolean): { promise: Promise<TabShown | undefined>; cancel(): void } {
-    let cancel = (): void => undefined;
-    const promise = new Promise<TabShown | undefined>((resolve) => {
-      const done = (shown: TabShown | undefined) => {
-        if (shown && !wanted(shown)) return;
-        clearTimeout(timer);
-        this.tabShown.delete(done);
-        resolve(shown);
-      };
-      const timer = setTimeout(() => done(undefined), ms);
-      this.tabShown.add(done);
-      cancel = () => done(undefined);
-    });
-    return { promise, cancel };
   }
 
   /** Opens a tab with no chat, offering the picker (a tab whose chat could not be told). */
@@ -282,7 +182,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
       closed = true;
       this.restoring.delete(panel);
     });
-    for (const listener of [...this.tabShown]) listener({ restored: entry });
+    this.undrawn.tabShown({ restored: entry });
     let chat: ChatPanel | undefined;
     try {
       chat = await this.restore(panel, identity, () => closed);
@@ -392,7 +292,7 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   }
 
   panelShown(chat: ChatPanel): void {
-    for (const listener of [...this.tabShown]) listener({ drawn: chat });
+    this.undrawn.tabShown({ drawn: chat });
   }
 
   panelDisposed(chat: ChatPanel): void {
