@@ -136,7 +136,10 @@ export async function tabIdentityJourney(ctx: HostCrashContext): Promise<void> {
     // The same browser profile: VS Code brings back its saved layout.
     await page.goto(ctx.url, { timeout: TIMEOUTS.workbench });
     await waitForWorkbench(page, TIMEOUTS.workbench);
-    await showsChat(page, three, 'after the restart');
+    // Which tab is active is the layout code-server saved last (at a reload, not at its stop).
+    await visible(chatFrame(page).locator('pre.output').first(), 'a chat drawn after the restart', TIMEOUTS.webview);
+    ctx.log(`  tabs after the restart: ${JSON.stringify(await tabLabels(page))}`);
+    await clickTab(page, three);
     await reloadWindow(page);
     await showsChat(page, three, 'after the restart and a reload');
     await openFromView(page, two);
