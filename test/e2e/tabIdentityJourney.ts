@@ -73,12 +73,12 @@ async function openFromView(page: Page, c: Chat): Promise<void> {
   await chatRow(page, c.prompt).first().click({ timeout: TIMEOUTS.ui });
 }
 
-/** Opens `c` from Agent Chats: Open Chat…, typing its word. */
+/** Opens `c` from Agent Chats: Open Chat…, typing its title. */
 async function openFromPalette(page: Page, c: Chat): Promise<void> {
   await runCommand(page, 'Agent Chats: Open Chat…', TIMEOUTS.ui);
   const input = page.locator('.quick-input-widget input.input[placeholder="Open a chat"]');
   await visible(input, 'the chat picker', TIMEOUTS.ui);
-  await input.fill(c.word);
+  await input.fill(c.prompt);
   await visible(page.locator('.quick-input-list .monaco-list-row', { hasText: c.prompt }).first(), `"${c.prompt}" in the picker`, TIMEOUTS.ui);
   await input.press('Enter');
 }
