@@ -75,8 +75,13 @@ async function openFromView(page: Page, c: Chat): Promise<void> {
 
 /** Opens `c` from Agent Chats: Open Chat…, typing its title. */
 async function openFromPalette(page: Page, c: Chat): Promise<void> {
-  await runCommand(page, 'Agent Chats: Open Chat…', TIMEOUTS.ui);
   const input = page.locator('.quick-input-widget input.input[placeholder="Open a chat"]');
+  // The command runs once the extension has activated in this window (late after a restart and a
+  // reload on a loaded machine): asked once more if the picker does not show.
+  await runCommand(page, 'Agent Chats: Open Chat…', TIMEOUTS.ui);
+  if (!(await input.waitFor({ state: 'visible', timeout: 15_000 }).then(() => true, () => false))) {
+    await runCommand(page, 'Agent Chats: Open Chat…', TIMEOUTS.ui);
+  }
   await visible(input, 'the chat picker', TIMEOUTS.ui);
   await input.fill(c.prompt);
   await visible(page.locator('.quick-input-list .monaco-list-row', { hasText: c.prompt }).first(), `"${c.prompt}" in the picker`, TIMEOUTS.ui);
