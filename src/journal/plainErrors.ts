@@ -103,7 +103,7 @@ export function migrateOrStay(migrateOne: () => number | undefined, versionNow: 
 }
 
 /** What a row of each table is, in the chat's own words. */
-const ROW_WORDS: Readonly<Record<string, string>> = { turns: 'a prompt', events: 'part of a reply', invocations: 'a tool call', boundary_requests: 'an approval request' };
+const ROW_WORDS: Readonly<Record<string, string>> = { turns: 'a prompt', runs: 'a reply', events: 'part of a reply', invocations: 'a tool call', boundary_requests: 'an approval request' };
 
 /**
  * Why writes to a chat are refused when one of its rows cannot be decoded (its fence). `newer`: the

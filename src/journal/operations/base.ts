@@ -147,6 +147,23 @@ export abstract class OperationsBase {
   }
 
   /**
+   * The one row a write acts on, decoded. A row its decoder refuses fences its chat (as any read
+   * meeting it does) and refuses the write with the fence's reason, rather than calling it missing.
+   * @throws JournalRefusedError('not_found') with `missing` when there is no row;
+   *   JournalRefusedError('row_unreadable') when the row cannot be read.
+   */
+  protected decodeForWrite<T>(row: Row | undefined, decode: (r: Row) => T, missing: string): T {
+    if (!row) throw new JournalRefusedError('not_found', missing);
+    try {
+      return decode(row);
+    } catch (error) {
+      if (!(error instanceof UnreadableRowError)) throw error;
+      this.decodeAll([row], decode); // fences the chat, as a read meeting the row does
+      throw new JournalRefusedError('row_unreadable', fenceMessage(error.table, error.newer));
+    }
+  }
+
+  /**
    * Runs the migration after the database's `user_version`, one per call: its SQL, then its
    * backfill chunk by chunk, calling `onProgress(done, total)` (keys covered, of all its backfills)
    * after each chunk. Returns the version reached, or undefined when there is nothing to do.

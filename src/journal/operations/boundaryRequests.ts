@@ -1,7 +1,6 @@
 /** Operations on boundary requests: create with provenance, settle once, pending lists, restart closures, session grants. */
 import type { LedgerEvent } from '../../core/events';
 import type { BoundaryDecision, BoundaryStatus, ClosureReason } from '../../core/vocabulary';
-import { JournalRefusedError } from '../errors';
 import type { BoundaryRequestRecord } from '../records';
 import { InvocationEventOps } from './invocationsAndEvents';
 import { toBoundary } from './rows';
@@ -34,8 +33,7 @@ export abstract class BoundaryRequestOps extends InvocationEventOps {
    * and appends `boundary_requested` (plus `boundary_decided` when `autoApproved` by a session grant).
    */
   createBoundaryRequest(input: CreateBoundaryRequestInput): { request: BoundaryRequestRecord; events: LedgerEvent[] } {
-    const run = this.getRun(input.runId);
-    if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
+    const run = this.requireRun(input.runId);
     this.touch(run.sessionId);
     const approved = input.autoApproved === true;
     this.run(
@@ -68,20 +66,20 @@ export abstract class BoundaryRequestOps extends InvocationEventOps {
     return { request: this.getBoundaryRequest(input.id)!, events };
   }
 
-  /** One boundary request or undefined. */
+  /** One boundary request, or undefined when there is none or it cannot be read (skipped, its chat fenced). */
   getBoundaryRequest(id: string): BoundaryRequestRecord | undefined {
     const row = this.one('SELECT * FROM boundary_requests WHERE id = ?', [id]);
-    return row && toBoundary(row);
+    return row && this.decodeAll([row], toBoundary)[0];
   }
 
   /** A run's requests still pending, in the order they were asked (rowid: never a clock's time, which may step back). */
   listPendingBoundaryRequests(runId: string): BoundaryRequestRecord[] {
-    return this.all("SELECT * FROM boundary_requests WHERE run_id = ? AND status = 'pending' ORDER BY rowid", [runId]).map(toBoundary);
+    return this.decodeAll(this.all("SELECT * FROM boundary_requests WHERE run_id = ? AND status = 'pending' ORDER BY rowid", [runId]), toBoundary);
   }
 
   /** Every pending request of a session (any run), in the order they were asked (rowid). */
   listSessionPendingBoundaryRequests(sessionId: string): BoundaryRequestRecord[] {
-    return this.all("SELECT * FROM boundary_requests WHERE session_id = ? AND status = 'pending' ORDER BY rowid", [sessionId]).map(toBoundary);
+    return this.decodeAll(this.all("SELECT * FROM boundary_requests WHERE session_id = ? AND status = 'pending' ORDER BY rowid", [sessionId]), toBoundary);
   }
 
   /**
@@ -90,10 +88,10 @@ export abstract class BoundaryRequestOps extends InvocationEventOps {
    * other reason) can never be read as a restart closure.
    */
   listRestartClosures(sessionId: string): BoundaryRequestRecord[] {
-    return this.all(
+    return this.decodeAll(this.all(
       "SELECT * FROM boundary_requests WHERE session_id = ? AND status = 'denied' AND closure_reason = 'host_restarted' ORDER BY rowid",
       [sessionId],
-    ).map(toBoundary);
+    ), toBoundary);
   }
 
   /**
@@ -101,8 +99,7 @@ export abstract class BoundaryRequestOps extends InvocationEventOps {
    * pending is left as it is and `settled` is false (its current row is returned).
    */
   settleBoundaryRequest(input: SettleBoundaryRequestInput): { settled: boolean; request: BoundaryRequestRecord; events: LedgerEvent[] } {
-    const existing = this.getBoundaryRequest(input.id);
-    if (!existing) throw new JournalRefusedError('not_found', `No boundary request with id ${input.id}.`);
+    const existing = this.decodeForWrite(this.one('SELECT * FROM boundary_requests WHERE id = ?', [input.id]), toBoundary, `No boundary request with id ${input.id}.`);
     this.touch(existing.sessionId);
     const changed = this.run(
       "UPDATE boundary_requests SET status = ?, decision = ?, closure_reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'",

@@ -1,6 +1,7 @@
 /**
  * The rows that can fence a chat, found again by their key: the tables whose decoders refuse rows
- * (rows.ts: `turns`, `events`, `queued_prompts`; the other tables' decoders read any row), the
+ * (rows.ts: `turns`, `runs`, `invocations`, `boundary_requests`, `events`, `queued_prompts`; the
+ * decoders of sessions, instances and attachments read any row whose shape is right), the
  * statement that reads one such row by the key `UnreadableRowError.rowId` names, and its decoder.
  *
  * A fence remembers the rows that raised it; before the fence is consulted, each is read again
@@ -8,7 +9,7 @@
  * another one whose transaction this window replayed) or that reads now no longer holds the chat.
  */
 import type { SqlValue } from 'sql.js';
-import { toEvent, toQueuedPrompt, toTurn, type Row } from './rows';
+import { toBoundary, toEvent, toInvocation, toQueuedPrompt, toRun, toTurn, type Row } from './rows';
 
 /** A table whose decoder can refuse a row, with how to find a row by its key and decode it. */
 export interface FencingTable {
@@ -35,6 +36,24 @@ export const FENCING_TABLES: Readonly<Record<string, FencingTable>> = {
     keyParams: (key) => [key],
     decode: toTurn,
     deleteByKey: 'DELETE FROM turns WHERE id = ?',
+  },
+  runs: {
+    byKey: 'SELECT * FROM runs WHERE id = ?',
+    keyParams: (key) => [key],
+    decode: toRun,
+    deleteByKey: 'DELETE FROM runs WHERE id = ?',
+  },
+  invocations: {
+    byKey: 'SELECT * FROM invocations WHERE id = ?',
+    keyParams: (key) => [key],
+    decode: toInvocation,
+    deleteByKey: 'DELETE FROM invocations WHERE id = ?',
+  },
+  boundary_requests: {
+    byKey: 'SELECT * FROM boundary_requests WHERE id = ?',
+    keyParams: (key) => [key],
+    decode: toBoundary,
+    deleteByKey: 'DELETE FROM boundary_requests WHERE id = ?',
   },
   events: {
     byKey: 'SELECT * FROM events WHERE run_id = ? AND seq = ?',

@@ -83,11 +83,10 @@ export abstract class InvocationEventOps extends TurnRunOps {
    * so a build that knows no such request still reads the row (an unknown kind would fence the
    * chat there) and shows the line. Only while the run is in flight: returns the stored event, or
    * [] when the run already ended. The owner learns of it through `stopRequested`.
-   * @throws JournalRefusedError('not_found') for an unknown run.
+   * @throws JournalRefusedError('not_found') for an unknown run, ('row_unreadable') for one this build cannot read.
    */
   requestStop(runId: string, instanceId: string, message: string, at: number): LedgerEvent[] {
-    const run = this.getRun(runId);
-    if (!run) throw new JournalRefusedError('not_found', `No run with id ${runId}.`);
+    const run = this.requireRun(runId);
     if (run.status !== 'running' || this.stopRequested(runId)) return []; // a replayed Stop asks once
     return this.appendEvents(runId, [{ kind: 'notice', payload: { level: 'info', message, stopRequestedBy: instanceId } }], at);
   }
@@ -121,8 +120,7 @@ export abstract class InvocationEventOps extends TurnRunOps {
    * (`fileChanges`: the before images, and after images when known ahead) in the same transaction.
    */
   startInvocation(input: { id: string; runId: string; tool: string; input: string; summary: string; diff?: string; fileChanges?: readonly FileChangeInput[]; at: number }): LedgerEvent[] {
-    const run = this.getRun(input.runId);
-    if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
+    const run = this.requireRun(input.runId);
     this.touch(run.sessionId);
     this.run(
       'INSERT INTO invocations (id, run_id, turn_id, session_id, tool, input, status, started_at) VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)',
@@ -151,18 +149,18 @@ export abstract class InvocationEventOps extends TurnRunOps {
     return out;
   }
 
-  /** One invocation or undefined. */
+  /** One invocation, or undefined when there is none or it cannot be read (skipped, its chat fenced). */
   getInvocation(id: string): InvocationRecord | undefined {
     const row = this.one('SELECT * FROM invocations WHERE id = ?', [id]);
-    return row && toInvocation(row);
+    return row && this.decodeAll([row], toInvocation)[0];
   }
 
   /** A run's invocations that have no terminal state yet, in the order they were written (rowid). */
   listOpenInvocations(runId: string): InvocationRecord[] {
-    return this.all(
+    return this.decodeAll(this.all(
       "SELECT * FROM invocations WHERE run_id = ? AND status IN ('running', 'awaiting_approval') ORDER BY rowid",
       [runId],
-    ).map(toInvocation);
+    ), toInvocation);
   }
 
   /** Sets an invocation's status (non-terminal changes, e.g. awaiting_approval → running). */
@@ -175,8 +173,7 @@ export abstract class InvocationEventOps extends TurnRunOps {
    * terminal is left alone and `finished` is false.
    */
   finishInvocation(input: FinishInvocationInput): { finished: boolean; events: LedgerEvent[] } {
-    const inv = this.getInvocation(input.id);
-    if (!inv) throw new JournalRefusedError('not_found', `No tool invocation with id ${input.id}.`);
+    const inv = this.decodeForWrite(this.one('SELECT * FROM invocations WHERE id = ?', [input.id]), toInvocation, `No tool invocation with id ${input.id}.`);
     this.touch(inv.sessionId);
     const changed = this.run(
       "UPDATE invocations SET status = ?, failure_class = ?, finished_at = ? WHERE id = ? AND status IN ('running', 'awaiting_approval')",

@@ -43,13 +43,22 @@ export type ReleaseChatResult = { readonly released: true; readonly setAside: nu
 /** A row set aside by a repair, as Check Journal lists it. */
 export type QuarantinedRowRecord = SetAsideFinding;
 
-/** What depends on a row of each fencing table: statements counting the rows that name it (`?` = its key). */
+/**
+ * What depends on a row of each fencing table: statements counting the rows that name it (`?` = its
+ * key). A statement whose table this journal does not have yet (an older format) counts none.
+ */
 const DEPENDENTS: Readonly<Record<string, readonly string[]>> = {
   turns: [
     'SELECT COUNT(*) AS n FROM runs WHERE turn_id = ?', 'SELECT COUNT(*) AS n FROM invocations WHERE turn_id = ?',
     'SELECT COUNT(*) AS n FROM boundary_requests WHERE turn_id = ?', 'SELECT COUNT(*) AS n FROM events WHERE turn_id = ?',
     'SELECT COUNT(*) AS n FROM turns WHERE parent_turn_id = ?', "SELECT COUNT(*) AS n FROM queued_prompts WHERE turn_id = ?",
   ],
+  runs: [
+    'SELECT COUNT(*) AS n FROM invocations WHERE run_id = ?', 'SELECT COUNT(*) AS n FROM boundary_requests WHERE run_id = ?',
+    'SELECT COUNT(*) AS n FROM events WHERE run_id = ?', 'SELECT COUNT(*) AS n FROM file_changes WHERE run_id = ?',
+  ],
+  invocations: ['SELECT COUNT(*) AS n FROM boundary_requests WHERE invocation_id = ?', 'SELECT COUNT(*) AS n FROM file_changes WHERE invocation_id = ?'],
+  boundary_requests: [],
   events: [],
   queued_prompts: [],
 };
@@ -98,9 +107,11 @@ export abstract class RepairOps extends RecoveredChatOps {
     this.whileReleasing(input.sessionId, () => {
       this.touch(input.sessionId);
       const perRun = new Map<string, number>();
+      // A run set aside itself takes no note (its row is about to go; a note would name no run).
+      const runsSetAside = new Set(evidence.rows.filter((r) => r.table === 'runs').map((r) => r.rowKey));
       for (const row of evidence.rows) {
         const runId = row.runId ?? evidence.latestRunId;
-        if (runId !== null) perRun.set(runId, (perRun.get(runId) ?? 0) + 1);
+        if (runId !== null && !runsSetAside.has(runId)) perRun.set(runId, (perRun.get(runId) ?? 0) + 1);
       }
       // The notes first: a note appended after its run's last row was deleted would reuse that row's seq.
       for (const [runId, count] of perRun) this.appendEvents(runId, [{ kind: 'notice', payload: { level: 'warning', message: setAsideNote(count) } }], input.at);
@@ -149,7 +160,9 @@ export abstract class RepairOps extends RecoveredChatOps {
       if (!(error instanceof UnreadableRowError)) throw error;
       const rowid = row.repair_rowid as number;
       const exact = this.exactValues(table, rowid, row);
-      const dependents = (DEPENDENTS[table] ?? []).reduce((n, sql) => n + Number(this.one(sql, [error.rowId])?.n ?? 0), 0);
+      const present = this.tablesPresent();
+      const counts = (DEPENDENTS[table] ?? []).filter((sql) => present.has(/ FROM (\w+)/.exec(sql)?.[1] ?? ''));
+      const dependents = counts.reduce((n, sql) => n + Number(this.one(sql, [error.rowId])?.n ?? 0), 0);
       return {
         table, rowid, rowKey: error.rowId, reason: error.detail, newer: error.newer, values: exact.values, notExact: exact.notExact, dependents,
         runId: table === 'events' && typeof row.run_id === 'string' ? row.run_id : null,

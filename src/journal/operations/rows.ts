@@ -1,14 +1,19 @@
 /**
  * Row decoding: journal rows into the records callers get. A row this build cannot decode (an
  * unknown status, kind or error class, malformed JSON) throws `UnreadableRowError`; the reads skip
- * it and fence its chat (base.ts).
+ * it and fence its chat (base.ts). Every column of a chat's row whose values are one of the
+ * `as const` tuples of src/core/vocabulary.ts is checked against its tuple (turns, queued prompts,
+ * runs, tool calls, approval requests, events). A session row is not: it is the chat itself (there
+ * is no chat left to fence), and its one such column, the agent, is already shown as a generic chat
+ * when unknown (chatStatus.ts `agentIcon`; a prompt to it is refused, runtime/turns.ts `no_agent`).
  */
 import type { SqlValue } from 'sql.js';
 import type { LedgerEvent, ProcessGroupRecord, QueuedPromptRecord, SessionRecord, TurnRecord } from '../../core/events';
 import {
-  DELIVERY_STATES, ERROR_CLASSES, EVENT_KINDS, HOLD_REASONS, QUEUED_PROMPT_STATES, SENT_FROM, TURN_STATUSES, isOneOf,
-  type BoundaryDecision, type BoundaryKind, type BoundaryStatus, type ClosureReason, type DeliveryState, type ErrorClass, type HoldReason,
-  type InvocationStatus, type QueuedPromptState, type RunStatus, type SentFrom, type TurnStatus,
+  BOUNDARY_DECISIONS, BOUNDARY_KINDS, BOUNDARY_STATUSES, CLOSURE_REASONS, DELIVERY_STATES, ERROR_CLASSES, EVENT_KINDS, HOLD_REASONS,
+  INVOCATION_STATUSES, PROVIDER_IDS, QUEUED_PROMPT_STATES, RUN_STATUSES, SENT_FROM, TURN_STATUSES, isOneOf,
+  type BoundaryDecision, type ClosureReason, type DeliveryState, type ErrorClass, type HoldReason,
+  type QueuedPromptState, type SentFrom, type TurnStatus,
 } from '../../core/vocabulary';
 import type { BoundaryRequestRecord, InstanceRecord, InvocationRecord, RunRecord } from '../records';
 
@@ -36,7 +41,7 @@ function unknownValue(what: string, value: unknown): [detail: string, newer: boo
   return [`unknown ${what} "${String(value)}"`, typeof value === 'string' && /^[a-z][a-z0-9_]*$/.test(value)];
 }
 
-/** Decodes a row of its table. */
+/** Decodes a row of `sessions` (reads any row: see the module docstring). */
 export function toSession(r: Row): SessionRecord {
   return {
     id: r.id as string, title: r.title as string, provider: r.provider as string, createdAt: r.created_at as number, updatedAt: r.updated_at as number,
@@ -94,23 +99,36 @@ export function toQueuedPrompt(r: Row): QueuedPromptRecord {
   };
 }
 
-/** Decodes a row of its table. */
+/**
+ * Decodes a row of `runs`. @throws UnreadableRowError when its status, error class or agent is not
+ * one this build knows.
+ */
 export function toRun(r: Row): RunRecord {
+  const bad = ([detail, newer]: [string, boolean]) => new UnreadableRowError(r.session_id as string, 'runs', r.id as string, detail, newer);
+  if (!isOneOf(RUN_STATUSES, r.status)) throw bad(unknownValue('status', r.status));
+  if (r.error_class !== null && !isOneOf(ERROR_CLASSES, r.error_class)) throw bad(unknownValue('error class', r.error_class));
+  if (!isOneOf(PROVIDER_IDS, r.provider)) throw bad(unknownValue('agent', r.provider));
   return {
     id: r.id as string,
     turnId: r.turn_id as string,
     sessionId: r.session_id as string,
     instanceId: r.instance_id as string,
-    provider: r.provider as string,
-    status: r.status as RunStatus,
+    provider: r.provider,
+    status: r.status,
     errorClass: (r.error_class as ErrorClass | null) ?? null,
     startedAt: r.started_at as number,
     finishedAt: (r.finished_at as number | null) ?? null,
   };
 }
 
-/** Decodes a row of its table. @throws UnreadableRowError when the row cannot be read. */
+/**
+ * Decodes a row of `invocations` (a tool call; its tool is the agent's own name, not a vocabulary
+ * value). @throws UnreadableRowError when its status or failure class is not one this build knows.
+ */
 export function toInvocation(r: Row): InvocationRecord {
+  const bad = ([detail, newer]: [string, boolean]) => new UnreadableRowError(r.session_id as string, 'invocations', r.id as string, detail, newer);
+  if (!isOneOf(INVOCATION_STATUSES, r.status)) throw bad(unknownValue('status', r.status));
+  if (r.failure_class !== null && !isOneOf(ERROR_CLASSES, r.failure_class)) throw bad(unknownValue('error class', r.failure_class));
   return {
     id: r.id as string,
     runId: r.run_id as string,
@@ -118,27 +136,35 @@ export function toInvocation(r: Row): InvocationRecord {
     sessionId: r.session_id as string,
     tool: r.tool as string,
     input: r.input as string,
-    status: r.status as InvocationStatus,
+    status: r.status,
     failureClass: (r.failure_class as ErrorClass | null) ?? null,
     startedAt: r.started_at as number,
     finishedAt: (r.finished_at as number | null) ?? null,
   };
 }
 
-/** Decodes a row of its table. @throws UnreadableRowError when the row cannot be read. */
+/**
+ * Decodes a row of `boundary_requests` (an approval request; its scope key is free text).
+ * @throws UnreadableRowError when its kind, status, decision or closure reason is not one this build knows.
+ */
 export function toBoundary(r: Row): BoundaryRequestRecord {
+  const bad = ([detail, newer]: [string, boolean]) => new UnreadableRowError(r.session_id as string, 'boundary_requests', r.id as string, detail, newer);
+  if (!isOneOf(BOUNDARY_KINDS, r.kind)) throw bad(unknownValue('request kind', r.kind));
+  if (!isOneOf(BOUNDARY_STATUSES, r.status)) throw bad(unknownValue('status', r.status));
+  if (r.decision !== null && !isOneOf(BOUNDARY_DECISIONS, r.decision)) throw bad(unknownValue('decision', r.decision));
+  if (r.closure_reason !== null && !isOneOf(CLOSURE_REASONS, r.closure_reason)) throw bad(unknownValue('closure reason', r.closure_reason));
   return {
     id: r.id as string,
     sessionId: r.session_id as string,
     turnId: r.turn_id as string,
     runId: (r.run_id as string | null) ?? null,
     invocationId: (r.invocation_id as string | null) ?? null,
-    kind: r.kind as BoundaryKind,
+    kind: r.kind,
     subject: r.subject as string,
     why: r.why as string,
     detail: (r.detail as string | null) ?? null,
     scopeKey: r.scope_key as string,
-    status: r.status as BoundaryStatus,
+    status: r.status,
     decision: (r.decision as BoundaryDecision | null) ?? null,
     closureReason: (r.closure_reason as ClosureReason | null) ?? null,
     createdAt: r.created_at as number,

@@ -130,15 +130,23 @@ export abstract class TurnRunOps extends SessionOps {
     return this.withAttachments(this.decodeAll(this.all(`SELECT ${this.turnColumns()} FROM turns WHERE session_id = ? ORDER BY search_doc`, [sessionId]), toTurn));
   }
 
-  /** One run or undefined. */
+  /** One run, or undefined when there is none or it cannot be read (skipped, its chat fenced). */
   getRun(id: string): RunRecord | undefined {
     const row = this.one('SELECT * FROM runs WHERE id = ?', [id]);
-    return row && toRun(row);
+    return row && this.decodeAll([row], toRun)[0];
+  }
+
+  /**
+   * The run a write acts on. @throws JournalRefusedError('not_found') for an unknown run,
+   * ('row_unreadable') for one this build cannot read (its chat is fenced).
+   */
+  protected requireRun(id: string): RunRecord {
+    return this.decodeForWrite(this.one('SELECT * FROM runs WHERE id = ?', [id]), toRun, `No run with id ${id}.`);
   }
 
   /** Runs still marked running (in flight in some host, or orphaned by a dead one), in the order they were written (rowid). */
   listRunsInFlight(): RunRecord[] {
-    return this.all("SELECT * FROM runs WHERE status = 'running' ORDER BY rowid").map(toRun);
+    return this.decodeAll(this.all("SELECT * FROM runs WHERE status = 'running' ORDER BY rowid"), toRun);
   }
 
   /**
@@ -148,8 +156,7 @@ export abstract class TurnRunOps extends SessionOps {
    * (no second terminal state, no second claim).
    */
   finishRun(input: FinishRunInput): { finished: boolean; events: LedgerEvent[]; queue: QueueMove } {
-    const run = this.getRun(input.runId);
-    if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
+    const run = this.requireRun(input.runId);
     this.touch(run.sessionId);
     const changed = this.run(
       "UPDATE runs SET status = ?, error_class = ?, finished_at = ? WHERE id = ? AND status = 'running'",
