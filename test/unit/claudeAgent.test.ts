@@ -23,8 +23,11 @@ import {
   flattenMessages, sessionIdOf, startAnthropicMock, toolResults, toolResultText, userTexts, type AnthropicMock, type MockReply,
 } from '../mocks/anthropicMock';
 import { openRuntime, pendingRequest, type RuntimeHarness, type RuntimeHarnessOptions } from './harness';
-import { tempDir, waitFor } from './helpers';
+import { isolateTempDir, tempDir, waitFor } from './helpers';
 import { items, textOf } from './turnItems';
+
+// The agent CLIs leave their own files in the temp directory: in this file's own, removed at exit.
+isolateTempDir();
 
 const CLAUDE_BIN = path.join(path.dirname(require.resolve('@anthropic-ai/claude-agent-sdk-linux-x64/package.json')), 'claude');
 
@@ -39,11 +42,6 @@ interface HarnessOptions extends Pick<RuntimeHarnessOptions, 'file' | 'workspace
 
 const mocks: AnthropicMock[] = [];
 const scratchHome = tempDir('nac-claude-home-');
-/**
- * The CLI's temp directory: Claude Code makes `claude-<uid>/` (task output, file-watch probes) and
- * `cc-socks/` there and leaves them; inside a folder of ours they go when this file's process exits.
- */
-const scratchTmp = tempDir('nac-claude-tmp-');
 /** Everything a test opened, closed in `after` even when the test failed half-way. */
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -65,7 +63,7 @@ async function harness(mock: AnthropicMock | undefined, o: HarnessOptions = {}):
     maxRetries: 0,
     // A scratch HOME: Claude Code's Bash tool sources ~/.bashrc for its shell snapshot, and this
     // machine's (pyenv hooks) can take tens of seconds under load.
-    env: { HOME: scratchHome, TMPDIR: scratchTmp },
+    env: { HOME: scratchHome },
     log: (line) => {
       logs.push(line);
       if (process.env.DEBUG_CLAUDE_TEST) console.error(`${new Date().toISOString()} ${line}`);
@@ -446,7 +444,7 @@ describe('Claude agent when it cannot work', () => {
     let baseUrl = deadUrl;
     let noKey = false;
     const h = await harness(mock, {
-      config: () => ({ baseUrl, ...(noKey ? { apiKey: async () => undefined, env: { HOME: scratchHome, TMPDIR: scratchTmp, ANTHROPIC_API_KEY: '', ANTHROPIC_AUTH_TOKEN: '', CLAUDE_CODE_OAUTH_TOKEN: '' } } : {}) }),
+      config: () => ({ baseUrl, ...(noKey ? { apiKey: async () => undefined, env: { HOME: scratchHome, ANTHROPIC_API_KEY: '', ANTHROPIC_AUTH_TOKEN: '', CLAUDE_CODE_OAUTH_TOKEN: '' } } : {}) }),
     });
     const s = await h.runtime.createSession('claude');
     assert.ok(s.ok);

@@ -99,6 +99,19 @@ export function tempDir(prefix = 'nac-test-'): string {
   return dir;
 }
 
+/**
+ * Points this process's TMPDIR (so `os.tmpdir()` and every child's temp directory) at a fresh
+ * `tempDir` folder, and returns it. For test files that start the real agent CLIs: Claude Code
+ * leaves `claude-<uid>/` and `cc-socks/`, Codex `codex-bwrap-synthetic-mount-targets-<uid>/`, in
+ * the temp directory; inside this folder they are removed with it when the process exits. Call it
+ * at the top of the file, before its other temp folders (those are then made inside this one).
+ */
+export function isolateTempDir(): string {
+  const dir = tempDir('nac-tmp-');
+  process.env.TMPDIR = dir;
+  return dir;
+}
+
 /** The same as `tempDir` (every temp folder is removed at exit); the name older tests import. */
 export const trackedTempDir: (prefix?: string) => string = tempDir;
 
