@@ -7,7 +7,8 @@
 #             (.stylelintrc.json: a syntax error or a nested rule fails) and the per-layer TypeScript
 #             settings (tsconfig.core.json, tsconfig.webview.json: no DOM / no Node globals)
 #   build     node esbuild.mjs into dist/
-#   unit      node --test over out/test/unit/**/*.test.js
+#   unit      node --test over out/test/unit/**/*.test.js, with TMPDIR a fresh folder: fails when
+#             the tests leave anything in it (`unit tests left N temp folder(s)`)
 #   suite     node out/test/runInCodeServer.js (mocha suite in code-server's real extension host)
 #   e2e       node out/test/e2e/run.js (restart and two-window journeys in Chromium; screenshots in test-artifacts/e2e)
 #   vsix      node scripts/check-vsix.mjs (package the VSIX: small, no agent CLI binaries, no sources)
@@ -89,7 +90,10 @@ unit_tests() {
   local files=()
   [ -d out/test/unit ] && mapfile -t files < <(find out/test/unit -name '*.test.js' | sort)
   if [ "${#files[@]}" -eq 0 ]; then echo "no unit tests under out/test/unit"; echo "0 passed, 0 failed"; return 0; fi
-  local tap="$LOGS/unit.tap" rc
+  local tap="$LOGS/unit.tap" rc tmp left
+  # A temp directory of the stage's own: what the tests leave in it is theirs alone (other
+  # processes on the machine write to the shared one), counted after the run below.
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/nac-unit-tmp.XXXXXX") || return 1
   # Per test (and per test file, which node's runner also times) 300 s: journalEngine.test.js, whose
   # crash trials start hundreds of journals, each migrating to the current schema, took 97-128 s
   # under load; the whole stage is bounded by UNIT_TIMEOUT below.
@@ -98,11 +102,21 @@ unit_tests() {
   # hundreds of journal workers: it hung one CI run and 2 of 4 local runs. The flag reaches every
   # test file (and, through CHILD_NODE_FLAGS, their child processes); the product itself bounds
   # Journal.close instead.
-  timeout --kill-after=10 "${NAC_UNIT_TIMEOUT:-900}" node --no-concurrent-recompilation --test --test-timeout=300000 \
+  TMPDIR="$tmp" timeout --kill-after=10 "${NAC_UNIT_TIMEOUT:-900}" node --no-concurrent-recompilation --test --test-timeout=300000 \
     --test-reporter=spec --test-reporter-destination=stdout \
     --test-reporter=tap --test-reporter-destination="$tap" "${files[@]}"
   rc=$?
   [ "$rc" -eq 124 ] && echo "unit tests did not finish within ${NAC_UNIT_TIMEOUT:-900} s (killed)"
+  # Every temp folder a test makes is removed when its file's process exits (test/unit/helpers.ts
+  # tempDir); anything left (a folder or a file) fails the stage. Before the result line, which
+  # test_stage reads as the last one.
+  left=$(find "$tmp" -mindepth 1 -maxdepth 1 | wc -l)
+  echo "unit tests left $left temp folder(s)"
+  if [ "$left" -gt 0 ]; then
+    find "$tmp" -mindepth 1 -maxdepth 1 -printf '  %f\n' | sort | head -10
+    [ "$rc" -eq 0 ] && rc=1
+  fi
+  rm -rf "$tmp"
   tap_result "$tap" "$rc"
 }
 

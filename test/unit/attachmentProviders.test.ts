@@ -20,7 +20,10 @@ import { OpenAICompatibleMock } from '../mocks/openaiCompatibleMock';
 import { ResponsesMock, userTexts as responsesUserTexts } from '../mocks/responsesMock';
 import { openRuntime } from './harness';
 import { CODEX } from './codexBinary';
-import { tempDir } from './helpers';
+import { isolateTempDir, tempDir } from './helpers';
+
+// The agent CLIs leave their own files in the temp directory: in this file's own, removed at exit.
+isolateTempDir();
 
 const scratch: string[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];

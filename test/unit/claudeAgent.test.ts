@@ -23,8 +23,11 @@ import {
   flattenMessages, sessionIdOf, startAnthropicMock, toolResults, toolResultText, userTexts, type AnthropicMock, type MockReply,
 } from '../mocks/anthropicMock';
 import { openRuntime, pendingRequest, type RuntimeHarness, type RuntimeHarnessOptions } from './harness';
-import { tempDir, waitFor } from './helpers';
+import { isolateTempDir, tempDir, waitFor } from './helpers';
 import { items, textOf } from './turnItems';
+
+// The agent CLIs leave their own files in the temp directory: in this file's own, removed at exit.
+isolateTempDir();
 
 const CLAUDE_BIN = path.join(path.dirname(require.resolve('@anthropic-ai/claude-agent-sdk-linux-x64/package.json')), 'claude');
 

@@ -10,7 +10,10 @@ import { after, describe, it } from 'node:test';
 import { ClaudeAgent } from '../../src/runtime/agents/claude/claudeAgent';
 import { startAnthropicMock, type AnthropicMock } from '../mocks/anthropicMock';
 import { openRuntime, pendingRequest, type RuntimeHarness } from './harness';
-import { tempDir } from './helpers';
+import { isolateTempDir, tempDir } from './helpers';
+
+// The agent CLIs leave their own files in the temp directory: in this file's own, removed at exit.
+isolateTempDir();
 
 const CLAUDE_BIN = path.join(path.dirname(require.resolve('@anthropic-ai/claude-agent-sdk-linux-x64/package.json')), 'claude');
 const opened: { mock: AnthropicMock; h: RuntimeHarness }[] = [];

@@ -18,8 +18,11 @@ import { CodexAgent, displayCommand, programOf, unifiedDiff, type CodexAgentConf
 import { functionOutput, ResponsesMock, userTexts } from '../mocks/responsesMock';
 import { openRuntime, pendingRequest, type RuntimeHarness, type RuntimeHarnessOptions } from './harness';
 import { CODEX } from './codexBinary';
-import { tempDir, waitFor } from './helpers';
+import { isolateTempDir, tempDir, waitFor } from './helpers';
 import { items, textOf } from './turnItems';
+
+// The agent CLIs leave their own files in the temp directory: in this file's own, removed at exit.
+isolateTempDir();
 
 const MODEL = 'mock-model';
 

@@ -12,7 +12,10 @@ import { CodexAgent } from '../../src/runtime/agents/codex/codexAgent';
 import { ResponsesMock } from '../mocks/responsesMock';
 import { CODEX } from './codexBinary';
 import { openRuntime, pendingRequest } from './harness';
-import { tempDir } from './helpers';
+import { isolateTempDir, tempDir } from './helpers';
+
+// The agent CLIs leave their own files in the temp directory: in this file's own, removed at exit.
+isolateTempDir();
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {

@@ -18,7 +18,10 @@ import { CODEX } from './codexBinary';
 import { replacedPromptNote } from '../../src/runtime/agents/replacedPrompt';
 import { startAnthropicMock, userTexts } from '../mocks/anthropicMock';
 import { openRuntime } from './harness';
-import { tempDir, waitFor } from './helpers';
+import { isolateTempDir, tempDir, waitFor } from './helpers';
+
+// The agent CLIs leave their own files in the temp directory: in this file's own, removed at exit.
+isolateTempDir();
 
 const CLAUDE_BIN = path.join(path.dirname(require.resolve('@anthropic-ai/claude-agent-sdk-linux-x64/package.json')), 'claude');
 const scratch: string[] = [];

@@ -67,23 +67,53 @@ export function runWriter(args: readonly string[], options: { env?: Record<strin
   });
 }
 
-/** Folders made by `trackedTempDir`, removed when the test process exits. */
+/**
+ * Every folder `tempDir` made in this process, removed when the process exits. Node's test runner
+ * runs each test file in a process of its own, so a file's folders outlive all of its tests (and
+ * their `after` hooks, which may still read them) and go when the file is done. Removing at 'exit'
+ * is safe for what a test leaves behind: its child processes never write into these folders after
+ * their parent test is done, and a journal worker a test forgot to close only holds files open,
+ * which Linux lets us remove. A file killed by a signal (its timeout) removes nothing: the unit
+ * stage of scripts/test-all.sh counts what a run left in the temp directory and fails on any.
+ */
 const tracked: string[] = [];
 process.on('exit', () => {
-  for (const dir of tracked) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of tracked) {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch (error) {
+      // Never throw in an 'exit' listener (it would turn a passing file into a failed one); the
+      // folder left is reported by the unit stage's count.
+      process.stderr.write(`could not remove temp folder ${dir}: ${(error as Error).message}\n`);
+    }
+  }
 });
 
-/** A fresh temporary folder removed when the test process exits. */
-export function trackedTempDir(prefix?: string): string {
-  const dir = tempDir(prefix);
+/**
+ * A fresh temporary folder `os.tmpdir()/<prefix>XXXXXX`, removed with everything in it when the
+ * test process exits (a test may also remove it earlier itself).
+ */
+export function tempDir(prefix = 'nac-test-'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   tracked.push(dir);
   return dir;
 }
 
-/** A fresh temporary folder (removed by the caller's `after` if wanted). */
-export function tempDir(prefix = 'nac-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+/**
+ * Points this process's TMPDIR (so `os.tmpdir()` and every child's temp directory) at a fresh
+ * `tempDir` folder, and returns it. For test files that start the real agent CLIs: Claude Code
+ * leaves `claude-<uid>/` and `cc-socks/`, Codex `codex-bwrap-synthetic-mount-targets-<uid>/`, in
+ * the temp directory; inside this folder they are removed with it when the process exits. Call it
+ * at the top of the file, before its other temp folders (those are then made inside this one).
+ */
+export function isolateTempDir(): string {
+  const dir = tempDir('nac-tmp-');
+  process.env.TMPDIR = dir;
+  return dir;
 }
+
+/** The same as `tempDir` (every temp folder is removed at exit); the name older tests import. */
+export const trackedTempDir: (prefix?: string) => string = tempDir;
 
 /** The journal worker compiled by tsc (out/src/journal/worker.js). */
 export const WORKER_PATH = path.resolve(__dirname, '../../src/journal/worker.js');

@@ -19,8 +19,11 @@ import { startAnthropicMock, userTexts as anthropicUserTexts, type AnthropicMock
 import { OpenAICompatibleMock, text, toolCalls } from '../mocks/openaiCompatibleMock';
 import { ResponsesMock, userTexts as responsesUserTexts } from '../mocks/responsesMock';
 import { ContextSpy, turnRequest } from './agentContextSpy';
-import { tempDir } from './helpers';
+import { isolateTempDir, tempDir } from './helpers';
 import { CODEX } from './codexBinary';
+
+// The agent CLIs leave their own files in the temp directory: in this file's own, removed at exit.
+isolateTempDir();
 
 const scratch: string[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];

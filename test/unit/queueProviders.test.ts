@@ -28,7 +28,10 @@ import { ResponsesMock, userTexts as responsesUserTexts } from '../mocks/respons
 import { toolCalls } from '../mocks/openaiCompatibleMock';
 import { openRuntime, pendingRequest, type RuntimeHarness } from './harness';
 import { CODEX } from './codexBinary';
-import { tempDir, waitFor } from './helpers';
+import { isolateTempDir, tempDir, waitFor } from './helpers';
+
+// The agent CLIs leave their own files in the temp directory: in this file's own, removed at exit.
+isolateTempDir();
 
 const scratch: string[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];
