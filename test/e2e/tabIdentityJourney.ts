@@ -34,7 +34,11 @@ const chat = (word: string): Chat => ({ prompt: `run echo ${word}`, word });
 /** Developer: Reload Window, and the workbench back. */
 async function reloadWindow(page: Page): Promise<void> {
   const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });
-  await runCommand(page, 'Developer: Reload Window', TIMEOUTS.ui);
+  // Never left unhandled: a palette that fails must fail this step, not crash the runner later.
+  navigated.catch(() => undefined);
+  // The palette may close as it opens when a chat view takes the focus back (a tab just clicked):
+  // runCommand asks again within this budget.
+  await runCommand(page, 'Developer: Reload Window', TIMEOUTS.workbench);
   await navigated;
   await waitForWorkbench(page, TIMEOUTS.workbench);
 }
