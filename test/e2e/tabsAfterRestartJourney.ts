@@ -75,6 +75,7 @@ export async function tabsAfterRestartJourney(ctx: HostCrashContext): Promise<vo
   await step('two-chats-reloaded', async () => {
     for (const n of [1, 2]) await chatWith(page, n);
     const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });
+    navigated.catch(() => undefined);
     await runCommand(page, 'Developer: Reload Window', TIMEOUTS.ui);
     await navigated;
     await waitForWorkbench(page, TIMEOUTS.workbench);

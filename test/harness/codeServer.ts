@@ -494,7 +494,7 @@ export async function runCommand(page: Page, label: string, timeoutMs = 45_000):
         await page.keyboard.press('F1');
         await input.waitFor({ state: 'visible', timeout: left(10_000) });
       }
-      await input.fill(`>${label}`);
+      await input.fill(`>${label}`, { timeout: left(10_000) });
       // Wait until the focused (top) row is ours: the list re-renders while it filters.
       await page.waitForFunction(
         (l) => {
