@@ -21,7 +21,21 @@ async function chatWith(prompt: string, title: string): Promise<string> {
   return created.value.id;
 }
 
+/** Folders the tests write into, removed when the suite ends. */
+const made: string[] = [];
+
+/** A new temp folder `<tmp>/<prefix>XXXXXX`, removed when the suite ends. */
+function scratch(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
 suite('export as Markdown', () => {
+  suiteTeardown(() => {
+    for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   test('Copy Chat into an Untitled Markdown Editor opens an untitled Markdown editor with the chat, from a session id or a view item', async () => {
     const sessionId = await chatWith('run ls', 'Listing for the export');
     for (const arg of [sessionId, { sessionId }]) {
@@ -51,7 +65,7 @@ suite('export as Markdown', () => {
 
   test('Export Chat as Markdown writes the chat to the file given', async () => {
     const sessionId = await chatWith('help', 'Help for the export');
-    const target = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'nac-suite-export-')), 'help.md');
+    const target = path.join(scratch('nac-suite-export-'), 'help.md');
     const written = await vscode.commands.executeCommand<string>('nativeAgentChats.exportChat', { sessionId, target });
     assert.equal(written, vscode.Uri.file(target).toString());
     const text = fs.readFileSync(target, 'utf8');
@@ -63,7 +77,7 @@ suite('export as Markdown', () => {
   test('Export All Chats writes every chat and an index into a new folder', async () => {
     const runtime = await (await api()).ready;
     await chatWith('help', 'One more for the export');
-    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'nac-suite-export-all-'));
+    const parent = scratch('nac-suite-export-all-');
     fs.writeFileSync(path.join(parent, 'README.md'), 'mine');
     const outcome = await vscode.commands.executeCommand<{ folder: string; written: number; total: number; cancelled: boolean }>('nativeAgentChats.exportAllChats', { folder: parent });
     const sessions = await runtime.listSessions();
