@@ -6,8 +6,9 @@
  *
  * The folders are made unwritable for real, not simulated: a read-only bind mount of the folder onto
  * itself (EROFS), and the immutable attribute on the folder and its files (EPERM: the tests run as
- * root, whom permission bits do not stop). Both need privileges (CAP_SYS_ADMIN, CAP_LINUX_IMMUTABLE);
- * where they are missing the test is skipped and says why.
+ * root, whom permission bits do not stop). Both need privileges (CAP_SYS_ADMIN, CAP_LINUX_IMMUTABLE):
+ * as root a folder that cannot be made unwritable fails the test; run by another user, it is skipped
+ * and says why.
  */
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
@@ -94,6 +95,24 @@ function makeImmutable(dir: string, filesOnly = false): (() => void) | string {
   return 'the immutable file took writes';
 }
 
+/**
+ * Runs `body` while a folder is unwritable (`made`: the undo of `mountReadOnly` or `makeImmutable`),
+ * then undoes it. When the folder could not be made unwritable (`made` is the reason): a failure as
+ * root, who can here (`npm test` and CI run as root), else a skip that says why.
+ */
+async function whileUnwritable(t: TestContext, made: (() => void) | string, body: () => Promise<void>): Promise<void> {
+  if (typeof made === 'string') {
+    if (process.getuid?.() === 0) assert.fail(made);
+    t.skip(made);
+    return;
+  }
+  try {
+    await body();
+  } finally {
+    made();
+  }
+}
+
 /** Each file of `dir`: name → size, mtime and SHA-256 of its bytes. */
 function fingerprint(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -157,24 +176,16 @@ async function opensReadOnly(file: string, reason: RegExp): Promise<void> {
 describe('a storage folder the journal cannot write', () => {
   it('mounted read-only (EROFS): the journal opens read-only, chats and turns read back, writes are refused in plain words', async (t: TestContext) => {
     const file = await journalWithChats();
-    const unmount = mountReadOnly(path.dirname(file));
-    if (typeof unmount === 'string') return t.skip(unmount);
-    try {
+    await whileUnwritable(t, mountReadOnly(path.dirname(file)), async () => {
       await opensReadOnly(file, /storage folder .* is read-only/);
-    } finally {
-      unmount();
-    }
+    });
   });
 
   it('files it may not change (EPERM: immutable): the same, with a reason that says so', async (t: TestContext) => {
     const file = await journalWithChats();
-    const clear = makeImmutable(path.dirname(file));
-    if (typeof clear === 'string') return t.skip(clear);
-    try {
+    await whileUnwritable(t, makeImmutable(path.dirname(file)), async () => {
       await opensReadOnly(file, /not allowed to write to its storage folder/);
-    } finally {
-      clear();
-    }
+    });
   });
 
   it('a torn tail in a read-only folder is left in place, not cut: the journal still opens read-only', async (t: TestContext) => {
@@ -189,32 +200,22 @@ describe('a storage folder the journal cannot write', () => {
     const fd = fs.openSync(logPath(file, generation), 'r+');
     fs.writeSync(fd, torn, 0, torn.length, logBytes);
     fs.closeSync(fd);
-    const unmount = mountReadOnly(path.dirname(file));
-    if (typeof unmount === 'string') return t.skip(unmount);
-    try {
+    await whileUnwritable(t, mountReadOnly(path.dirname(file)), async () => {
       await opensReadOnly(file, /storage folder .* is read-only/);
-    } finally {
-      unmount();
-    }
+    });
   });
 
   it('log files it may not change in a folder it may: the same, and no lock or other file is made', async (t: TestContext) => {
     const file = await journalWithChats();
-    const clear = makeImmutable(path.dirname(file), true);
-    if (typeof clear === 'string') return t.skip(clear);
-    try {
+    await whileUnwritable(t, makeImmutable(path.dirname(file), true), async () => {
       await opensReadOnly(file, /not allowed to write to its storage folder/);
-    } finally {
-      clear();
-    }
+    });
   });
 
   it('an empty read-only folder (nothing saved yet) and a missing folder under a read-only one: no chats, read-only, the same reason', async (t: TestContext) => {
     const dir = trackedTempDir();
     fs.mkdirSync(path.join(dir, 'empty'));
-    const unmount = mountReadOnly(dir);
-    if (typeof unmount === 'string') return t.skip(unmount);
-    try {
+    await whileUnwritable(t, mountReadOnly(dir), async () => {
       for (const folder of [path.join(dir, 'empty'), path.join(dir, 'missing')]) {
         const j = await openJournal(path.join(folder, 'journal.sqlite'));
         try {
@@ -227,16 +228,12 @@ describe('a storage folder the journal cannot write', () => {
       }
       assert.deepEqual(fs.readdirSync(dir), ['empty']);
       assert.deepEqual(fs.readdirSync(path.join(dir, 'empty')), []);
-    } finally {
-      unmount();
-    }
+    });
   });
 
   it('the runtime on it starts, and New Chat is refused with the reason instead of a raw error', async (t: TestContext) => {
     const file = await journalWithChats();
-    const unmount = mountReadOnly(path.dirname(file));
-    if (typeof unmount === 'string') return t.skip(unmount);
-    try {
+    await whileUnwritable(t, mountReadOnly(path.dirname(file)), async () => {
       const h = await openLocal({ file });
       try {
         const created = await h.runtime.createSession('local');
@@ -250,9 +247,7 @@ describe('a storage folder the journal cannot write', () => {
       } finally {
         await h.close();
       }
-    } finally {
-      unmount();
-    }
+    });
   });
 });
 
