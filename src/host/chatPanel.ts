@@ -4,12 +4,13 @@
  * One class owns one panel and its disposables. The HTML carries a strict Content Security Policy with a fresh nonce; scripts
  * and styles load only from the extension's `dist/` and `media/` folders. Every message from the
  * webview is decoded with the shared protocol; a malformed one is answered with an `error` message
- * and nothing else happens (a run of them with nothing posted between is answered with one: `refuse`).
+ * and nothing else happens (a run of them with nothing posted between is answered with one:
+ * panelRefusals.ts).
  */
 import * as vscode from 'vscode';
 import { noticeText } from './notices';
 import { decodeWebviewMessage } from '../protocol/decode';
-import { CHAT_ACTIONS, type ChatAction, type HostMessage, type LiveState, type WebviewMessage } from '../protocol/messages';
+import type { HostMessage, LiveState, WebviewMessage } from '../protocol/messages';
 import { cursorOf, type TurnCursor } from '../core/transcript';
 import type { ChangeMark, ChatRuntime } from '../runtime/chatRuntime';
 import { agentIcon } from './chatStatus';
@@ -17,13 +18,14 @@ import { CHECK_JOURNAL_COMMAND } from './checkJournal';
 import { REPAIR_JOURNAL_COMMAND } from './repairJournal';
 import { handleCheckpointMessage, isCheckpointMessage, SentCheckpoints, undoBeforeResend } from './checkpointActions';
 import { openOwnSetting } from './openSetting';
-import { clientIdOf, isOutboxMessage, PanelOutbox } from './panelOutbox';
+import { isOutboxMessage, PanelOutbox } from './panelOutbox';
 import { handleModelMessage } from './panelModels';
 import { openWorkspaceFile } from './openFile';
 import type { ModelList } from '../runtime/agents/modelLists';
 import { attachmentRequests } from './attachmentSources';
 import type { WorkspaceFiles } from './mentionCompletions';
 import { PanelMentions } from './panelMentions';
+import { PanelRefusals } from './panelRefusals';
 import { chatWebviewOptions, renderHtml } from './chatHtml';
 
 /** The webview view type (also in package.json's `onWebviewPanel:` activation event). */
@@ -56,6 +58,8 @@ export class ChatPanel {
   private readonly prompts: PanelOutbox;
   /** The view's `@` list and drops (`panelMentions.ts`). */
   private readonly mentions: PanelMentions;
+  /** Its answers to the view's malformed messages (`panelRefusals.ts`). */
+  private readonly refusals: PanelRefusals;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -66,6 +70,7 @@ export class ChatPanel {
       get runtime() { return host.runtime; }, post: (m) => this.post(m), sendLive: () => this.sendLive(), attachmentRequests,
       undoBeforeResend: (sessionId, turnId) => undoBeforeResend(host.runtime, sessionId, turnId),
     });
+    this.refusals = new PanelRefusals({ post: (m) => this.post(m), queued: () => this.queued, log: host.log });
     this.mentions = new PanelMentions({
       files: () => host.workspaceFiles(), postNow: (m) => this.postNow(m), post: (m) => this.post(m), log: host.log, visible: () => panel.visible,
     });
@@ -263,7 +268,7 @@ export class ChatPanel {
 
   private async receive(raw: unknown): Promise<void> {
     const decoded = decodeWebviewMessage(raw);
-    if (!decoded.ok) return this.refuse(raw, decoded.message);
+    if (!decoded.ok) return this.refusals.refuse(raw, decoded.message);
     try {
       await this.handle(decoded.value);
     } catch (error) {
@@ -272,53 +277,6 @@ export class ChatPanel {
       void this.post({ type: 'error', code: 'internal', message: `Something went wrong: ${noticeText(error).replace(/\.$/, '')}. See Agent Chats: Show Logs.`, ...about });
     }
   }
-
-  /**
-   * Answers a message the decoder refused (`reason`: the decoder's sentence) with a
-   * `malformed_message` error, in order with the panel's other messages, and logs it.
-   *
-   * A refused message the view keeps (a `send` or a queue action naming its `clientId`) gets its own
-   * error, never folded: the view gives that message's text back on it (`acknowledge` in
-   * webview/main.ts), so each must arrive. Any other refusal (an unknown type, a malformed `stop`)
-   * only sets the view's error bar, which shows the last error alone: while its error still waits at
-   * the end of the queue (nothing posted after it), later such refusals are folded into it (counted;
-   * the last one's reason and action are what it says), and it is logged once, with the count, when
-   * it goes out. So a flood of bad messages costs the queue one post per drain, not one per message,
-   * and what the view is sent behind it (a reply's updates) waits behind at most one refusal; the
-   * view ends as if each had been posted, the last one's error showing.
-   */
-  private refuse(raw: unknown, reason: string): void {
-    const error: RefusalError = { type: 'error', code: 'malformed_message', message: reason, ...refusedAction(raw) };
-    if (error.clientId) {
-      this.host.log(`[panel] rejected a message: ${reason}`);
-      void this.post(error);
-      return;
-    }
-    const waiting = this.refusals;
-    if (waiting && waiting.at === this.queued) {
-      waiting.count++;
-      waiting.last = error;
-      return;
-    }
-    const folded = { count: 1, last: error, at: 0 };
-    this.refusals = folded;
-    void this.post(async () => {
-      // Going out now: a refusal from here on starts the next one.
-      if (this.refusals === folded) this.refusals = undefined;
-      const { count, last } = folded;
-      if (count === 1) {
-        this.host.log(`[panel] rejected a message: ${last.message}`);
-        return last;
-      }
-      const many = count.toLocaleString('en-US');
-      this.host.log(`[panel] rejected ${many} malformed messages from the chat view; the last: ${last.message}`);
-      return { ...last, message: `${many} messages from the chat view were refused; the last: ${last.message}` };
-    });
-    folded.at = this.queued;
-  }
-
-  /** The refusal waiting in the queue that later ones fold into (`refuse`); `at`: `queued` once it was queued. */
-  private refusals: { count: number; last: RefusalError; at: number } | undefined;
 
   private async handle(message: WebviewMessage): Promise<void> {
     const runtime = this.host.runtime;
@@ -443,15 +401,4 @@ export class ChatPanel {
     this.panel.dispose();
     for (const d of this.disposables.splice(0)) d.dispose();
   }
-}
-
-/** The `error` that answers a message the decoder refused. */
-type RefusalError = HostMessage & { type: 'error' };
-
-/** The action and message id of a message the decoder refused, as far as they can be told. */
-function refusedAction(raw: unknown): { action?: ChatAction; clientId?: string } {
-  const type = typeof raw === 'object' && raw !== null ? (raw as { type?: unknown }).type : undefined;
-  const action = CHAT_ACTIONS.find((a) => a === type);
-  const clientId = action ? clientIdOf(raw) : undefined;
-  return { ...(action ? { action } : {}), ...(clientId ? { clientId } : {}) };
 }
