@@ -77,11 +77,9 @@ export function searchChats(runtime: ChatRuntime, options: { workspace?: string;
     };
     pick.onDidAccept(() => {
       const item = pick.selectedItems[0] ?? pick.activeItems[0];
-      if (!item && running) enterWaits = true;
-      else {
-        picked = item?.result;
-        pick.hide();
-      }
+      if (item) accept(item.result);
+      else if (running) enterWaits = true;
+      else pick.hide();
     });
     pick.onDidHide(() => {
       enterWaits = false;

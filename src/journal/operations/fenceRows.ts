@@ -29,32 +29,17 @@ function eventKey(key: string): SqlValue[] {
   return [key.slice(0, at), Number(key.slice(at + 1))];
 }
 
+/** A table whose rows are keyed by their `id` column, decoded by `decode`. */
+function keyedById(table: string, decode: FencingTable['decode']): FencingTable {
+  return { byKey: `SELECT * FROM ${table} WHERE id = ?`, keyParams: (key) => [key], decode, deleteByKey: `DELETE FROM ${table} WHERE id = ?` };
+}
+
 /** Every table whose rows can fence a chat (see module docstring). */
 export const FENCING_TABLES: Readonly<Record<string, FencingTable>> = {
-  turns: {
-    byKey: 'SELECT * FROM turns WHERE id = ?',
-    keyParams: (key) => [key],
-    decode: toTurn,
-    deleteByKey: 'DELETE FROM turns WHERE id = ?',
-  },
-  runs: {
-    byKey: 'SELECT * FROM runs WHERE id = ?',
-    keyParams: (key) => [key],
-    decode: toRun,
-    deleteByKey: 'DELETE FROM runs WHERE id = ?',
-  },
-  invocations: {
-    byKey: 'SELECT * FROM invocations WHERE id = ?',
-    keyParams: (key) => [key],
-    decode: toInvocation,
-    deleteByKey: 'DELETE FROM invocations WHERE id = ?',
-  },
-  boundary_requests: {
-    byKey: 'SELECT * FROM boundary_requests WHERE id = ?',
-    keyParams: (key) => [key],
-    decode: toBoundary,
-    deleteByKey: 'DELETE FROM boundary_requests WHERE id = ?',
-  },
+  turns: keyedById('turns', toTurn),
+  runs: keyedById('runs', toRun),
+  invocations: keyedById('invocations', toInvocation),
+  boundary_requests: keyedById('boundary_requests', toBoundary),
   events: {
     byKey: 'SELECT * FROM events WHERE run_id = ? AND seq = ?',
     keyParams: eventKey,
