@@ -34,7 +34,8 @@ export class ChatPanels implements ChatPanelHost, vscode.WebviewPanelSerializer,
   /** Finds this window's undrawn tab of a chat (told of every tab handed over or shown). */
   private readonly undrawn = new UndrawnTabSearch({
     panels: () => this.webviewPanels(),
-    titles: async () => (await this.runtime.listSessions()).map((s) => s.title),
+    // The chat list kept in memory for the view and the picker: no journal read per open.
+    titles: async () => (await this.chats.chatEntries()).map((c) => c.title),
     log: (line) => this.log(line),
   });
   /** Opens under way, by chat: a second open of the chat waits for the first's tab. */

@@ -77,7 +77,7 @@ describe('a chat tab restored after a reload', () => {
 
   const freshPanels = () => {
     unbind?.dispose();
-    panels = new ChatPanels(Promise.resolve(window.runtime), EXTENSION as never, (line) => logs.push(line), {} as never);
+    panels = new ChatPanels(Promise.resolve(window.runtime), EXTENSION as never, (line) => logs.push(line), { chatEntries: () => window.runtime.listSessions() } as never);
     unbind = panels.bind(window.runtime);
   };
 
