@@ -41,6 +41,14 @@ function unknownValue(what: string, value: unknown): [detail: string, newer: boo
   return [`unknown ${what} "${String(value)}"`, typeof value === 'string' && /^[a-z][a-z0-9_]*$/.test(value)];
 }
 
+/**
+ * The error for row `r` of `table` (key `key`), made from `unknownValue`'s detail and whether the
+ * value looks like a newer build's.
+ */
+function unreadable(r: Row, table: string, key: string): (what: [detail: string, newer: boolean]) => UnreadableRowError {
+  return ([detail, newer]) => new UnreadableRowError(r.session_id as string, table, key, detail, newer);
+}
+
 /** Decodes a row of `sessions` (reads any row: see the module docstring). */
 export function toSession(r: Row): SessionRecord {
   return {
@@ -52,7 +60,7 @@ export function toSession(r: Row): SessionRecord {
 
 /** Decodes a row of its table. @throws UnreadableRowError when the row cannot be read. */
 export function toTurn(r: Row): TurnRecord {
-  const bad = ([detail, newer]: [string, boolean]) => new UnreadableRowError(r.session_id as string, 'turns', r.id as string, detail, newer);
+  const bad = unreadable(r, 'turns', r.id as string);
   if (!isOneOf(TURN_STATUSES, r.status)) throw bad(unknownValue('status', r.status));
   if (!isOneOf(['prompt', 'retry', 'continue'] as const, r.origin)) throw bad(unknownValue('origin', r.origin));
   if (r.error_class !== null && !isOneOf(ERROR_CLASSES, r.error_class)) throw bad(unknownValue('error class', r.error_class));
@@ -82,7 +90,7 @@ export function toTurn(r: Row): TurnRecord {
 
 /** Decodes a row of `queued_prompts`. @throws UnreadableRowError when the row cannot be read. */
 export function toQueuedPrompt(r: Row): QueuedPromptRecord {
-  const bad = ([detail, newer]: [string, boolean]) => new UnreadableRowError(r.session_id as string, 'queued_prompts', r.client_id as string, detail, newer);
+  const bad = unreadable(r, 'queued_prompts', r.client_id as string);
   if (!isOneOf(QUEUED_PROMPT_STATES, r.state)) throw bad(unknownValue('state', r.state));
   if (r.hold !== null && !isOneOf(HOLD_REASONS, r.hold)) throw bad(unknownValue('hold reason', r.hold));
   return {
@@ -104,7 +112,7 @@ export function toQueuedPrompt(r: Row): QueuedPromptRecord {
  * one this build knows.
  */
 export function toRun(r: Row): RunRecord {
-  const bad = ([detail, newer]: [string, boolean]) => new UnreadableRowError(r.session_id as string, 'runs', r.id as string, detail, newer);
+  const bad = unreadable(r, 'runs', r.id as string);
   if (!isOneOf(RUN_STATUSES, r.status)) throw bad(unknownValue('status', r.status));
   if (r.error_class !== null && !isOneOf(ERROR_CLASSES, r.error_class)) throw bad(unknownValue('error class', r.error_class));
   if (!isOneOf(PROVIDER_IDS, r.provider)) throw bad(unknownValue('agent', r.provider));
@@ -126,7 +134,7 @@ export function toRun(r: Row): RunRecord {
  * value). @throws UnreadableRowError when its status or failure class is not one this build knows.
  */
 export function toInvocation(r: Row): InvocationRecord {
-  const bad = ([detail, newer]: [string, boolean]) => new UnreadableRowError(r.session_id as string, 'invocations', r.id as string, detail, newer);
+  const bad = unreadable(r, 'invocations', r.id as string);
   if (!isOneOf(INVOCATION_STATUSES, r.status)) throw bad(unknownValue('status', r.status));
   if (r.failure_class !== null && !isOneOf(ERROR_CLASSES, r.failure_class)) throw bad(unknownValue('error class', r.failure_class));
   return {
@@ -148,7 +156,7 @@ export function toInvocation(r: Row): InvocationRecord {
  * @throws UnreadableRowError when its kind, status, decision or closure reason is not one this build knows.
  */
 export function toBoundary(r: Row): BoundaryRequestRecord {
-  const bad = ([detail, newer]: [string, boolean]) => new UnreadableRowError(r.session_id as string, 'boundary_requests', r.id as string, detail, newer);
+  const bad = unreadable(r, 'boundary_requests', r.id as string);
   if (!isOneOf(BOUNDARY_KINDS, r.kind)) throw bad(unknownValue('request kind', r.kind));
   if (!isOneOf(BOUNDARY_STATUSES, r.status)) throw bad(unknownValue('status', r.status));
   if (r.decision !== null && !isOneOf(BOUNDARY_DECISIONS, r.decision)) throw bad(unknownValue('decision', r.decision));
