@@ -75,6 +75,14 @@ describe('a chat tab restored after a reload', () => {
     await closeWindows(window);
   });
 
+  /** One editor group, the stand-in layout's only one, no command run yet; returns it. */
+  const oneGroup = () => {
+    const group = { viewColumn: 1, tabs: [] as never[] };
+    layout.groups = [group];
+    layout.commands = [];
+    return group;
+  };
+
   const freshPanels = () => {
     unbind?.dispose();
     panels = new ChatPanels(Promise.resolve(window.runtime), EXTENSION as never, (line) => logs.push(line), { chatEntries: () => window.runtime.listSessions() } as never);
@@ -124,8 +132,7 @@ describe('a chat tab restored after a reload', () => {
     let open: (runtime: typeof window.runtime) => void = () => undefined;
     panels = new ChatPanels(new Promise((resolve) => (open = resolve)), EXTENSION as never, (line) => logs.push(line), {} as never);
     unbind = { dispose: () => undefined };
-    const group = { viewColumn: 1, tabs: [] as never[] };
-    layout.groups = [group];
+    const group = oneGroup();
     chatTab(group, 'run echo two');
     const restored = restoredPanel('run echo one', ids['run echo one']);
     const restoring = panels.deserializeWebviewPanel(restored.panel as never, undefined);
@@ -145,8 +152,7 @@ describe('a chat tab restored after a reload', () => {
   it('opening a chat whose tab VS Code restored but has not drawn shows that tab, not a new one', async () => {
     freshPanels();
     // Three restored tabs; the active one (chat three) is drawn, the other two are not.
-    const group = { viewColumn: 1, tabs: [] as never[] };
-    layout.groups = [group];
+    const group = oneGroup();
     chatTab(group, 'run echo one');
     chatTab(group, 'run echo two');
     chatTab(group, 'run echo three', true);
@@ -181,9 +187,7 @@ describe('a chat tab restored after a reload', () => {
 
   it('another tab handed over while the undrawn tab is shown is not taken for it', async () => {
     freshPanels();
-    const group = { viewColumn: 1, tabs: [] as never[] };
-    layout.groups = [group];
-    layout.commands = [];
+    const group = oneGroup();
     chatTab(group, 'run echo two');
     const undrawn = restoredPanel('run echo two', ids['run echo two']);
     // A tab of another group (chat three, not labelled as chat two) is handed over first.
@@ -207,9 +211,7 @@ describe('a chat tab restored after a reload', () => {
     const two = ids['run echo two']!;
     await window.runtime.renameSession(two, 'run echo one');
     try {
-      const group = { viewColumn: 1, tabs: [] as never[] };
-      layout.groups = [group];
-      layout.commands = [];
+      const group = oneGroup();
       // Chat one's tab is not drawn; chat two's (same title) is drawn but hidden behind chat three's.
       const tabs = [chatTab(group, 'run echo one'), chatTab(group, 'run echo one'), chatTab(group, 'run echo three', true)];
       const drawnTwo = restoredPanel('run echo one', two, false);
@@ -240,9 +242,7 @@ describe('a chat tab restored after a reload', () => {
 
   it('a tab labelled as the chat that turns out to be another chat\'s keeps its chat; the chat opens in a new tab', async () => {
     freshPanels();
-    const group = { viewColumn: 1, tabs: [] as never[] };
-    layout.groups = [group];
-    layout.commands = [];
+    const group = oneGroup();
     // Chat two was renamed elsewhere to chat one's title while its tab here was not drawn.
     chatTab(group, 'run echo one');
     const undrawn = restoredPanel('run echo one', ids['run echo two']);
@@ -260,9 +260,7 @@ describe('a chat tab restored after a reload', () => {
     const s = await window.runtime.createSession('local');
     assert.ok(s.ok);
     await window.runtime.renameSession(s.value.id, 'run echo gamma');
-    const group = { viewColumn: 1, tabs: [] as never[] };
-    layout.groups = [group];
-    layout.commands = [];
+    const group = oneGroup();
     // Chat three's tab (a current title) and the renamed chat's tab under its old title.
     chatTab(group, 'run echo three');
     chatTab(group, 'run echo gamma');
@@ -281,9 +279,7 @@ describe('a chat tab restored after a reload', () => {
 
   it('a chat with no tab here opens a new tab without drawing the undrawn tabs of other chats', async () => {
     freshPanels();
-    const group = { viewColumn: 1, tabs: [] as never[] };
-    layout.groups = [group];
-    layout.commands = [];
+    const group = oneGroup();
     chatTab(group, 'run echo two');
     chatTab(group, 'run echo three');
     layout.onCommand = () => assert.fail('no tab is drawn');
@@ -295,9 +291,7 @@ describe('a chat tab restored after a reload', () => {
 
   it('two chats with undrawn tabs opened at once each get their own tab (a tab hidden before it is drawn is never handed over)', async () => {
     freshPanels();
-    const group = { viewColumn: 1, tabs: [] as never[] };
-    layout.groups = [group];
-    layout.commands = [];
+    const group = oneGroup();
     chatTab(group, 'run echo one');
     chatTab(group, 'run echo two');
     const undrawn = [restoredPanel('run echo one', ids['run echo one']), restoredPanel('run echo two', ids['run echo two'])];
