@@ -5,7 +5,9 @@
 #   tsc       a clean `npx tsc -p .` into out/
 #   lint      npm run lint: ESLint (eslint.config.mjs: layer imports), Stylelint on media/*.css
 #             (.stylelintrc.json: a syntax error or a nested rule fails) and the per-layer TypeScript
-#             settings (tsconfig.core.json, tsconfig.webview.json: no DOM / no Node globals)
+#             settings (tsconfig.core.json: src/core, src/protocol with no DOM and no Node globals;
+#             tsconfig.webview.json: webview/ with the DOM, no Node; tsconfig.node.json: src/journal,
+#             src/runtime with Node's types, no DOM, mocha or `vscode`)
 #   build     node esbuild.mjs into dist/
 #   unit      node --test over out/test/unit/**/*.test.js, with TMPDIR a fresh folder: fails when
 #             the tests leave anything in it (`unit tests left N temp folder(s)`)

@@ -6,14 +6,10 @@
  * escaped into the body. `vscode` is replaced by the little the module touches.
  */
 import { strict as assert } from 'node:assert';
-import Module from 'node:module';
 import { describe, it } from 'node:test';
+import './vscodeStub';
 
-type Loader = (request: string, parent: unknown, isMain: boolean) => unknown;
-const moduleWithLoad = Module as unknown as { _load: Loader };
-const realLoad = moduleWithLoad._load;
-moduleWithLoad._load = (request, parent, isMain) =>
-  request === 'vscode' ? { Uri: { joinPath: (base: { path: string }, ...parts: string[]) => ({ path: [base.path, ...parts].join('/') }) } } : realLoad(request, parent, isMain);
+// Loaded after the stand-in is in place (a static import would load the real `vscode` first).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { renderHtml } = require('../../src/host/chatHtml') as typeof import('../../src/host/chatHtml');
 

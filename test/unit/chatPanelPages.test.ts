@@ -5,24 +5,13 @@
  * snapshot. ChatPanel is host code: `vscode` is replaced by the little its constructor touches.
  */
 import { strict as assert } from 'node:assert';
-import Module from 'node:module';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { cursorOf } from '../../src/core/transcript';
-import { PAGE_TURNS, type HostMessage } from '../../src/protocol/messages';
+import { PAGE_TURNS } from '../../src/protocol/messages';
+import { ChatPanel, fakePanel } from './fakePanels';
 import { closeWindows, openWindow } from './harness';
 import { tempDir, waitFor } from './helpers';
-
-type Loader = (request: string, parent: unknown, isMain: boolean) => unknown;
-const moduleWithLoad = Module as unknown as { _load: Loader };
-const realLoad = moduleWithLoad._load;
-moduleWithLoad._load = (request, parent, isMain) =>
-  request === 'vscode' ? { Uri: { joinPath: () => ({}) } } : realLoad(request, parent, isMain);
-// Loaded after the stand-in is in place (a static import would load the real `vscode` first).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ChatPanel } = require('../../src/host/chatPanel') as typeof import('../../src/host/chatPanel');
-
-type Posted = HostMessage & { seq?: number };
 
 describe('chat panel of a long chat', () => {
   it('pages, sends another window\'s change as that turn alone, numbers its messages and resyncs', async () => {
@@ -41,14 +30,7 @@ describe('chat panel of a long chat', () => {
       };
       for (let i = 0; i < 2 * PAGE_TURNS; i++) await addTurn(a, `t${String(i).padStart(3, '0')}`);
 
-      const posted: Posted[] = [];
-      let receive: (raw: unknown) => void = () => undefined;
-      const webview = {
-        html: 'shown', options: {},
-        onDidReceiveMessage: (listener: (raw: unknown) => void) => ((receive = listener), { dispose: () => undefined }),
-        postMessage: async (m: Posted) => posted.push(m),
-      };
-      const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined };
+      const { panel, posted, receive } = fakePanel();
       const host = { runtime: a.runtime, extensionUri: {}, log: () => undefined, pickSessionFor: async () => undefined, panelDisposed: () => undefined };
       const chat = new ChatPanel(panel as never, s.value.id, host as never);
       a.runtime.onNotification((n) => {

@@ -6,22 +6,14 @@
  * ChatPanel is host code: `vscode` is replaced by the little its constructor touches.
  */
 import { strict as assert } from 'node:assert';
-import Module from 'node:module';
 import { describe, it } from 'node:test';
 import type { QueuedPromptView } from '../../src/core/outbox';
-import type { HostMessage, LiveState } from '../../src/protocol/messages';
+import type { LiveState } from '../../src/protocol/messages';
 import { MAX_PROMPT_CHARS } from '../../src/protocol/messages';
+import { ChatPanel, fakePanel, said } from './fakePanels';
 
-type Loader = (request: string, parent: unknown, isMain: boolean) => unknown;
-const moduleWithLoad = Module as unknown as { _load: Loader };
-const realLoad = moduleWithLoad._load;
-moduleWithLoad._load = (request, parent, isMain) =>
-  request === 'vscode' ? { Uri: { joinPath: () => ({}) }, window: { showInformationMessage: async (m: string) => void told.push(m) } } : realLoad(request, parent, isMain);
 /** What the stand-in `vscode.window` was asked to tell the user. */
-const told: string[] = [];
-// Loaded after the stand-in is in place (a static import would load the real `vscode` first).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ChatPanel } = require('../../src/host/chatPanel') as typeof import('../../src/host/chatPanel');
+const told = said.notifications;
 
 const idle: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };
 const queued = (clientId: string, text: string, over: Partial<QueuedPromptView> = {}): QueuedPromptView =>
@@ -30,14 +22,7 @@ type Refusal = { ok: false; reason: 'conflict' | 'not_actionable' | 'invalid'; m
 
 /** A panel on a stand-in runtime; `view` plays the webview's messages and waits for their answers. */
 function panelOn(runtime: Record<string, unknown>) {
-  const posted: HostMessage[] = [];
-  let receive: (raw: unknown) => void = () => undefined;
-  const webview = {
-    html: 'shown', options: {},
-    onDidReceiveMessage: (listener: (raw: unknown) => void) => ((receive = listener), { dispose: () => undefined }),
-    postMessage: async (m: HostMessage) => posted.push(m),
-  };
-  const panel = { webview, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined };
+  const { panel, posted, receive } = fakePanel();
   const session = { id: 'chat-1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
   const full = {
     getSession: async () => session,

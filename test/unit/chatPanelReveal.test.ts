@@ -6,22 +6,13 @@
  * little its constructor touches.
  */
 import { strict as assert } from 'node:assert';
-import Module from 'node:module';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { cursorOf } from '../../src/core/transcript';
 import type { HostMessage } from '../../src/protocol/messages';
+import { ChatPanel, fakePanel } from './fakePanels';
 import { closeWindows, openWindow } from './harness';
 import { tempDir, waitFor } from './helpers';
-
-type Loader = (request: string, parent: unknown, isMain: boolean) => unknown;
-const moduleWithLoad = Module as unknown as { _load: Loader };
-const realLoad = moduleWithLoad._load;
-moduleWithLoad._load = (request, parent, isMain) =>
-  request === 'vscode' ? { Uri: { joinPath: () => ({}) } } : realLoad(request, parent, isMain);
-// Loaded after the stand-in is in place (a static import would load the real `vscode` first).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ChatPanel } = require('../../src/host/chatPanel') as typeof import('../../src/host/chatPanel');
 
 describe('a search result revealed in a chat tab', () => {
   it('waits for a hidden tab\'s new view and follows its snapshot; goes at once, once, to a visible one', async () => {
@@ -36,17 +27,10 @@ describe('a search result revealed in a chat tab', () => {
       assert.ok(turn);
 
       const tab = (visible: boolean) => {
-        const posted: HostMessage[] = [];
-        let receive: (raw: unknown) => void = () => undefined;
-        const webview = {
-          html: 'shown', options: {},
-          onDidReceiveMessage: (listener: (raw: unknown) => void) => ((receive = listener), { dispose: () => undefined }),
-          postMessage: async (m: HostMessage) => posted.push(m),
-        };
-        const panel = { webview, visible, title: '', iconPath: undefined, onDidDispose: () => ({ dispose: () => undefined }), onDidChangeViewState: () => ({ dispose: () => undefined }), dispose: () => undefined };
+        const { panel, posted, receive } = fakePanel({ visible });
         const host = { runtime: window.runtime, extensionUri: {}, log: () => undefined, pickSessionFor: async () => undefined, panelDisposed: () => undefined };
         const chat = new ChatPanel(panel as never, s.value.id, host as never);
-        return { chat, posted, receive: (raw: unknown) => receive(raw) };
+        return { chat, posted, receive };
       };
       const expected = { type: 'reveal', at: cursorOf(turn), terms: ['quorblefrump'] };
       // The checkpoints' list follows every snapshot (its own message); the order under test is the rest's.

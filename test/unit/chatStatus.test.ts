@@ -3,14 +3,11 @@
  * agent works or waits, a chat waiting for an approval first, the others counted.
  */
 import { strict as assert } from 'node:assert';
-import Module from 'node:module';
 import { describe, it } from 'node:test';
 import type { LiveState } from '../../src/protocol/messages';
+import './vscodeStub';
 
-type Loader = (request: string, parent: unknown, isMain: boolean) => unknown;
-const moduleWithLoad = Module as unknown as { _load: Loader };
-const realLoad = moduleWithLoad._load;
-moduleWithLoad._load = (request, parent, isMain) => (request === 'vscode' ? {} : realLoad(request, parent, isMain));
+// Loaded after the stand-in is in place (a static import would load the real `vscode` first).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { statusOf } = require('../../src/host/chatStatus') as typeof import('../../src/host/chatStatus');
 

@@ -1,15 +1,18 @@
 /**
- * The real `ChatPanels` (src/host/chatPanels.ts) in plain Node, with `vscode` replaced by the little
- * the panels touch: a stand-in WebviewPanel that records what the host posts and plays the view's
- * messages, and the view's own reducer folding what was posted. Import this module before anything
- * that loads `vscode` (it installs the stand-in when loaded).
+ * The real `ChatPanels` (src/host/chatPanels.ts) in plain Node, with `vscode` replaced by the
+ * stand-in (vscodeStub.ts, whose layout, tabs and `said` are re-exported here): a stand-in
+ * WebviewPanel that records what the host posts and plays the view's messages, and the view's own
+ * reducer folding what was posted. Import this module before anything that loads `vscode` (it
+ * installs the stand-in when loaded).
  */
 import { strict as assert } from 'node:assert';
-import Module from 'node:module';
 import type { HostMessage } from '../../src/protocol/messages';
 import type { ChatRuntime } from '../../src/runtime/chatRuntime';
 import { INITIAL_VIEW_STATE, reduceHostMessage, type ViewState } from '../../webview/state';
 import { waitFor } from './helpers';
+import { vscodeStub } from './vscodeStub';
+
+export { chatTab, FakeTabInputWebview, layout, said, type FakeTab, type FakeTabGroup } from './vscodeStub';
 
 /** A message the host posted, with the sequence number the panel stamps on updates. */
 export type Posted = HostMessage & { seq?: number };
@@ -36,8 +39,10 @@ export interface FakePanel {
 /**
  * A new stand-in panel (see `FakePanel`). `postMs`: how long each `postMessage` takes before it
  * resolves (ms; default 0: the next turn of the event loop), as VS Code's round trip to the view does.
+ * `visible`: whether its tab shows at first (default true; false: a hidden tab, whose view VS Code
+ * builds again when it shows).
  */
-export function fakePanel(options: { readonly postMs?: number } = {}): FakePanel {
+export function fakePanel(options: { readonly postMs?: number; readonly visible?: boolean } = {}): FakePanel {
   const posted: Posted[] = [];
   const view = { receive: (_raw: unknown): void => undefined };
   let closed = false;
@@ -45,7 +50,7 @@ export function fakePanel(options: { readonly postMs?: number } = {}): FakePanel
     if (closed) throw new Error('Webview is disposed');
     return value;
   };
-  const fields = { html: '', options: {} as unknown, title: '', iconPath: undefined as unknown, active: true, visible: true, viewColumn: 1 };
+  const fields = { html: '', options: {} as unknown, title: '', iconPath: undefined as unknown, active: true, visible: options.visible ?? true, viewColumn: 1 };
   const webview = {
     get html() { return live(fields.html); },
     set html(value: string) { fields.html = live(value); },
@@ -99,73 +104,7 @@ export function nextPanel(panel: FakePanel = fakePanel()): FakePanel {
   return panel;
 }
 
-/** What the host said outside the view: notifications (`showInformationMessage`) and status bar messages with their time (ms). */
-export const said = { notifications: [] as string[], statusBar: [] as { text: string; ms: number }[] };
-
-/** A tab of the stand-in layout (`layout.groups`), as the tab API gives it. */
-export interface FakeTab {
-  readonly label: string;
-  readonly input: unknown;
-  /** Whether it is its group's active tab (a test showing another tab sets it). */
-  isActive: boolean;
-  readonly group: FakeTabGroup;
-}
-
-/** An editor group of the stand-in layout. */
-export interface FakeTabGroup {
-  readonly viewColumn: number;
-  readonly tabs: FakeTab[];
-}
-
-/** The stand-in `TabInputWebview` (the host tells chat tabs by `instanceof` and `viewType`). */
-export class FakeTabInputWebview {
-  constructor(readonly viewType: string) {}
-}
-
-/**
- * The stand-in's editor layout and workbench commands: set `groups` for `vscode.window.tabGroups`,
- * and `onCommand` to play what a command does (the calls are in `commands`).
- */
-export const layout = {
-  groups: [] as FakeTabGroup[],
-  commands: [] as { id: string; args: unknown[] }[],
-  onCommand: (_id: string, ..._args: unknown[]): unknown => undefined,
-};
-
-/** A chat tab of VS Code's (its internal view type) in group `group`, labelled `label`. */
-export function chatTab(group: FakeTabGroup, label: string, isActive = false): FakeTab {
-  const tab = { label, input: new FakeTabInputWebview('mainThreadWebview-nativeAgentChats.chat'), isActive, group };
-  group.tabs.push(tab);
-  return tab;
-}
-
-const vscodeStub = {
-  Uri: { joinPath: (base: { path?: string } | undefined, ...segments: string[]) => ({ path: [base?.path ?? '', ...segments].join('/') }) },
-  TabInputWebview: FakeTabInputWebview,
-  TabInputText: class {},
-  ViewColumn: { Active: -1 },
-  StatusBarAlignment: { Left: 1 },
-  window: {
-    createWebviewPanel: () => current.panel,
-    createStatusBarItem: () => ({ show: () => undefined, hide: () => undefined, dispose: () => undefined }),
-    showInformationMessage: async (text: string) => void said.notifications.push(text),
-    setStatusBarMessage: (text: string, ms: number) => (said.statusBar.push({ text, ms }), { dispose: () => undefined }),
-    tabGroups: {
-      get all() { return layout.groups; },
-      get activeTabGroup() { return layout.groups[0] ?? { viewColumn: 1, tabs: [] }; },
-    },
-  },
-  commands: {
-    executeCommand: async (id: string, ...args: unknown[]) => {
-      layout.commands.push({ id, args });
-      return layout.onCommand(id, ...args);
-    },
-  },
-};
-type Loader = (request: string, parent: unknown, isMain: boolean) => unknown;
-const moduleWithLoad = Module as unknown as { _load: Loader };
-const realLoad = moduleWithLoad._load;
-moduleWithLoad._load = (request, parent, isMain) => (request === 'vscode' ? vscodeStub : realLoad(request, parent, isMain));
+vscodeStub.window.createWebviewPanel = () => current.panel;
 
 // Loaded after the stand-in is in place (a static import would load the real `vscode` first).
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,13 +1,14 @@
 /**
- * A fake `vscode` module for the host's quick picks in plain Node (no VS Code): installed for
- * `require('vscode')` when this module loads, so load it before the module under test.
- * `vscode.window.createQuickPick` makes a `FakeQuickPick` and records it in `quickPicks`; the test
- * plays the user: `accept()` is Enter, `hide()` is Escape, `type()` changes the value.
+ * The host's quick picks in plain Node (no VS Code): loading this module installs the `vscode`
+ * stand-in (vscodeStub.ts) with `vscode.window.createQuickPick` making a `FakeQuickPick`, recorded
+ * in `quickPicks`, so load it before the module under test. The test plays the user: `accept()` is
+ * Enter, `hide()` is Escape, `type()` changes the value. Information messages go to the stand-in's
+ * `said.notifications`.
  *
  * Like VS Code's extension host, setting `items` leaves `activeItems` empty (VS Code's window reports
  * the active row later); a test sets `activeItems` itself to say the window did.
  */
-import Module from 'node:module';
+import { vscodeStub } from './vscodeStub';
 
 /** What a listener registration returns. */
 interface Disposable {
@@ -101,26 +102,11 @@ export class FakeQuickPick {
 /** Every quick pick made since the module loaded, oldest first. */
 export const quickPicks: FakeQuickPick[] = [];
 
-/** Information messages shown. */
-export const informationMessages: string[] = [];
-
-const vscodeStub = {
-  QuickPickItemKind: { Separator: -1, Default: 0 },
-  window: {
-    createQuickPick: () => {
-      const picker = new FakeQuickPick();
-      quickPicks.push(picker);
-      return picker;
-    },
-    showInformationMessage: async (message: string) => void informationMessages.push(message),
-  },
-  workspace: { getConfiguration: () => ({ get: <T>(_key: string, fallback?: T) => fallback }) },
+vscodeStub.window.createQuickPick = () => {
+  const picker = new FakeQuickPick();
+  quickPicks.push(picker);
+  return picker;
 };
-
-type Loader = (request: string, parent: unknown, isMain: boolean) => unknown;
-const moduleWithLoad = Module as unknown as { _load: Loader };
-const realLoad = moduleWithLoad._load;
-moduleWithLoad._load = (request, parent, isMain) => (request === 'vscode' ? vscodeStub : realLoad(request, parent, isMain));
 
 /** A promise with its resolve and reject outside (a journal read the test answers when it wants). */
 export function gate<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
