@@ -4,7 +4,7 @@
  * @types/node 20 does not declare it and TypeScript declares it only in its DOM lib, which the Node
  * layers do not get (tsconfig.node.json). `WebAssembly.Module` itself (an opaque interface) comes
  * with sql.js's emscripten types. Only tsconfig.node.json reads this file; the build's tsconfig.json
- * has the DOM lib's full declarations instead.
+ * excludes it and has the DOM lib's full declarations instead.
  */
 declare namespace WebAssembly {
   /** A running instance of a module: its exports, opaque here (sql.js reads them). */
