@@ -12,6 +12,7 @@ import { noticeText } from './notices';
 import { decodeWebviewMessage } from '../protocol/decode';
 import type { HostMessage, LiveState, WebviewMessage } from '../protocol/messages';
 import { cursorOf, type TurnCursor } from '../core/transcript';
+import { Sequencer } from '../core/sequencer';
 import type { ChangeMark, ChatRuntime } from '../runtime/chatRuntime';
 import { agentIcon } from './chatStatus';
 import { CHECK_JOURNAL_COMMAND } from './checkJournal';
@@ -121,7 +122,7 @@ export class ChatPanel {
    */
   post(message: HostMessage | (() => Promise<HostMessage | undefined>)): Promise<void> {
     this.queued++;
-    this.outbox = this.outbox.then(async () => {
+    return this.outbox.run(async () => {
       const m = typeof message === 'function' ? await message() : message;
       if (m && !this.disposed) {
         await this.panel.webview.postMessage({ ...m, seq: ++this.seq });
@@ -133,10 +134,9 @@ export class ChatPanel {
         }
       }
     }).catch((error: unknown) => this.host.log(`[panel] could not update the chat view: ${(error as Error).message}`));
-    return this.outbox;
   }
 
-  private outbox: Promise<void> = Promise.resolve();
+  private readonly outbox = new Sequencer();
   /** How many messages were put in the ordered queue (`post`) so far: tells whether a folded refusal is still its last. */
   private queued = 0;
 

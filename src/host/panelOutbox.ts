@@ -12,6 +12,7 @@ import type { QueuedPromptView } from '../core/outbox';
 import type { ErrorCode, HostMessage, WebviewMessage } from '../protocol/messages';
 import { MAX_ID_CHARS } from '../protocol/messages';
 import type { AttachmentRef } from '../core/attachments';
+import { Sequencer } from '../core/sequencer';
 import type { AttachmentRequest } from '../runtime/attachments/readAttachments';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 
@@ -58,7 +59,7 @@ export class PanelOutbox {
   /** The queue the view was last sent (JSON), or undefined before the first. */
   private lastSent: string | undefined;
   /** The messages being handled, one after another (see `handle`). */
-  private handling: Promise<void> = Promise.resolve();
+  private readonly handling = new Sequencer();
 
   constructor(private readonly panel: OutboxPanel) {}
 
@@ -95,10 +96,8 @@ export class PanelOutbox {
    * in the order they were typed, and an edit is applied after the send it follows.
    */
   handle(sessionId: string, message: OutboxMessage): Promise<void> {
-    const done = this.handling.then(() => this.handleNow(sessionId, message));
     // The next message waits for this one, not for its success (a throw is the caller's to report).
-    this.handling = done.catch(() => undefined);
-    return done;
+    return this.handling.run(() => this.handleNow(sessionId, message));
   }
 
   private async handleNow(sessionId: string, message: OutboxMessage): Promise<void> {

@@ -10,6 +10,7 @@
  */
 import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/events';
+import { Sequencer } from '../core/sequencer';
 import type { ChatPanel } from './chatPanel';
 import { isChatTab, showTab, unrestoredChatTabs } from './unrestoredTabs';
 
@@ -64,13 +65,11 @@ export class UndrawnTabSearch {
    * would hide it, and VS Code would never hand it over.
    */
   show(session: SessionRecord): Promise<ChatPanel | undefined> {
-    const turn = this.tabSearches.then(() => this.searchUndrawnTabs(session));
-    this.tabSearches = turn.then(() => undefined, () => undefined);
-    return turn;
+    return this.tabSearches.run(() => this.searchUndrawnTabs(session));
   }
 
   /** Searches for undrawn tabs in turn (`show`). */
-  private tabSearches: Promise<void> = Promise.resolve();
+  private readonly tabSearches = new Sequencer();
 
   private async searchUndrawnTabs(session: SessionRecord): Promise<ChatPanel | undefined> {
     const found = await this.showUndrawnTabOf(session, (t) => t.label === session.title);

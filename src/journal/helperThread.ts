@@ -21,6 +21,7 @@ import { CompactionStoppedError, compact } from './compaction';
 import { checkFiles } from './fileCheck';
 import { movedAsidePath, readMovedAside } from './salvage/readMovedAside';
 import type { SalvageRead } from '../core/salvage';
+import { Sequencer } from '../core/sequencer';
 import { instantiateSqlJs } from './sqljs';
 import { post } from './workerPort';
 
@@ -66,7 +67,7 @@ export type HelperAnswer =
 export function runHelper(data: { wasmPath: string; wasm: WebAssembly.Module | null }): Promise<void> {
   lowerThreadPriority();
   const port = parentPort!;
-  let queue = Promise.resolve();
+  const jobs = new Sequencer();
   const runJob = async (job: Exclude<HelperJob, { kind: 'exit' }>): Promise<HelperAnswer> => {
     try {
       // A fresh sql.js each job: the instance, and its WASM memory, is garbage once the job is done.
@@ -83,7 +84,7 @@ export function runHelper(data: { wasmPath: string; wasm: WebAssembly.Module | n
     return job.kind === 'check' ? { kind: 'checked', problem: null } : { kind: 'compacted' };
   };
   port.on('message', (job: HelperJob) => {
-    queue = queue.then(async () => {
+    void jobs.run(async () => {
       if (job.kind === 'exit') return port.close();
       port.postMessage(await runJob(job));
       collectGarbage();

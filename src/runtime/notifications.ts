@@ -7,6 +7,7 @@
  * an earlier one, and a request for a chat already waiting its turn is folded into that one.
  */
 import type { LedgerEvent, SessionRecord } from '../core/events';
+import { Sequencer } from '../core/sequencer';
 import type { TranscriptUpdate } from '../core/transcript';
 import type { LiveState } from '../protocol/messages';
 
@@ -35,7 +36,7 @@ export const ALL_SESSIONS = '*';
 export class Notifier {
   private readonly listeners = new Set<(n: RuntimeNotification) => void>();
   /** Live notifications not computed yet, in order. */
-  private liveQueue: Promise<void> = Promise.resolve();
+  private readonly liveQueue = new Sequencer();
   /** Chats whose live notification waits in `liveQueue` and has not started. */
   private readonly liveQueued = new Set<string>();
 
@@ -77,7 +78,7 @@ export class Notifier {
   live(sessionId: string): void {
     if (this.listeners.size === 0 || this.liveQueued.has(sessionId)) return;
     this.liveQueued.add(sessionId);
-    this.liveQueue = this.liveQueue.then(async () => {
+    void this.liveQueue.run(async () => {
       // Taken off before the read: a change during the read queues a notification of its own.
       this.liveQueued.delete(sessionId);
       if (this.listeners.size === 0) return;

@@ -11,6 +11,7 @@
  * the agent produced things in.
  */
 import type { LedgerEvent, NewLedgerEvent, ProcessGroupRecord } from '../core/events';
+import { Sequencer } from '../core/sequencer';
 import type { Journal } from '../journal/journal';
 
 /** Result of a flush: false when the journal refused the write (the events are dropped). */
@@ -20,7 +21,8 @@ export type FlushOutcome = { readonly ok: true } | { readonly ok: false; readonl
 export class RunLedger {
   private buffer: NewLedgerEvent[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private flushing: Promise<FlushOutcome> = Promise.resolve({ ok: true });
+  /** The flushes, one after another: a batch is written once the one before it is durable. */
+  private readonly flushing = new Sequencer();
 
   /**
    * @param onStored called with events once durable (to update views).
@@ -64,13 +66,16 @@ export class RunLedger {
     this.schedule();
   }
 
-  /** Writes everything queued so far (waits for an earlier flush first). */
+  /**
+   * Writes everything queued so far (waits for an earlier flush first). Rejects with what the
+   * journal's write threw (that batch is lost); later flushes still write theirs.
+   */
   flush(): Promise<FlushOutcome> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const batch = this.buffer;
     this.buffer = [];
-    this.flushing = this.flushing.then(async () => {
+    return this.flushing.run(async (): Promise<FlushOutcome> => {
       if (batch.length === 0) return { ok: true } as const;
       this.inFlight = true;
       const result = await this.journal.write('appendEvents', this.runId, batch, this.now()).finally(() => {
@@ -87,7 +92,6 @@ export class RunLedger {
       this.onStored(result.value);
       return { ok: true } as const;
     });
-    return this.flushing;
   }
 
   private schedule(): void {

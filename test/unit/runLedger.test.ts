@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import type { LedgerEvent } from '../../src/core/events';
+import type { LedgerEvent, NewLedgerEvent } from '../../src/core/events';
+import type { Journal } from '../../src/journal/journal';
 import { RunLedger } from '../../src/runtime/runLedger';
 import { openJournal, tempDir } from './helpers';
 
@@ -46,5 +47,26 @@ describe('run ledger batching', () => {
     assert.deepEqual(outputs.map((e) => e.payload), [{ invocationId: 'inv', chunk: 'first line\n', processGroup: group }]);
     assert.deepEqual(await journal.read('listProcessGroups', 'r'), [{ invocationId: 'inv', group }]);
     await journal.close();
+  });
+
+  it('fails only the flush whose write threw: the next batch is still written', async () => {
+    // A journal whose first write throws (an error reply, not a refusal), then stores each batch.
+    const batches: string[][] = [];
+    let writes = 0;
+    const journal = {
+      write: async (_op: string, _runId: string, batch: NewLedgerEvent[]) => {
+        if (++writes === 1) throw new Error('the write threw');
+        batches.push(batch.map((e) => (e.kind === 'text' ? e.payload.text : e.kind)));
+        return { ok: true, value: [] };
+      },
+    } as unknown as Pick<Journal, 'write'>;
+    const stored: number[] = [];
+    const ledger = new RunLedger(journal, 'r', Date.now, (e) => stored.push(e.length), (m) => assert.fail(m));
+    ledger.text('lost');
+    await assert.rejects(ledger.flush(), /the write threw/);
+    ledger.text('kept');
+    assert.deepEqual(await ledger.flush(), { ok: true });
+    assert.deepEqual(batches, [['kept']]);
+    assert.deepEqual(stored, [0], 'onStored heard the second write (the fake stores no rows)');
   });
 });

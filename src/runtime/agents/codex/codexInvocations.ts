@@ -5,6 +5,7 @@
  * output and finish follow its start; after Stop (or a host shutdown) nothing more is journaled.
  */
 import type { AgentTurnContext, InvocationHandle } from '../../agent';
+import { Sequencer } from '../../../core/sequencer';
 import { ToolCheckpoints } from '../toolCheckpoints';
 import { displayCommand, relativeTo, unifiedDiff, type FileUpdateChange, type ThreadItem } from './codexItems';
 
@@ -18,7 +19,7 @@ export interface CodexInvocationEnd {
 /** The chat side of one Codex turn (see module docstring). */
 export class CodexInvocations {
   /** Serializes journal work so outputs and finishes follow their invocation's start. */
-  private queue: Promise<void> = Promise.resolve();
+  private readonly queue = new Sequencer();
   private readonly invocations = new Map<string, Promise<InvocationHandle | undefined>>();
   private readonly finished = new Set<string>();
   /** The latest changes of each fileChange item (for the diff of its approval request). */
@@ -42,7 +43,7 @@ export class CodexInvocations {
 
   /** Waits until everything queued so far reached the runtime. */
   drain(): Promise<void> {
-    return this.queue;
+    return this.queue.idle();
   }
 
   /** The invocation already started for `itemId`, if any. */
@@ -194,6 +195,6 @@ export class CodexInvocations {
   }
 
   private enqueue(work: () => Promise<void> | void): void {
-    this.queue = this.queue.then(work).catch((error) => this.log(`[codex] journal work failed: ${(error as Error).message}`));
+    void this.queue.run(work).catch((error) => this.log(`[codex] journal work failed: ${(error as Error).message}`));
   }
 }
