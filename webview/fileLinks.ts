@@ -3,7 +3,7 @@
  * known): in an agent's reply (a code span that is a path such as `src/app.ts:12`, a path with a
  * `/` in running text, a Markdown link to a relative path), in a tool's header, in a diff's file
  * and hunk headers. A link is `a.file-link[data-action="open-file"][data-path]` with `data-line` and
- * `data-column` when known; the entry point posts `openFile` on a click, and the host opens it only
+ * `data-column` when known; the view posts `openFile` on a click, and the host opens it only
  * inside the workspace. Code blocks (`pre`) are left as they are: their text is for copying.
  */
 import { FILE_REFERENCE_IN_TEXT, MAX_FILE_LINE, MAX_FILE_PATH_CHARS, parseFileReference, referenceOfMatch, type FileReference } from '../src/core/fileLinks';

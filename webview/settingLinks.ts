@@ -1,8 +1,8 @@
 /**
  * Turns the names of this extension's settings in a message (`nativeAgentChats.claude.executablePath`)
  * into links that open the Settings editor at that setting: a user told to change a setting had to
- * find it by hand. A link is `a.setting-link[data-action="open-setting"][data-setting]`; the entry
- * point posts `openSetting` on a click, and the host opens only settings this extension contributes.
+ * find it by hand. A link is `a.setting-link[data-action="open-setting"][data-setting]`; the view
+ * posts `openSetting` on a click, and the host opens only settings this extension contributes.
  */
 import { SETTING_ID_IN_TEXT, SETTING_ID_SHAPE } from '../src/core/settingIds';
 import { linkTextUnder } from './textLinks';
