@@ -13,7 +13,7 @@ import { fileToOpen } from './fileLinks';
 import { settingToOpen } from './settingLinks';
 import { dismissError, markBusy, requestBusyKey, turnBusyKey, type ViewState } from './state';
 
-/** What the click handler works with (main.ts wires these to the view). */
+/** What the click handler works with (`ChatView` wires these to the view). */
 export interface ClickDeps {
   /** The view's root: the buttons of one request are disabled under it. */
   readonly root: ParentNode;

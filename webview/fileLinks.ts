@@ -3,10 +3,11 @@
  * known): in an agent's reply (a code span that is a path such as `src/app.ts:12`, a path with a
  * `/` in running text, a Markdown link to a relative path), in a tool's header, in a diff's file
  * and hunk headers. A link is `a.file-link[data-action="open-file"][data-path]` with `data-line` and
- * `data-column` when known; the entry point posts `openFile` on a click, and the host opens it only
+ * `data-column` when known; the view posts `openFile` on a click, and the host opens it only
  * inside the workspace. Code blocks (`pre`) are left as they are: their text is for copying.
  */
 import { FILE_REFERENCE_IN_TEXT, MAX_FILE_LINE, MAX_FILE_PATH_CHARS, parseFileReference, referenceOfMatch, type FileReference } from '../src/core/fileLinks';
+import { linkTextUnder } from './textLinks';
 
 /** One link to `ref` holding `content` (its text, or the nodes that show it). */
 export function fileLink(ref: FileReference, content: string | Node): HTMLElement {
@@ -28,18 +29,11 @@ export function fileLink(ref: FileReference, content: string | Node): HTMLElemen
  * other than those and `pre` blocks are left alone. Returns how many links it made.
  */
 export function linkFiles(root: Node): number {
-  let made = 0;
-  for (const node of [...root.childNodes]) {
-    if (node.nodeType === 3) made += linkInText(node as Text);
-    else if (node.nodeType !== 1) continue;
-    else {
-      const el = node as Element;
-      if (el.tagName === 'A') made += retargetAnchor(el) ? 1 : 0;
-      else if (el.tagName === 'CODE') made += linkCode(el) ? 1 : 0;
-      else if (el.tagName !== 'PRE') made += linkFiles(el);
-    }
-  }
-  return made;
+  return linkTextUnder(root, FILE_REFERENCE_IN_TEXT, (m) => fileLink(referenceOfMatch(m), m[0]), (el) => {
+    if (el.tagName === 'A') return retargetAnchor(el) ? 1 : 0;
+    if (el.tagName === 'CODE') return linkCode(el) ? 1 : 0;
+    return el.tagName === 'PRE' ? 0 : undefined;
+  });
 }
 
 /** A code span that is one whole reference becomes a link around it. */
@@ -75,22 +69,6 @@ function fragmentOf(el: Element): DocumentFragment {
   const f = document.createDocumentFragment();
   f.append(...el.childNodes);
   return f;
-}
-
-function linkInText(text: Text): number {
-  const value = text.data;
-  const matches = [...value.matchAll(FILE_REFERENCE_IN_TEXT)];
-  if (matches.length === 0) return 0;
-  const parts: Node[] = [];
-  let at = 0;
-  for (const m of matches) {
-    if (m.index > at) parts.push(document.createTextNode(value.slice(at, m.index)));
-    parts.push(fileLink(referenceOfMatch(m), m[0]));
-    at = m.index + m[0].length;
-  }
-  if (at < value.length) parts.push(document.createTextNode(value.slice(at)));
-  text.replaceWith(...parts);
-  return matches.length;
 }
 
 /**

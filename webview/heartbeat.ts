@@ -8,7 +8,7 @@
  * timers the browser throttled (a background browser tab) has simply not asked.
  *
  * Pure and clock-free (the caller passes `now`, ms since the epoch), so it is unit-tested without
- * timers; `main.ts` drives it from one interval.
+ * timers; `ChatView` (`chatView.ts`) drives it from one interval.
  */
 import { HEARTBEAT } from '../src/protocol/messages';
 

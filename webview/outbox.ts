@@ -4,7 +4,7 @@
  * persisted state (`PanelMemory.unacknowledged`) from the moment it is posted until the host answers
  * `succeeded` or `error` with that id. A view rebuilt meanwhile (a reload, a switch of tabs: VS Code
  * destroys a hidden tab's view) posts the kept ones again with the same ids, and the journal makes
- * one turn of each. DOM-free (unit-tested); the entry point wires it to the composer and the host.
+ * one turn of each. DOM-free (unit-tested); the composer (`composer.ts`) wires it to the host.
  */
 import type { AttachmentRef } from '../src/core/attachments';
 import type { WebviewMessage } from '../src/protocol/messages';

@@ -4,7 +4,7 @@
  * the user had scrolled to. VS Code destroys a tab's view
  * whenever the tab is hidden (the panel does not retain its context) and on every window reload;
  * without this, switching tabs threw away what the user was typing and where they were reading.
- * DOM-free (unit-tested): the entry point wires it to the composer, the transcript and `HostChannel`.
+ * DOM-free (unit-tested): `ChatView` wires it to the composer, the transcript and its state store (`HostChannel`).
  */
 import { ATTACHMENT_KINDS, type AttachmentRef } from '../src/core/attachments';
 import type { WebviewPersistedState } from '../src/protocol/messages';

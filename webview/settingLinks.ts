@@ -1,38 +1,18 @@
 /**
  * Turns the names of this extension's settings in a message (`nativeAgentChats.claude.executablePath`)
  * into links that open the Settings editor at that setting: a user told to change a setting had to
- * find it by hand. A link is `a.setting-link[data-action="open-setting"][data-setting]`; the entry
- * point posts `openSetting` on a click, and the host opens only settings this extension contributes.
+ * find it by hand. A link is `a.setting-link[data-action="open-setting"][data-setting]`; the view
+ * posts `openSetting` on a click, and the host opens only settings this extension contributes.
  */
 import { SETTING_ID_IN_TEXT, SETTING_ID_SHAPE } from '../src/core/settingIds';
+import { linkTextUnder } from './textLinks';
 
 /**
  * Replaces every setting name in the text under `root` (code spans included, existing links left
  * alone) by a link. Returns how many links it made.
  */
 export function linkSettings(root: Node): number {
-  let made = 0;
-  for (const node of [...root.childNodes]) {
-    if (node.nodeType === 3) made += linkInText(node as Text);
-    else if (node.nodeType === 1 && (node as Element).tagName !== 'A') made += linkSettings(node);
-  }
-  return made;
-}
-
-function linkInText(text: Text): number {
-  const value = text.data;
-  const matches = [...value.matchAll(SETTING_ID_IN_TEXT)];
-  if (matches.length === 0) return 0;
-  const parts: Node[] = [];
-  let at = 0;
-  for (const m of matches) {
-    if (m.index > at) parts.push(document.createTextNode(value.slice(at, m.index)));
-    parts.push(settingLink(m[0]));
-    at = m.index + m[0].length;
-  }
-  if (at < value.length) parts.push(document.createTextNode(value.slice(at)));
-  text.replaceWith(...parts);
-  return matches.length;
+  return linkTextUnder(root, SETTING_ID_IN_TEXT, (m) => settingLink(m[0]), (el) => (el.tagName === 'A' ? 0 : undefined));
 }
 
 /** One link to the setting `id`, showing the id. */

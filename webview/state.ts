@@ -1,6 +1,6 @@
 /**
  * The chat view's state and how host messages change it. Pure and DOM-free (unit-tested): the
- * entry point (`main.ts`) feeds every `HostMessage` through `reduceHostMessage` and re-renders.
+ * chat view (`chatView.ts`) feeds every `HostMessage` through `reduceHostMessage` and re-renders.
  */
 import type { SessionRecord } from '../src/core/events';
 import { compareCursors, EMPTY_TRANSCRIPT, type Transcript, type TurnCursor } from '../src/core/transcript';
@@ -91,7 +91,7 @@ export function turnBusyKey(turnId: string): string {
 /**
  * Applies one host message. Unknown message types leave the state as it was. Any message proves
  * the host alive again: the lost-host notice goes. A gap in the messages' `seq` sets
- * `seq.resyncAsked` (the entry point posts `resync` when it turns true).
+ * `seq.resyncAsked` (the chat view posts `resync` when it turns true).
  */
 export function reduceHostMessage(state: ViewState, message: HostMessage): ViewState {
   const next = reduceMessage(state.hostLost ? hostFound(state) : state, message);

@@ -1,7 +1,7 @@
 /**
  * User Timing of the view: DevTools' Performance panel shows these entries, and the long-chat view
  * bench reads them from the chat's frame. Besides the marks of a view's start (`nac:main`,
- * `nac:toolkit`, `nac:ready`, `nac:snapshot`, `nac:snapshot-rendered`, set in main.ts), each render
+ * `nac:toolkit`, set in main.ts; `nac:ready`, `nac:snapshot`, `nac:snapshot-rendered`, set by `ChatView`), each render
  * (`nac:render`), each pass of the virtualized transcript that a scroll or a resize scheduled
  * (`nac:layout`) and each host message's handling (`nac:message`) is a measure. The browser keeps
  * every User Timing entry until it is cleared, so each name keeps at most `MAX_MEASURES` (then its

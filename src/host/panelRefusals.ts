@@ -24,7 +24,7 @@ export class PanelRefusals {
    *
    * A refused message the view keeps (a `send` or a queue action naming its `clientId`) gets its own
    * error, never folded: the view gives that message's text back on it (`acknowledge` in
-   * webview/main.ts), so each must arrive. Any other refusal (an unknown type, a malformed `stop`)
+   * webview/composer.ts), so each must arrive. Any other refusal (an unknown type, a malformed `stop`)
    * only sets the view's error bar, which shows the last error alone: while its error still waits at
    * the end of the queue (nothing posted after it), later such refusals are folded into it (counted;
    * the last one's reason and action are what it says), and it is logged once, with the count, when

@@ -9,7 +9,7 @@
  */
 import { ATTACHMENT_KINDS, ATTACHMENT_STATES } from '../core/attachments';
 import { DELIVERY_STATES, ERROR_CLASSES, EVENT_KINDS, HOLD_REASONS, SENT_FROM, TURN_STATUSES } from '../core/vocabulary';
-import { CHAT_ACTIONS, ERROR_CODES, MAX_ID_CHARS, MAX_PROMPT_CHARS } from './messages';
+import { CHAT_ACTIONS, ERROR_CODES, MAX_ID_CHARS, MAX_PROMPT_CHARS, type HostMessage } from './messages';
 
 type Check = (value: unknown, where: string) => string | null;
 
@@ -116,10 +116,13 @@ const MESSAGES: Record<string, Record<string, Check>> = {
   attach: { attachments: arrayOf(attachmentRef), focus: optional(bool), seq },
 };
 
+/** Every host message type, in the order `MESSAGES` lists them (for checks at run time: the view's handler table covers each). */
+export const HOST_MESSAGE_TYPES = Object.keys(MESSAGES) as readonly HostMessage['type'][];
+
 /** Null when `raw` is a well-formed `HostMessage`; else a sentence naming the first problem. */
 export function hostMessageProblem(raw: unknown): string | null {
   if (!isObject(raw) || typeof raw.type !== 'string') return 'a message without a type';
-  const fields = Object.hasOwn(MESSAGES, raw.type) ? MESSAGES[raw.type] : undefined;
+  const fields = Object.hasOwn(MESSAGES, raw.type) ? MESSAGES[raw.type as HostMessage['type']] : undefined;
   if (!fields) return `an unknown message type "${raw.type.slice(0, 40)}"`;
   return strict({ type: str, ...fields })(raw, raw.type);
 }

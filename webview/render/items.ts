@@ -92,7 +92,7 @@ export function renderInvocation(item: InvocationItem, requests: readonly Bounda
       h('span', { class: 'tool' }, item.tool),
       summaryOf(item),
       h('span', { class: `badge status-badge status-${invocationBadgeStatus(item)}`, title: quiet && detail ? detail : undefined }, invocationStatusLabel(item)),
-      // Filled and advanced every second by the entry point (`tickElapsed`), by the host's clock.
+      // Filled and advanced every second by the chat view (`tickElapsed`), by the host's clock.
       item.status === 'running' && item.runningSince !== undefined ? h('span', { class: 'elapsed', 'data-running-since': String(item.runningSince) }) : null,
     ),
     // Under a restart banner the line would repeat it, but that recovery stopped a command still
