@@ -64,7 +64,7 @@ async function composer(kept: AttachmentRef[] = []) {
     composerBox: box, composer: area, dropZone: app, post: (m) => posted.push(m), announce: (t) => said.push(t), showError: (t) => errors.push(t),
     kept, keep: (refs) => (saved = refs),
   });
-  // The composer's own send key, wired after the controller as in main.ts.
+  // The composer's own send key, wired after the controller as in composer.ts.
   area.addEventListener('keydown', (e) => {
     if ((e as KeyboardEvent).key === 'Enter') sent.push(area.value);
   });

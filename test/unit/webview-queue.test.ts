@@ -366,7 +366,7 @@ describe('what is said and shown of the queue', () => {
     const el = renderTurn(turn('t1', 1, { status: 'failed', errorClass: 'prompt_delivery_unknown' }), ctx);
     const button = el.querySelector<HTMLElement>('.banner [data-action]')!;
     assert.equal(button.textContent, 'Send again');
-    assert.equal(button.dataset.action, 'retry', 'main.ts posts {type: retry, turnId} for it');
+    assert.equal(button.dataset.action, 'retry', 'clickActions.ts posts {type: retry, turnId} for it');
     assert.equal(button.dataset.turnId, 't1');
     assert.equal(el.querySelector('.banner-title')!.textContent, 'Your message may not have reached the agent');
   });

