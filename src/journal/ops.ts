@@ -6,9 +6,11 @@
  * of its kind (`refusalOf`): a write run as a read would change this window's in-memory database
  * without logging it, so this window would diverge from the log and from every other window.
  *
- * Every public method of `JournalCore` is in exactly one of `READ_OPS`, `WRITE_OPS` and
- * `INTERNAL_OPS` (the worker's own calls, never reachable through the door); a new method that is
- * in none fails to compile (`OpsClassified`).
+ * Every operation of `JournalCore` is in exactly one of `READ_OPS`, `WRITE_OPS` and
+ * `INTERNAL_OPS` (the worker's own calls, never reachable through the door). The core's operations
+ * are those `OPERATION_OWNERS` (core.ts) gives a concern: a name listed here without an owner, or
+ * owned there but listed in none here, fails to compile (there and `OpsClassified`). A concern's
+ * method that no owner entry names is no operation: nothing outside the core reaches it.
  */
 import type { JournalCore } from './core';
 
@@ -40,6 +42,8 @@ export type ReadOp = (typeof READ_OPS)[number];
 export type WriteOp = (typeof WRITE_OPS)[number];
 /** Any operation the door runs. */
 export type JournalOp = ReadOp | WriteOp;
+/** Any operation of `JournalCore`: the door's and the worker's own (each has an owner in core.ts `OPERATION_OWNERS`). */
+export type CoreOp = JournalOp | (typeof INTERNAL_OPS)[number];
 
 type CoreMethod = { [K in keyof JournalCore]: JournalCore[K] extends (...args: never[]) => unknown ? K : never }[keyof JournalCore];
 type OpFn<K extends JournalOp> = JournalCore[K] extends (...args: infer A) => infer R ? (...args: A) => R : never;
@@ -48,13 +52,12 @@ export type OpArgs<K extends JournalOp> = Parameters<OpFn<K>>;
 /** Result of operation K. */
 export type OpResult<K extends JournalOp> = ReturnType<OpFn<K>>;
 
-type Listed = JournalOp | (typeof INTERNAL_OPS)[number];
 type None<T extends never> = T;
 /**
  * Compile-time checks, each naming the offending operation when it fails: every listed name is a
  * method of JournalCore, every method is listed, and no name is both a read and a write.
  */
-export type OpsClassified = [None<Exclude<Listed, CoreMethod>>, None<Exclude<CoreMethod, Listed>>, None<Extract<ReadOp, WriteOp>>];
+export type OpsClassified = [None<Exclude<CoreOp, CoreMethod>>, None<Exclude<CoreMethod, CoreOp>>, None<Extract<ReadOp, WriteOp>>];
 
 const READS: ReadonlySet<string> = new Set(READ_OPS);
 const WRITES: ReadonlySet<string> = new Set(WRITE_OPS);

@@ -6,17 +6,21 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import type { Database } from 'sql.js';
 import { contentHash } from '../../src/journal/contentHash';
-import { JournalCore } from '../../src/journal/core';
+import { JournalCore, type StatementRecorder } from '../../src/journal/core';
 import { openStore, tempDir } from './helpers';
 
-/** A core that exposes the store's protected writes to the test. */
+/** A core with the store's writes that no operation exposes, and its database unrecorded (`raw`), for the test. */
 class ContentProbe extends JournalCore {
+  constructor(readonly raw: Database, record: StatementRecorder) {
+    super(raw, record);
+  }
   put(bytes: Uint8Array | string, at = 5): { hash: string; size: number } {
-    return this.storeContent(bytes, at);
+    return this.contents.storeContent(bytes, at);
   }
   dropUnreferenced(): void {
-    this.dropUnreferencedContents();
+    this.contents.dropUnreferencedContents();
   }
 }
 
@@ -61,7 +65,7 @@ describe('content store', () => {
       const a = write(() => probe.put('same text'));
       const b = write(() => probe.put(Buffer.from('same text', 'utf8')));
       assert.equal(a.hash, b.hash);
-      assert.equal(Number(probe['one']('SELECT COUNT(*) AS n FROM contents')?.n), 1);
+      assert.equal(Number(probe.db.one('SELECT COUNT(*) AS n FROM contents')?.n), 1);
       assert.equal(probe.getContent('0'.repeat(64)), null);
     });
   });
@@ -69,7 +73,7 @@ describe('content store', () => {
   it('refuses to hand out content whose bytes no longer match their hash', async () => {
     await withProbe(path.join(tempDir(), 'journal.sqlite'), (probe, write) => {
       const ref = write(() => probe.put('original'));
-      probe['db'].run('UPDATE contents SET body = ? WHERE hash = ?', ['tampered', ref.hash]);
+      probe.raw.run('UPDATE contents SET body = ? WHERE hash = ?', ['tampered', ref.hash]);
       assert.throws(() => probe.getContent(ref.hash), /damaged/);
     });
   });
@@ -78,7 +82,7 @@ describe('content store', () => {
     const file = path.join(tempDir(), 'journal.sqlite');
     await withProbe(file, (probe, write) => {
       const ref = write(() => probe.put('original'));
-      probe['db'].run('UPDATE contents SET body = ? WHERE hash = ?', ['tampered', ref.hash]);
+      probe.raw.run('UPDATE contents SET body = ? WHERE hash = ?', ['tampered', ref.hash]);
       assert.deepEqual(write(() => probe.put('original')), ref);
       assert.equal(Buffer.from(probe.getContent(ref.hash)!).toString('utf8'), 'original');
     });

@@ -9,11 +9,13 @@
  * `attached` or `denied` when its turn runs, after a boundary request (`resolveAttachment`).
  */
 import { ATTACHMENT_KINDS, ATTACHMENT_STATES, type AttachmentKind, type AttachmentState, type AttachmentView, type LineRange } from '../../core/attachments';
-import type { LedgerEvent, NewLedgerEvent, QueuedPromptRecord, TurnRecord } from '../../core/events';
+import type { LedgerEvent, QueuedPromptRecord, TurnRecord } from '../../core/events';
 import { JournalRefusedError } from '../errors';
 import { isOneOf } from '../../core/vocabulary';
-import { CheckpointOps } from './checkpoints';
 import { UnreadableRowError, type Row } from './rows';
+import type { Concerns } from '../core';
+import type { JournalDb } from './database';
+import type { ChatFences } from './fences';
 
 /** The schema version that has the `attachments` table. */
 export const ATTACHMENTS_SCHEMA = 12;
@@ -78,13 +80,13 @@ export interface ResolveAttachmentInput {
   readonly at: number;
 }
 
-/** The operations of this concern, on top of CheckpointOps (see module docstring). */
-export abstract class AttachmentOps extends CheckpointOps {
-  /** Appends events to a run's ledger (invocationsAndEvents.ts). */
-  abstract appendEvents(runId: string, events: readonly NewLedgerEvent[], at: number): LedgerEvent[];
-
-  /** One turn or undefined (turnsAndRuns.ts). */
-  abstract getTurn(id: string): TurnRecord | undefined;
+/**
+ * The operations of this concern (see module docstring): one object of `JournalCore`'s composition
+ * (../core.ts), given the database (`db`), the fences (`fences`) and the concerns it calls
+ * (`peers`: contents, events, turns).
+ */
+export class AttachmentOps {
+  constructor(private readonly db: JournalDb, private readonly fences: ChatFences, private readonly peers: Pick<Concerns, 'contents' | 'events' | 'turns'>) {}
 
   /**
    * Settles a `pending` attachment of a running run's turn (see `ResolveAttachmentInput`) and appends
@@ -93,21 +95,21 @@ export abstract class AttachmentOps extends CheckpointOps {
    * @throws JournalRefusedError('not_found') for an unknown run or an attachment not of its turn.
    */
   resolveAttachment(input: ResolveAttachmentInput): { changed: boolean; events: LedgerEvent[]; turn: TurnRecord | undefined } {
-    const run = this.one('SELECT session_id, turn_id FROM runs WHERE id = ?', [input.runId]);
+    const run = this.db.one('SELECT session_id, turn_id FROM runs WHERE id = ?', [input.runId]);
     if (!run) throw new JournalRefusedError('not_found', `No run with id ${input.runId}.`);
-    this.touch(run.session_id as string);
-    const owned = this.one('SELECT 1 AS x FROM attachments WHERE id = ? AND turn_id = ?', [input.attachmentId, run.turn_id as string]);
+    this.fences.touch(run.session_id as string);
+    const owned = this.db.one('SELECT 1 AS x FROM attachments WHERE id = ? AND turn_id = ?', [input.attachmentId, run.turn_id as string]);
     if (!owned) throw new JournalRefusedError('not_found', 'That attachment is not part of this turn.');
     const changed = this.settlePendingAttachment(input.attachmentId, input.text, { originalSize: input.originalSize, note: input.note }, input.at);
-    if (!changed) return { changed, events: [], turn: this.getTurn(run.turn_id as string) };
+    if (!changed) return { changed, events: [], turn: this.peers.turns.getTurn(run.turn_id as string) };
     const level = input.text === null ? 'warning' : 'info';
-    const events = this.appendEvents(input.runId, [{ kind: 'notice', payload: { level, message: input.notice } }], input.at);
-    return { changed, events, turn: this.getTurn(run.turn_id as string) };
+    const events = this.peers.events.appendEvents(input.runId, [{ kind: 'notice', payload: { level, message: input.notice } }], input.at);
+    return { changed, events, turn: this.peers.turns.getTurn(run.turn_id as string) };
   }
 
   /** Whether this journal has the table (a journal left read-only at an older schema has not). */
-  protected hasAttachments(): boolean {
-    return this.userVersion() >= ATTACHMENTS_SCHEMA;
+  hasAttachments(): boolean {
+    return this.db.userVersion() >= ATTACHMENTS_SCHEMA;
   }
 
   /**
@@ -115,10 +117,10 @@ export abstract class AttachmentOps extends CheckpointOps {
    * (`owner.clientId`), in order, storing each `attached` one's text in the content store. Call in
    * the transaction that writes their owner.
    */
-  protected insertAttachments(owner: { sessionId: string; turnId: string | null; clientId: string | null }, inputs: readonly AttachmentInput[], at: number): void {
+  insertAttachments(owner: { sessionId: string; turnId: string | null; clientId: string | null }, inputs: readonly AttachmentInput[], at: number): void {
     inputs.forEach((a, position) => {
-      const stored = a.state === 'attached' ? this.storeContent(a.text ?? '', at) : null;
-      this.run(
+      const stored = a.state === 'attached' ? this.peers.contents.storeContent(a.text ?? '', at) : null;
+      this.db.run(
         `INSERT INTO attachments (session_id, turn_id, client_id, position, kind, path, start_line, end_line, state, content_hash, sent_size, original_size, cut_note, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
@@ -130,18 +132,18 @@ export abstract class AttachmentOps extends CheckpointOps {
   }
 
   /** A claimed queued message's attachments become its turn's (same transaction as the claim). */
-  protected claimAttachments(clientId: string, turnId: string): void {
+  claimAttachments(clientId: string, turnId: string): void {
     if (!this.hasAttachments()) return;
-    this.run('UPDATE attachments SET turn_id = ? WHERE client_id = ? AND turn_id IS NULL', [turnId, clientId]);
+    this.db.run('UPDATE attachments SET turn_id = ? WHERE client_id = ? AND turn_id IS NULL', [turnId, clientId]);
   }
 
   /**
    * Copies the attachments of `fromTurnId` to `toTurnId` (Retry, Continue): the same content, from
    * the journal. A `denied` one is copied `pending`, so the new turn asks again.
    */
-  protected copyAttachments(fromTurnId: string, toTurnId: string, at: number): void {
+  copyAttachments(fromTurnId: string, toTurnId: string, at: number): void {
     if (!this.hasAttachments()) return;
-    this.run(
+    this.db.run(
       `INSERT INTO attachments (session_id, turn_id, client_id, position, kind, path, start_line, end_line, state, content_hash, sent_size, original_size, cut_note, created_at)
        SELECT session_id, ?, NULL, position, kind, path, start_line, end_line,
               CASE state WHEN 'denied' THEN 'pending' ELSE state END,
@@ -154,29 +156,29 @@ export abstract class AttachmentOps extends CheckpointOps {
   /** A turn's attachments in order, with their row ids; none before the attachments schema. */
   listAttachments(turnId: string): AttachmentRecord[] {
     if (!this.hasAttachments()) return [];
-    const rows = this.all('SELECT * FROM attachments WHERE turn_id = ? ORDER BY position', [turnId]);
-    return this.decodeAll(rows, toAttachment);
+    const rows = this.db.all('SELECT * FROM attachments WHERE turn_id = ? ORDER BY position', [turnId]);
+    return this.fences.decodeAll(rows, toAttachment);
   }
 
   /** `turns` with their attachments (`attachments`, only on turns that have some), read in one query. */
-  protected withAttachments<T extends TurnRecord>(turns: readonly T[]): T[] {
+  withAttachments<T extends TurnRecord>(turns: readonly T[]): T[] {
     if (turns.length === 0 || !this.hasAttachments()) return [...turns];
     const byTurn = this.attachmentsBy('turn_id', turns.map((t) => t.id));
     return turns.map((t) => (byTurn.has(t.id) ? { ...t, attachments: byTurn.get(t.id)! } : t));
   }
 
   /** Queued messages with their attachments (`attachments`, only on messages that have some). */
-  protected queuedWithAttachments(prompts: readonly QueuedPromptRecord[]): QueuedPromptRecord[] {
+  queuedWithAttachments(prompts: readonly QueuedPromptRecord[]): QueuedPromptRecord[] {
     if (prompts.length === 0 || !this.hasAttachments()) return [...prompts];
     const byClient = this.attachmentsBy('client_id', prompts.map((p) => p.clientId));
     return prompts.map((p) => (byClient.has(p.clientId) ? { ...p, attachments: byClient.get(p.clientId)! } : p));
   }
 
   private attachmentsBy(column: 'turn_id' | 'client_id', ids: readonly string[]): Map<string, AttachmentView[]> {
-    const rows = this.all(`SELECT * FROM attachments WHERE ${column} IN (${ids.map(() => '?').join(', ')}) ORDER BY ${column}, position`, [...ids]);
+    const rows = this.db.all(`SELECT * FROM attachments WHERE ${column} IN (${ids.map(() => '?').join(', ')}) ORDER BY ${column}, position`, [...ids]);
     const by = new Map<string, AttachmentView[]>();
     for (const row of rows) {
-      const decoded = this.decodeAll([row], toAttachment)[0];
+      const decoded = this.fences.decodeAll([row], toAttachment)[0];
       if (!decoded) continue;
       const key = row[column] as string;
       by.set(key, [...(by.get(key) ?? []), viewOf(decoded)]);
@@ -191,10 +193,10 @@ export abstract class AttachmentOps extends CheckpointOps {
    */
   private settlePendingAttachment(id: number, text: string | null, sizes: { originalSize: number; note: string | null }, at: number): boolean {
     if (text === null) {
-      return this.run("UPDATE attachments SET state = 'denied', cut_note = ? WHERE id = ? AND state = 'pending'", [sizes.note, id]) > 0;
+      return this.db.run("UPDATE attachments SET state = 'denied', cut_note = ? WHERE id = ? AND state = 'pending'", [sizes.note, id]) > 0;
     }
-    const stored = this.storeContent(text, at);
-    return this.run(
+    const stored = this.peers.contents.storeContent(text, at);
+    return this.db.run(
       "UPDATE attachments SET state = 'attached', content_hash = ?, sent_size = ?, original_size = ?, cut_note = ? WHERE id = ? AND state = 'pending'",
       [stored.hash, stored.size, sizes.originalSize, sizes.note, id],
     ) > 0;

@@ -2,8 +2,10 @@
 import type { LedgerEvent } from '../../core/events';
 import type { BoundaryDecision, BoundaryStatus, ClosureReason } from '../../core/vocabulary';
 import type { BoundaryRequestRecord } from '../records';
-import { InvocationEventOps } from './invocationsAndEvents';
 import { toBoundary } from './rows';
+import type { Concerns } from '../core';
+import type { JournalDb } from './database';
+import type { ChatFences } from './fences';
 
 /**
  * Input of `createBoundaryRequest`: the request row's own fields (session and turn come from the
@@ -26,17 +28,23 @@ export interface SettleBoundaryRequestInput {
   readonly at: number;
 }
 
-/** The operations of this concern, on top of InvocationEventOps (see module docstring). */
-export abstract class BoundaryRequestOps extends InvocationEventOps {
+/**
+ * The operations of this concern (see module docstring): one object of `JournalCore`'s composition
+ * (../core.ts), given the database (`db`), the fences (`fences`) and the concerns it calls
+ * (`peers`: events, turns).
+ */
+export class BoundaryRequestOps {
+  constructor(private readonly db: JournalDb, private readonly fences: ChatFences, private readonly peers: Pick<Concerns, 'events' | 'turns'>) {}
+
   /**
    * Creates a boundary request with its provenance (session, turn, run, invocation) in one INSERT,
    * and appends `boundary_requested` (plus `boundary_decided` when `autoApproved` by a session grant).
    */
   createBoundaryRequest(input: CreateBoundaryRequestInput): { request: BoundaryRequestRecord; events: LedgerEvent[] } {
-    const run = this.requireRun(input.runId);
-    this.touch(run.sessionId);
+    const run = this.peers.turns.requireRun(input.runId);
+    this.fences.touch(run.sessionId);
     const approved = input.autoApproved === true;
-    this.run(
+    this.db.run(
       `INSERT INTO boundary_requests (id, session_id, turn_id, run_id, invocation_id, kind, subject, why, detail, scope_key,
          status, decision, closure_reason, created_at, decided_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -45,8 +53,8 @@ export abstract class BoundaryRequestOps extends InvocationEventOps {
         approved ? 'approved' : 'pending', approved ? 'allow_session' : null, approved ? 'session_grant' : null, input.at, approved ? input.at : null,
       ],
     );
-    if (input.invocationId && !approved) this.setInvocationStatus(input.invocationId, 'awaiting_approval');
-    const events = this.appendEvents(run.id, [
+    if (input.invocationId && !approved) this.peers.events.setInvocationStatus(input.invocationId, 'awaiting_approval');
+    const events = this.peers.events.appendEvents(run.id, [
       {
         kind: 'boundary_requested',
         payload: {
@@ -68,18 +76,18 @@ export abstract class BoundaryRequestOps extends InvocationEventOps {
 
   /** One boundary request, or undefined when there is none or it cannot be read (skipped, its chat fenced). */
   getBoundaryRequest(id: string): BoundaryRequestRecord | undefined {
-    const row = this.one('SELECT * FROM boundary_requests WHERE id = ?', [id]);
-    return row && this.decodeAll([row], toBoundary)[0];
+    const row = this.db.one('SELECT * FROM boundary_requests WHERE id = ?', [id]);
+    return row && this.fences.decodeAll([row], toBoundary)[0];
   }
 
   /** A run's requests still pending, in the order they were asked (rowid: never a clock's time, which may step back). */
   listPendingBoundaryRequests(runId: string): BoundaryRequestRecord[] {
-    return this.decodeAll(this.all("SELECT * FROM boundary_requests WHERE run_id = ? AND status = 'pending' ORDER BY rowid", [runId]), toBoundary);
+    return this.fences.decodeAll(this.db.all("SELECT * FROM boundary_requests WHERE run_id = ? AND status = 'pending' ORDER BY rowid", [runId]), toBoundary);
   }
 
   /** Every pending request of a session (any run), in the order they were asked (rowid). */
   listSessionPendingBoundaryRequests(sessionId: string): BoundaryRequestRecord[] {
-    return this.decodeAll(this.all("SELECT * FROM boundary_requests WHERE session_id = ? AND status = 'pending' ORDER BY rowid", [sessionId]), toBoundary);
+    return this.fences.decodeAll(this.db.all("SELECT * FROM boundary_requests WHERE session_id = ? AND status = 'pending' ORDER BY rowid", [sessionId]), toBoundary);
   }
 
   /**
@@ -88,7 +96,7 @@ export abstract class BoundaryRequestOps extends InvocationEventOps {
    * other reason) can never be read as a restart closure.
    */
   listRestartClosures(sessionId: string): BoundaryRequestRecord[] {
-    return this.decodeAll(this.all(
+    return this.fences.decodeAll(this.db.all(
       "SELECT * FROM boundary_requests WHERE session_id = ? AND status = 'denied' AND closure_reason = 'host_restarted' ORDER BY rowid",
       [sessionId],
     ), toBoundary);
@@ -99,16 +107,16 @@ export abstract class BoundaryRequestOps extends InvocationEventOps {
    * pending is left as it is and `settled` is false (its current row is returned).
    */
   settleBoundaryRequest(input: SettleBoundaryRequestInput): { settled: boolean; request: BoundaryRequestRecord; events: LedgerEvent[] } {
-    const existing = this.decodeForWrite(this.one('SELECT * FROM boundary_requests WHERE id = ?', [input.id]), toBoundary, `No boundary request with id ${input.id}.`);
-    this.touch(existing.sessionId);
-    const changed = this.run(
+    const existing = this.fences.decodeForWrite(this.db.one('SELECT * FROM boundary_requests WHERE id = ?', [input.id]), toBoundary, `No boundary request with id ${input.id}.`);
+    this.fences.touch(existing.sessionId);
+    const changed = this.db.run(
       "UPDATE boundary_requests SET status = ?, decision = ?, closure_reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
       [input.status, input.decision, input.closureReason, input.at, input.id],
     );
     if (changed === 0) return { settled: false, request: existing, events: [] };
-    if (existing.invocationId && input.status === 'approved') this.setInvocationStatus(existing.invocationId, 'running');
+    if (existing.invocationId && input.status === 'approved') this.peers.events.setInvocationStatus(existing.invocationId, 'running');
     const events = existing.runId
-      ? this.appendEvents(existing.runId, [
+      ? this.peers.events.appendEvents(existing.runId, [
           { kind: 'boundary_decided', payload: { requestId: input.id, status: input.status, decision: input.decision, closureReason: input.closureReason } },
         ], input.at)
       : [];
@@ -117,7 +125,7 @@ export abstract class BoundaryRequestOps extends InvocationEventOps {
 
   /** True when an earlier "Allow for this session" in this session covers `scopeKey`. */
   hasSessionGrant(sessionId: string, scopeKey: string): boolean {
-    return this.one(
+    return this.db.one(
       "SELECT 1 AS x FROM boundary_requests WHERE session_id = ? AND scope_key = ? AND decision = 'allow_session' AND status = 'approved' LIMIT 1",
       [sessionId, scopeKey],
     ) !== undefined;

@@ -8,8 +8,7 @@
 import type { SqlValue } from 'sql.js';
 import { byRecentActivity, type ChatListItem } from '../../core/chatList';
 import { ERROR_CLASSES, TURN_STATUSES, isOneOf } from '../../core/vocabulary';
-import { ACTIVITY_SCHEMA } from './base';
-import { SearchOps } from './search';
+import { ACTIVITY_SCHEMA, type JournalDb } from './database';
 import type { Row } from './rows';
 
 /** Options of `listChats`. */
@@ -35,13 +34,18 @@ const sessionsWithLastTurn = (version: number) => `SELECT s.id, s.title, s.provi
 /** The schema that added `sessions.workspace`. */
 const WORKSPACE_SCHEMA = 4;
 
-/** The operations of this concern, on top of SearchOps (see module docstring). */
-export abstract class ChatListOps extends SearchOps {
+/**
+ * The operations of this concern (see module docstring): one object of `JournalCore`'s composition
+ * (../core.ts), given the database (`db`).
+ */
+export class ChatListOps {
+  constructor(private readonly db: JournalDb) {}
+
   /** Every chat (of `options.workspace` when given), most recently active first. */
   listChats(options: ListChatsOptions = {}): ChatListItem[] {
     // Rows as arrays and sorted here: reading 10,000 rows as objects, and sorting them in SQLite,
     // took most of the time (docs/BENCHMARKS.md, Search).
-    const version = this.userVersion();
+    const version = this.db.userVersion();
     const known = version >= WORKSPACE_SCHEMA;
     if (!known && options.workspace !== undefined) return [];
     const where: string[] = [];
@@ -58,13 +62,13 @@ export abstract class ChatListOps extends SearchOps {
       if (options.workspace !== undefined) params.push(options.workspace);
       params.push(Math.max(1, Math.floor(options.newest)));
     }
-    const rows = this.allArrays(`${sessionsWithLastTurn(version)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
+    const rows = this.db.allArrays(`${sessionsWithLastTurn(version)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
     const runs = new Map<string, Row>();
-    for (const r of this.all("SELECT session_id, id, instance_id FROM runs WHERE status = 'running' ORDER BY rowid DESC")) {
+    for (const r of this.db.all("SELECT session_id, id, instance_id FROM runs WHERE status = 'running' ORDER BY rowid DESC")) {
       if (!runs.has(r.session_id as string)) runs.set(r.session_id as string, r);
     }
     const pending = new Map<string, number>();
-    for (const r of this.all("SELECT session_id, COUNT(*) AS n FROM boundary_requests WHERE status = 'pending' GROUP BY session_id")) {
+    for (const r of this.db.all("SELECT session_id, COUNT(*) AS n FROM boundary_requests WHERE status = 'pending' GROUP BY session_id")) {
       pending.set(r.session_id as string, r.n as number);
     }
     return rows
@@ -74,10 +78,10 @@ export abstract class ChatListOps extends SearchOps {
 
   /** One chat's list item (after a change to that chat only), or undefined when it does not exist. */
   getChatListItem(sessionId: string): ChatListItem | undefined {
-    const row = this.allArrays(`${sessionsWithLastTurn(this.userVersion())} WHERE s.id = ?`, [sessionId])[0];
+    const row = this.db.allArrays(`${sessionsWithLastTurn(this.db.userVersion())} WHERE s.id = ?`, [sessionId])[0];
     if (!row) return undefined;
-    const run = this.one("SELECT id, instance_id FROM runs WHERE session_id = ? AND status = 'running' ORDER BY rowid DESC LIMIT 1", [sessionId]);
-    const pending = this.one(
+    const run = this.db.one("SELECT id, instance_id FROM runs WHERE session_id = ? AND status = 'running' ORDER BY rowid DESC LIMIT 1", [sessionId]);
+    const pending = this.db.one(
       "SELECT COUNT(*) AS n FROM boundary_requests WHERE status = 'pending' AND run_id IN (SELECT id FROM runs WHERE session_id = ?)",
       [sessionId],
     );

@@ -12,8 +12,9 @@
 import type { SqlValue } from 'sql.js';
 import type { JournalRule, RuleFinding, StructureCheck, UnreadableRowFinding } from '../../core/journalCheck';
 import { MIGRATIONS, SCHEMA_VERSION } from '../schema';
-import { OutboxOps } from './outbox';
 import { UnreadableRowError, toBoundary, toEvent, toInvocation, toQueuedPrompt, toRun, toSession, toTurn, type Row } from './rows';
+import type { JournalDb } from './database';
+import type { ChatFences } from './fences';
 
 /** The tables checked, with each one's decoder and the column holding its row's time. */
 const CHECKED = {
@@ -105,8 +106,13 @@ export interface CheckChunk {
   readonly broken: RuleFinding[];
 }
 
-/** Check Journal's read operations, on top of ChatListOps (see module docstring). */
-export abstract class CheckOps extends OutboxOps {
+/**
+ * Check Journal's read operations (see module docstring): one object of `JournalCore`'s
+ * composition (../core.ts), given the database (`db`) and the fences (`fences`).
+ */
+export class CheckOps {
+  constructor(private readonly db: JournalDb, private readonly fences: ChatFences) {}
+
   /**
    * The journal's structure against this build's: every table, view, index and trigger the
    * migrations up to the journal's `user_version` create, that the journal lacks (a journal whose
@@ -114,13 +120,13 @@ export abstract class CheckOps extends OutboxOps {
    * this build knows (`checked` false): a newer build may have replaced parts on purpose.
    */
   checkStructure(): StructureCheck {
-    const version = this.userVersion();
+    const version = this.db.userVersion();
     if (version > SCHEMA_VERSION) return { version, checked: false, missing: [] };
     const OBJECTS = "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name";
-    const expected = this.emptyDatabase();
+    const expected = this.db.emptyDatabase();
     try {
       for (const m of MIGRATIONS.filter((m) => m.version <= version)) expected.exec(m.sql);
-      const have = new Set(this.all(OBJECTS).map((r) => `${String(r.type)} ${String(r.name)}`));
+      const have = new Set(this.db.all(OBJECTS).map((r) => `${String(r.type)} ${String(r.name)}`));
       const wanted = expected.exec(OBJECTS)[0]?.values ?? [];
       const missing = wanted.map(([type, name]) => ({ type: String(type), name: String(name) })).filter((o) => !have.has(`${o.type} ${o.name}`));
       return { version, checked: true, missing };
@@ -131,8 +137,8 @@ export abstract class CheckOps extends OutboxOps {
 
   /** The checked tables present in this journal, with their row counts. */
   checkTables(): CheckedTableSize[] {
-    const present = new Set(this.all("SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name as string));
-    return CHECKED_TABLES.filter((t) => present.has(t)).map((table) => ({ table, rows: Number(this.one(`SELECT COUNT(*) AS n FROM ${table}`)?.n ?? 0) }));
+    const present = new Set(this.db.all("SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name as string));
+    return CHECKED_TABLES.filter((t) => present.has(t)).map((table) => ({ table, rows: Number(this.db.one(`SELECT COUNT(*) AS n FROM ${table}`)?.n ?? 0) }));
   }
 
   /**
@@ -144,7 +150,7 @@ export abstract class CheckOps extends OutboxOps {
   checkRows(table: CheckedTable, after: number, limit: number): CheckChunk {
     const spec = CHECKED[table];
     if (!spec) throw new Error(`Check Journal does not read table ${String(table)}`);
-    const rows = this.all(`SELECT rowid AS check_rowid, * FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT ?`, [after, limit]);
+    const rows = this.db.all(`SELECT rowid AS check_rowid, * FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT ?`, [after, limit]);
     const unreadable: UnreadableRowFinding[] = [];
     for (const row of rows) {
       const found = this.unreadable(table, row, spec.decode, row[spec.time]);
@@ -152,7 +158,7 @@ export abstract class CheckOps extends OutboxOps {
     }
     const first = rows[0]?.check_rowid as number | undefined;
     const last = (rows[rows.length - 1]?.check_rowid as number | undefined) ?? after;
-    const broken = first === undefined ? [] : RULES[table].flatMap(([rule, sql]) => this.allArrays(sql, [first, last]).map((v) => this.ruleFinding(rule, table, v)));
+    const broken = first === undefined ? [] : RULES[table].flatMap(([rule, sql]) => this.db.allArrays(sql, [first, last]).map((v) => this.ruleFinding(rule, table, v)));
     return { table, scanned: rows.length, lastRowid: last, done: rows.length < limit, unreadable, broken };
   }
 
@@ -163,7 +169,7 @@ export abstract class CheckOps extends OutboxOps {
       return undefined;
     } catch (error) {
       if (!(error instanceof UnreadableRowError)) throw error;
-      this.decodeAll([row], decode); // fences the chat, exactly as a read meeting the row does
+      this.fences.decodeAll([row], decode); // fences the chat, exactly as a read meeting the row does
       return {
         table, rowid: row.check_rowid as number, rowKey: error.rowId, sessionId: error.sessionId, chatTitle: this.titleOf(error.sessionId),
         reason: error.detail, writtenBy: error.newer ? 'newer' : 'damaged', since: typeof time === 'number' ? time : null,
@@ -181,7 +187,7 @@ export abstract class CheckOps extends OutboxOps {
 
   /** A chat's title, or null when its session row does not exist. */
   private titleOf(sessionId: string): string | null {
-    const title = this.one('SELECT title FROM sessions WHERE id = ?', [sessionId])?.title;
+    const title = this.db.one('SELECT title FROM sessions WHERE id = ?', [sessionId])?.title;
     return typeof title === 'string' ? title : null;
   }
 }

@@ -10,8 +10,10 @@ import {
 } from '../../core/checkpoints';
 import { isOneOf } from '../../core/vocabulary';
 import { JournalRefusedError } from '../errors';
-import { ContentOps } from './contents';
 import { UnreadableRowError, type Row } from './rows';
+import type { Concerns } from '../core';
+import type { JournalDb } from './database';
+import type { ChatFences } from './fences';
 
 /**
  * A file image as a writer hands it over: absent, present with its bytes, or present but too large
@@ -65,13 +67,19 @@ export interface UndoRecord {
 /** The answer of `recordUndo` / `recordRedo`: applied, or refused because another did it first (`by`). */
 export type RestoreDecision = { readonly applied: true } | { readonly applied: false; readonly by: string };
 
-/** The operations of this concern, on top of ContentOps (see module docstring). */
-export abstract class CheckpointOps extends ContentOps {
+/**
+ * The operations of this concern (see module docstring): one object of `JournalCore`'s composition
+ * (../core.ts), given the database (`db`), the fences (`fences`) and the concerns it calls
+ * (`peers`: contents).
+ */
+export class CheckpointOps {
+  constructor(private readonly db: JournalDb, private readonly fences: ChatFences, private readonly peers: Pick<Concerns, 'contents'>) {}
+
   /** Stores an image's bytes (if kept) and gives its columns: exists, hash, size, kept. */
   private imageColumns(image: ImageInput, at: number): { exists: number; hash: string | null; size: number; kept: boolean } {
     if (!image.exists) return { exists: 0, hash: null, size: 0, kept: true };
     if ('tooLarge' in image) return { exists: 1, hash: image.hash, size: image.size, kept: false };
-    const stored = this.storeContent(image.bytes, at);
+    const stored = this.peers.contents.storeContent(image.bytes, at);
     return { exists: 1, hash: stored.hash, size: stored.size, kept: true };
   }
 
@@ -80,13 +88,13 @@ export abstract class CheckpointOps extends ContentOps {
    * one row per path (state `pending` when inserted). Content goes to the content store in the
    * same transaction. @throws Error for a new path without a before image (a caller's mistake).
    */
-  protected putFileChanges(inv: { id: string; runId: string; turnId: string; sessionId: string }, changes: readonly FileChangeInput[], at: number): void {
+  putFileChanges(inv: { id: string; runId: string; turnId: string; sessionId: string }, changes: readonly FileChangeInput[], at: number): void {
     for (const change of changes) {
-      const existing = this.one('SELECT id FROM file_changes WHERE invocation_id = ? AND path = ?', [inv.id, change.path]);
+      const existing = this.db.one('SELECT id FROM file_changes WHERE invocation_id = ? AND path = ?', [inv.id, change.path]);
       const id = (existing?.id as string | undefined) ?? `${inv.id}:${change.path}`;
       if (!existing) {
         if (!change.before) throw new Error(`The first record of ${change.path} needs its content before the change.`);
-        this.run(
+        this.db.run(
           `INSERT INTO file_changes (id, session_id, turn_id, run_id, invocation_id, path, before_exists, before_size, state, checkpointed, created_at)
            VALUES (?, ?, ?, ?, ?, ?, 0, 0, 'pending', 1, ?)`,
           [id, inv.sessionId, inv.turnId, inv.runId, inv.id, change.path, at],
@@ -94,16 +102,16 @@ export abstract class CheckpointOps extends ContentOps {
       }
       if (change.before) {
         const b = this.imageColumns(change.before, at);
-        this.run('UPDATE file_changes SET before_exists = ?, before_hash = ?, before_size = ? WHERE id = ?', [b.exists, b.hash, b.size, id]);
-        if (!b.kept) this.run("UPDATE file_changes SET checkpointed = 0, reason = 'too_large' WHERE id = ?", [id]);
+        this.db.run('UPDATE file_changes SET before_exists = ?, before_hash = ?, before_size = ? WHERE id = ?', [b.exists, b.hash, b.size, id]);
+        if (!b.kept) this.db.run("UPDATE file_changes SET checkpointed = 0, reason = 'too_large' WHERE id = ?", [id]);
       }
       if (change.after) {
         const a = this.imageColumns(change.after, at);
-        this.run('UPDATE file_changes SET after_exists = ?, after_hash = ?, after_size = ? WHERE id = ?', [a.exists, a.hash, a.size, id]);
-        if (!a.kept) this.run("UPDATE file_changes SET checkpointed = 0, reason = 'too_large' WHERE id = ?", [id]);
+        this.db.run('UPDATE file_changes SET after_exists = ?, after_hash = ?, after_size = ? WHERE id = ?', [a.exists, a.hash, a.size, id]);
+        if (!a.kept) this.db.run("UPDATE file_changes SET checkpointed = 0, reason = 'too_large' WHERE id = ?", [id]);
       }
       if (change.added !== undefined || change.removed !== undefined) {
-        this.run('UPDATE file_changes SET added = ?, removed = ? WHERE id = ?', [change.added ?? null, change.removed ?? null, id]);
+        this.db.run('UPDATE file_changes SET added = ?, removed = ? WHERE id = ?', [change.added ?? null, change.removed ?? null, id]);
       }
     }
   }
@@ -112,8 +120,8 @@ export abstract class CheckpointOps extends ContentOps {
    * Ends an invocation's `pending` changes: `applied` (the tool finished) or `not_applied` (it never
    * wrote). Called in the transaction that finishes the invocation.
    */
-  protected settleFileChanges(invocationId: string, applied: boolean, at: number): void {
-    this.run("UPDATE file_changes SET state = ?, settled_at = ? WHERE invocation_id = ? AND state = 'pending'", [applied ? 'applied' : 'not_applied', at, invocationId]);
+  settleFileChanges(invocationId: string, applied: boolean, at: number): void {
+    this.db.run("UPDATE file_changes SET state = ?, settled_at = ? WHERE invocation_id = ? AND state = 'pending'", [applied ? 'applied' : 'not_applied', at, invocationId]);
   }
 
   /**
@@ -122,10 +130,10 @@ export abstract class CheckpointOps extends ContentOps {
    * @throws JournalRefusedError('not_found') for an unknown invocation.
    */
   recordFileChanges(invocationId: string, changes: readonly FileChangeInput[], at: number): { sessionId: string; turnId: string } {
-    const row = this.one('SELECT id, run_id, turn_id, session_id FROM invocations WHERE id = ?', [invocationId]);
+    const row = this.db.one('SELECT id, run_id, turn_id, session_id FROM invocations WHERE id = ?', [invocationId]);
     if (!row) throw new JournalRefusedError('not_found', `No tool invocation with id ${invocationId}.`);
     const inv = { id: invocationId, runId: row.run_id as string, turnId: row.turn_id as string, sessionId: row.session_id as string };
-    this.touch(inv.sessionId);
+    this.fences.touch(inv.sessionId);
     this.putFileChanges(inv, changes, at);
     return { sessionId: inv.sessionId, turnId: inv.turnId };
   }
@@ -133,9 +141,9 @@ export abstract class CheckpointOps extends ContentOps {
   /** A chat's file changes in the order they were recorded (of the given turns only, if `turnIds`). */
   listFileChanges(sessionId: string, turnIds?: readonly string[]): FileChangeRecord[] {
     const rows = turnIds
-      ? this.all(`SELECT * FROM file_changes WHERE session_id = ? AND turn_id IN (SELECT value FROM json_each(?)) ORDER BY rowid`, [sessionId, JSON.stringify(turnIds)])
-      : this.all('SELECT * FROM file_changes WHERE session_id = ? ORDER BY rowid', [sessionId]);
-    return this.decodeAll(rows, toFileChange);
+      ? this.db.all(`SELECT * FROM file_changes WHERE session_id = ? AND turn_id IN (SELECT value FROM json_each(?)) ORDER BY rowid`, [sessionId, JSON.stringify(turnIds)])
+      : this.db.all('SELECT * FROM file_changes WHERE session_id = ? ORDER BY rowid', [sessionId]);
+    return this.fences.decodeAll(rows, toFileChange);
   }
 
   /**
@@ -146,22 +154,22 @@ export abstract class CheckpointOps extends ContentOps {
    * @throws JournalRefusedError('not_found') when a turn is not one of the chat's.
    */
   recordUndo(input: RecordUndoInput): RestoreDecision {
-    this.touch(input.sessionId);
+    this.fences.touch(input.sessionId);
     const turns = JSON.stringify(input.turnIds);
-    const known = Number(this.one('SELECT COUNT(*) AS n FROM turns WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))', [input.sessionId, turns])?.n ?? 0);
+    const known = Number(this.db.one('SELECT COUNT(*) AS n FROM turns WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))', [input.sessionId, turns])?.n ?? 0);
     if (known !== new Set(input.turnIds).size) throw new JournalRefusedError('not_found', 'A turn of that undo is not part of this chat.');
-    const first = this.one(
+    const first = this.db.one(
       `SELECT u.id FROM file_undos u, json_each(u.turn_ids) t WHERE u.session_id = ? AND u.state = 'undone' AND t.value IN (SELECT value FROM json_each(?)) LIMIT 1`,
       [input.sessionId, turns],
     );
     if (first) return { applied: false, by: first.id as string };
-    this.run(
+    this.db.run(
       "INSERT INTO file_undos (id, session_id, turn_id, scope, turn_ids, instance_id, state, created_at) VALUES (?, ?, ?, ?, ?, ?, 'undone', ?)",
       [input.id, input.sessionId, input.turnId, input.scope, turns, input.instanceId, input.at],
     );
     for (const item of input.items) {
       const found = this.imageColumns(item.found, input.at);
-      this.run(
+      this.db.run(
         `INSERT INTO file_undo_items (undo_id, session_id, path, outcome, found_exists, found_hash, found_size, wrote_exists, wrote_hash, wrote_size)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [input.id, input.sessionId, item.path, item.outcome, found.exists, found.hash, found.size, item.wrote.exists ? 1 : 0, item.wrote.hash, item.wrote.size],
@@ -176,20 +184,20 @@ export abstract class CheckpointOps extends ContentOps {
    * @throws JournalRefusedError('not_found') for an unknown undo.
    */
   recordRedo(undoId: string, outcomes: readonly { path: string; outcome: RestoreOutcome }[], at: number): RestoreDecision {
-    const row = this.one('SELECT session_id, state FROM file_undos WHERE id = ?', [undoId]);
+    const row = this.db.one('SELECT session_id, state FROM file_undos WHERE id = ?', [undoId]);
     if (!row) throw new JournalRefusedError('not_found', `No undo with id ${undoId}.`);
-    this.touch(row.session_id as string);
+    this.fences.touch(row.session_id as string);
     if (row.state !== 'undone') return { applied: false, by: undoId };
-    this.run("UPDATE file_undos SET state = 'redone', redone_at = ? WHERE id = ? AND state = 'undone'", [at, undoId]);
-    for (const o of outcomes) this.run('UPDATE file_undo_items SET redo_outcome = ? WHERE undo_id = ? AND path = ?', [o.outcome, undoId, o.path]);
+    this.db.run("UPDATE file_undos SET state = 'redone', redone_at = ? WHERE id = ? AND state = 'undone'", [at, undoId]);
+    for (const o of outcomes) this.db.run('UPDATE file_undo_items SET redo_outcome = ? WHERE undo_id = ? AND path = ?', [o.outcome, undoId, o.path]);
     return { applied: true };
   }
 
   /** A chat's undos, in the order they were made (rowid, never a clock's time), with their files. */
   listUndos(sessionId: string): UndoRecord[] {
-    const undos = this.all('SELECT * FROM file_undos WHERE session_id = ? ORDER BY rowid', [sessionId]);
-    const items = this.all('SELECT * FROM file_undo_items WHERE session_id = ? ORDER BY rowid', [sessionId]);
-    return this.decodeAll(undos, (u) => toUndo(u, items.filter((i) => i.undo_id === u.id)));
+    const undos = this.db.all('SELECT * FROM file_undos WHERE session_id = ? ORDER BY rowid', [sessionId]);
+    const items = this.db.all('SELECT * FROM file_undo_items WHERE session_id = ? ORDER BY rowid', [sessionId]);
+    return this.fences.decodeAll(undos, (u) => toUndo(u, items.filter((i) => i.undo_id === u.id)));
   }
 }
 

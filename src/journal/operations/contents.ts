@@ -13,7 +13,7 @@
  * hashes is listed in `CONTENT_REFERENCES`, and deleting a chat drops the content no row lists.
  */
 import { contentHash } from '../contentHash';
-import { OperationsBase } from './base';
+import type { JournalDb } from './database';
 
 /** A byte string in the store: its address and its length in bytes. */
 export interface StoredContent {
@@ -53,21 +53,26 @@ function encodeContent(bytes: Uint8Array): { encoding: 'utf8' | 'base64'; body: 
   return { encoding: 'base64', body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') };
 }
 
-/** The operations of this concern, on top of OperationsBase (see module docstring). */
-export abstract class ContentOps extends OperationsBase {
+/**
+ * The operations of this concern (see module docstring): one object of `JournalCore`'s composition
+ * (../core.ts), given the database (`db`).
+ */
+export class ContentOps {
+  constructor(private readonly db: JournalDb) {}
+
   /**
    * Stores `bytes` (a string: its UTF-8 encoding) at `at` (ms since the epoch) unless the same bytes
    * are stored already (a stored row that no longer matches its hash is rewritten), and returns their address. Call inside the write that references them.
    */
-  protected storeContent(bytes: Uint8Array | string, at: number): StoredContent {
+  storeContent(bytes: Uint8Array | string, at: number): StoredContent {
     const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
     const hash = contentHash(data);
-    const stored = this.one('SELECT 1 AS x FROM contents WHERE hash = ?', [hash]);
+    const stored = this.db.one('SELECT 1 AS x FROM contents WHERE hash = ?', [hash]);
     if (stored && this.intact(hash)) return { hash, size: data.byteLength };
     const { encoding, body } = encodeContent(data);
     // A row whose bytes no longer match its hash is rewritten with the right ones: kept damaged, every
     // later reference to the same bytes would share the damage.
-    this.run(
+    this.db.run(
       'INSERT INTO contents (hash, size, encoding, body, created_at) VALUES (?, ?, ?, CAST(? AS TEXT), ?) ON CONFLICT(hash) DO UPDATE SET size = excluded.size, encoding = excluded.encoding, body = excluded.body',
       [hash, data.byteLength, encoding, body, at],
     );
@@ -79,7 +84,7 @@ export abstract class ContentOps extends OperationsBase {
    * unknown encoding, or bytes whose hash is not their address): content is never handed out wrong.
    */
   getContent(hash: string): Uint8Array | null {
-    const row = this.one('SELECT encoding, body FROM contents WHERE hash = ?', [hash]);
+    const row = this.db.one('SELECT encoding, body FROM contents WHERE hash = ?', [hash]);
     if (!row) return null;
     const body = String(row.body);
     let bytes: Uint8Array;
@@ -100,8 +105,8 @@ export abstract class ContentOps extends OperationsBase {
   }
 
   /** Deletes the content no column of `CONTENT_REFERENCES` lists (after a chat was deleted). */
-  protected dropUnreferencedContents(): void {
+  dropUnreferencedContents(): void {
     const unreferenced = CONTENT_REFERENCES.map(({ table, column }) => `NOT EXISTS (SELECT 1 FROM ${table} WHERE ${table}.${column} = contents.hash)`);
-    this.run(`DELETE FROM contents${unreferenced.length ? ` WHERE ${unreferenced.join(' AND ')}` : ''}`);
+    this.db.run(`DELETE FROM contents${unreferenced.length ? ` WHERE ${unreferenced.join(' AND ')}` : ''}`);
   }
 }

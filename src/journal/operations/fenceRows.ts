@@ -5,7 +5,7 @@
  * statement that reads one such row by the key `UnreadableRowError.rowId` names, and its decoder.
  *
  * A fence remembers the rows that raised it; before the fence is consulted, each is read again
- * (base.ts `fenceHolds`): a row that is gone (Repair Journal set it aside, in this window or in
+ * (fences.ts `fenceHolds`): a row that is gone (Repair Journal set it aside, in this window or in
  * another one whose transaction this window replayed) or that reads now no longer holds the chat.
  */
 import type { SqlValue } from 'sql.js';

@@ -12,10 +12,12 @@ import { compareQueued, holdReasonOf, MAX_QUEUED_PROMPTS, nextToSend } from '../
 import type { QueuedPromptState, SentFrom } from '../../core/vocabulary';
 import { JournalRefusedError } from '../errors';
 import type { RunRecord } from '../records';
-import { ChatListOps } from './chatList';
 import { toQueuedPrompt } from './rows';
 import type { AttachmentInput } from './attachments';
 import type { FinishRunInput, NextTurnIds, QueueMove } from './turnsAndRuns';
+import type { Concerns } from '../core';
+import type { JournalDb } from './database';
+import type { ChatFences } from './fences';
 
 /** The schema version that has the outbox (client ids, delivery states, `queued_prompts`). */
 export const OUTBOX_SCHEMA = 5;
@@ -76,8 +78,14 @@ export type SendQueuedResult =
   | { readonly kind: 'marked'; readonly prompt: QueuedPromptRecord; readonly running: readonly string[] }
   | { readonly kind: 'not_queued'; readonly state: QueuedPromptState };
 
-/** The operations of this concern, on top of ChatListOps (see module docstring). */
-export abstract class OutboxOps extends ChatListOps {
+/**
+ * The operations of this concern (see module docstring): one object of `JournalCore`'s composition
+ * (../core.ts), given the database (`db`), the fences (`fences`) and the concerns it calls
+ * (`peers`: attachments, sessions, turns).
+ */
+export class OutboxOps {
+  constructor(private readonly db: JournalDb, private readonly fences: ChatFences, private readonly peers: Pick<Concerns, 'attachments' | 'sessions' | 'turns'>) {}
+
   /**
    * The user sent a message (one transaction): a chat with a run still running (in any window, or
    * orphaned and not yet recovered) or with queued messages that are not held gets it at the end
@@ -86,9 +94,9 @@ export abstract class OutboxOps extends ChatListOps {
    * @throws JournalRefusedError('not_found') for an unknown chat.
    */
   submitPrompt(input: SubmitPromptInput): SubmitPromptResult {
-    const session = this.getSession(input.sessionId);
+    const session = this.peers.sessions.getSession(input.sessionId);
     if (!session) throw new JournalRefusedError('not_found', `No chat with id ${input.sessionId}.`);
-    this.touch(input.sessionId);
+    this.fences.touch(input.sessionId);
     const seen = this.clientIdSeen(input.clientId);
     if (seen) return seen.sessionId === input.sessionId && seen.text === input.text ? { kind: 'duplicate', turnId: seen.turnId } : { kind: 'conflict' };
     const attached = input.attachments ? { attachments: input.attachments } : {};
@@ -98,21 +106,21 @@ export abstract class OutboxOps extends ChatListOps {
       const extra = { replacesTurnId: input.replacesTurnId, ...attached };
       return { kind: 'started', ...this.startQueuedTurn(input.sessionId, input.clientId, input.text, 'composer', input.next, input.at, extra) };
     }
-    const waiting = this.one("SELECT 1 AS x FROM queued_prompts WHERE session_id = ? AND state = 'queued' AND hold IS NULL LIMIT 1", [input.sessionId]);
+    const waiting = this.db.one("SELECT 1 AS x FROM queued_prompts WHERE session_id = ? AND state = 'queued' AND hold IS NULL LIMIT 1", [input.sessionId]);
     if (!this.hasRunningRun(input.sessionId, input.endedRunIds) && !waiting) {
       return { kind: 'started', ...this.startQueuedTurn(input.sessionId, input.clientId, input.text, 'composer', input.next, input.at, attached) };
     }
     if (!input.queue) return { kind: 'busy' };
-    const counts = this.one(
+    const counts = this.db.one(
       "SELECT SUM(state = 'queued') AS queued, COALESCE(MAX(position), 0) AS last FROM queued_prompts WHERE session_id = ?",
       [input.sessionId],
     );
     if (Number(counts?.queued ?? 0) >= MAX_QUEUED_PROMPTS) return { kind: 'full' };
-    this.run(
+    this.db.run(
       "INSERT INTO queued_prompts (client_id, session_id, text, state, position, hold, send_now, turn_id, created_at, updated_at) VALUES (?, ?, CAST(? AS TEXT), 'queued', ?, NULL, 0, NULL, ?, ?)",
       [input.clientId, input.sessionId, input.text, Number(counts?.last ?? 0) + 1, input.at, input.at],
     );
-    if (input.attachments?.length) this.insertAttachments({ sessionId: input.sessionId, turnId: null, clientId: input.clientId }, input.attachments, input.at);
+    if (input.attachments?.length) this.peers.attachments.insertAttachments({ sessionId: input.sessionId, turnId: null, clientId: input.clientId }, input.attachments, input.at);
     return { kind: 'queued', prompt: this.getQueuedPrompt(input.clientId)! };
   }
 
@@ -123,7 +131,7 @@ export abstract class OutboxOps extends ChatListOps {
   editQueuedPrompt(sessionId: string, clientId: string, text: string, at: number): QueueEditResult {
     const prompt = this.queuedPromptOf(sessionId, clientId);
     if (prompt.state !== 'queued') return { kind: 'not_queued', state: prompt.state };
-    this.run("UPDATE queued_prompts SET text = ?, updated_at = ? WHERE client_id = ? AND state = 'queued'", [text, at, clientId]);
+    this.db.run("UPDATE queued_prompts SET text = ?, updated_at = ? WHERE client_id = ? AND state = 'queued'", [text, at, clientId]);
     return { kind: 'changed', prompt: this.getQueuedPrompt(clientId)! };
   }
 
@@ -134,7 +142,7 @@ export abstract class OutboxOps extends ChatListOps {
   discardQueuedPrompt(sessionId: string, clientId: string, at: number): QueueEditResult {
     const prompt = this.queuedPromptOf(sessionId, clientId);
     if (prompt.state !== 'queued') return { kind: 'not_queued', state: prompt.state };
-    this.run("UPDATE queued_prompts SET state = 'discarded', updated_at = ? WHERE client_id = ? AND state = 'queued'", [at, clientId]);
+    this.db.run("UPDATE queued_prompts SET state = 'discarded', updated_at = ? WHERE client_id = ? AND state = 'queued'", [at, clientId]);
     return { kind: 'changed', prompt: this.getQueuedPrompt(clientId)! };
   }
 
@@ -149,7 +157,7 @@ export abstract class OutboxOps extends ChatListOps {
     if (prompt.state !== 'queued') return { kind: 'not_queued', state: prompt.state };
     const running = this.runningRunIds(sessionId);
     if (running.length === 0) return { kind: 'started', ...this.claim(prompt, 'send_now', next, at) };
-    this.run("UPDATE queued_prompts SET send_now = 1, updated_at = ? WHERE client_id = ? AND state = 'queued'", [at, clientId]);
+    this.db.run("UPDATE queued_prompts SET send_now = 1, updated_at = ? WHERE client_id = ? AND state = 'queued'", [at, clientId]);
     return { kind: 'marked', prompt: this.getQueuedPrompt(clientId)!, running };
   }
 
@@ -159,23 +167,23 @@ export abstract class OutboxOps extends ChatListOps {
    * @throws JournalRefusedError('not_found') for an unknown turn.
    */
   markDelivered(turnId: string): { marked: boolean } {
-    const row = this.one('SELECT session_id FROM turns WHERE id = ?', [turnId]);
+    const row = this.db.one('SELECT session_id FROM turns WHERE id = ?', [turnId]);
     if (!row) throw new JournalRefusedError('not_found', `No turn with id ${turnId}.`);
-    this.touch(row.session_id as string);
-    return { marked: this.run("UPDATE turns SET delivery = 'delivered' WHERE id = ? AND delivery = 'sending'", [turnId]) > 0 };
+    this.fences.touch(row.session_id as string);
+    return { marked: this.db.run("UPDATE turns SET delivery = 'delivered' WHERE id = ? AND delivery = 'sending'", [turnId]) > 0 };
   }
 
   /** The chat's messages still queued, in the order they go out (`compareQueued`); none before schema 5. */
   listQueuedPrompts(sessionId: string): QueuedPromptRecord[] {
-    if (this.userVersion() < OUTBOX_SCHEMA) return [];
-    return this.queuedWithAttachments(this.decodeAll(this.all("SELECT * FROM queued_prompts WHERE session_id = ? AND state = 'queued'", [sessionId]), toQueuedPrompt)).sort(compareQueued);
+    if (this.db.userVersion() < OUTBOX_SCHEMA) return [];
+    return this.peers.attachments.queuedWithAttachments(this.fences.decodeAll(this.db.all("SELECT * FROM queued_prompts WHERE session_id = ? AND state = 'queued'", [sessionId]), toQueuedPrompt)).sort(compareQueued);
   }
 
   /** A message of any chat's queue in any state (kept once sent or discarded), or undefined; none before schema 5. */
   getQueuedPrompt(clientId: string): QueuedPromptRecord | undefined {
-    if (this.userVersion() < OUTBOX_SCHEMA) return undefined;
-    const row = this.one('SELECT * FROM queued_prompts WHERE client_id = ?', [clientId]);
-    return row && this.queuedWithAttachments(this.decodeAll([row], toQueuedPrompt))[0];
+    if (this.db.userVersion() < OUTBOX_SCHEMA) return undefined;
+    const row = this.db.one('SELECT * FROM queued_prompts WHERE client_id = ?', [clientId]);
+    return row && this.peers.attachments.queuedWithAttachments(this.fences.decodeAll([row], toQueuedPrompt))[0];
   }
 
   /**
@@ -189,7 +197,7 @@ export abstract class OutboxOps extends ChatListOps {
    * disk, would hold what waits for that reply, Send now included); only recovery's end still holds
    * all (a restart never sends on its own).
    */
-  protected moveQueue(run: RunRecord, input: FinishRunInput): QueueMove {
+  moveQueue(run: RunRecord, input: FinishRunInput): QueueMove {
     const { status, next, at } = input;
     const queued = this.listQueuedPrompts(run.sessionId);
     if (queued.length === 0) return { held: 0 };
@@ -198,7 +206,7 @@ export abstract class OutboxOps extends ChatListOps {
     const chosen = next && !othersRunning ? nextToSend(queued, status) : undefined;
     const claimed = chosen && this.claim(chosen, chosen.sendNow ? 'send_now' : 'queue', next!, at);
     const reason = holdReasonOf(status, claimed !== undefined && chosen!.sendNow);
-    const held = reason === null ? 0 : this.run(
+    const held = reason === null ? 0 : this.db.run(
       "UPDATE queued_prompts SET hold = COALESCE(hold, ?), send_now = 0, updated_at = ? WHERE session_id = ? AND state = 'queued' AND (hold IS NULL OR send_now = 1)",
       [reason, at, run.sessionId],
     );
@@ -208,12 +216,12 @@ export abstract class OutboxOps extends ChatListOps {
   /** Makes a queued message the chat's next turn (ids `next`) and marks it sent, in this transaction. */
   private claim(prompt: QueuedPromptRecord, sentFrom: SentFrom, next: NextTurnIds, at: number): { turn: TurnRecord; run: RunRecord } {
     const started = this.startQueuedTurn(prompt.sessionId, prompt.clientId, prompt.text, sentFrom, next, at);
-    this.claimAttachments(prompt.clientId, next.turnId);
-    this.run("UPDATE queued_prompts SET state = 'sent', turn_id = ?, send_now = 0, updated_at = ? WHERE client_id = ? AND state = 'queued'", [
+    this.peers.attachments.claimAttachments(prompt.clientId, next.turnId);
+    this.db.run("UPDATE queued_prompts SET state = 'sent', turn_id = ?, send_now = 0, updated_at = ? WHERE client_id = ? AND state = 'queued'", [
       next.turnId, at, prompt.clientId,
     ]);
     // Read again: the turn now has the message's attachments.
-    return { turn: this.getTurn(next.turnId)!, run: started.run };
+    return { turn: this.peers.turns.getTurn(next.turnId)!, run: started.run };
   }
 
   /**
@@ -231,14 +239,14 @@ export abstract class OutboxOps extends ChatListOps {
   }
 
   private replaceProblem(sessionId: string, turnId: string, endedRunIds?: readonly string[]): string | null {
-    const turn = this.getTurn(turnId);
+    const turn = this.peers.turns.getTurn(turnId);
     if (!turn || turn.sessionId !== sessionId) return 'That request is not part of this chat.';
     // Later in the journal's sequence, not by creation time: a clock stepped back must not make an
     // older turn look like the last one (its Edit would replace the wrong request).
-    const later = this.one('SELECT 1 AS x FROM turns WHERE session_id = ? AND search_doc > ? LIMIT 1', [sessionId, turn.seq]);
+    const later = this.db.one('SELECT 1 AS x FROM turns WHERE session_id = ? AND search_doc > ? LIMIT 1', [sessionId, turn.seq]);
     if (later) return 'Only the last request can be edited and sent again: another one followed it.';
     if (turn.status === 'running' || this.hasRunningRun(sessionId, endedRunIds)) return 'Wait for the reply to end (or press Stop), then edit the request.';
-    if (this.one("SELECT 1 AS x FROM queued_prompts WHERE session_id = ? AND state = 'queued' AND hold IS NULL LIMIT 1", [sessionId])) {
+    if (this.db.one("SELECT 1 AS x FROM queued_prompts WHERE session_id = ? AND state = 'queued' AND hold IS NULL LIMIT 1", [sessionId])) {
       return 'Messages are queued to go next: send or remove them first.';
     }
     return null;
@@ -253,8 +261,8 @@ export abstract class OutboxOps extends ChatListOps {
     extra: { readonly replacesTurnId?: string; readonly attachments?: readonly AttachmentInput[] } = {},
   ): { turn: TurnRecord; run: RunRecord } {
     const { replacesTurnId, attachments } = extra;
-    const provider = this.getSession(sessionId)!.provider;
-    return this.insertTurnAndRun({
+    const provider = this.peers.sessions.getSession(sessionId)!.provider;
+    return this.peers.turns.insertTurnAndRun({
       turn: {
         id: next.turnId, sessionId, prompt: text, origin: 'prompt', parentTurnId: null, createdAt: at, clientId, sentFrom, model: next.model ?? null,
         ...(replacesTurnId ? { replacesTurnId } : {}),
@@ -271,21 +279,21 @@ export abstract class OutboxOps extends ChatListOps {
 
   /** The ids of the chat's runs still running (in some window, or orphaned). */
   private runningRunIds(sessionId: string): string[] {
-    return this.all("SELECT id FROM runs WHERE session_id = ? AND status = 'running'", [sessionId]).map((r) => r.id as string);
+    return this.db.all("SELECT id FROM runs WHERE session_id = ? AND status = 'running'", [sessionId]).map((r) => r.id as string);
   }
 
   /** Where a client id went: its turn, or its row in a queue (the turn it became, if sent). */
   private clientIdSeen(clientId: string): { sessionId: string; text: string; turnId: string | null } | undefined {
-    const turn = this.one('SELECT id, session_id, prompt FROM turns WHERE client_id = ?', [clientId]);
+    const turn = this.db.one('SELECT id, session_id, prompt FROM turns WHERE client_id = ?', [clientId]);
     if (turn) return { sessionId: turn.session_id as string, text: turn.prompt as string, turnId: turn.id as string };
-    const queued = this.one('SELECT session_id, text, turn_id FROM queued_prompts WHERE client_id = ?', [clientId]);
+    const queued = this.db.one('SELECT session_id, text, turn_id FROM queued_prompts WHERE client_id = ?', [clientId]);
     return queued && { sessionId: queued.session_id as string, text: queued.text as string, turnId: (queued.turn_id as string | null) ?? null };
   }
 
   /** The chat's message with that client id, its chat touched (a write follows). @throws JournalRefusedError('not_found'). */
   private queuedPromptOf(sessionId: string, clientId: string): QueuedPromptRecord {
-    if (!this.getSession(sessionId)) throw new JournalRefusedError('not_found', `No chat with id ${sessionId}.`);
-    this.touch(sessionId);
+    if (!this.peers.sessions.getSession(sessionId)) throw new JournalRefusedError('not_found', `No chat with id ${sessionId}.`);
+    this.fences.touch(sessionId);
     const prompt = this.getQueuedPrompt(clientId);
     if (!prompt || prompt.sessionId !== sessionId) throw new JournalRefusedError('not_found', 'This chat has no queued message with that id.');
     return prompt;

@@ -17,8 +17,10 @@
  */
 import type { LedgerEvent, TurnRecord } from '../../core/events';
 import { compareCursors, type TurnCursor } from '../../core/transcript';
-import { InstanceOps } from './instances';
 import { toEvent, toTurn, type Row } from './rows';
+import type { Concerns } from '../core';
+import type { JournalDb } from './database';
+import type { ChatFences } from './fences';
 
 /**
  * Where a view's reads of a chat stopped: the chat's highest event id and turn rowid then (0: none),
@@ -78,8 +80,14 @@ export function replacedTurnIds(turns: readonly TurnRecord[]): Set<string> {
 /** The schema that gave events an INTEGER PRIMARY KEY `id` (migration 2). */
 const EVENT_ID_SCHEMA = 2;
 
-/** The operations of this concern, on top of InstanceOps (see module docstring). */
-export abstract class PageOps extends InstanceOps {
+/**
+ * The operations of this concern (see module docstring): one object of `JournalCore`'s composition
+ * (../core.ts), given the database (`db`), the fences (`fences`) and the concerns it calls
+ * (`peers`: attachments).
+ */
+export class PageOps {
+  constructor(private readonly db: JournalDb, private readonly fences: ChatFences, private readonly peers: Pick<Concerns, 'attachments'>) {}
+
   /**
    * The page of at most `maxTurns` (≥ 1) turns just before `before` in the chat's order, or its last
    * page when `before` is null; the cursor need not be a turn that still exists. Unreadable rows are
@@ -87,13 +95,13 @@ export abstract class PageOps extends InstanceOps {
    */
   readTurnPage(sessionId: string, before: TurnCursor | null, maxTurns: number): TurnPage {
     const limit = Math.max(1, Math.floor(maxTurns));
-    const columns = this.turnColumns();
+    const columns = this.db.turnColumns();
     // search_doc is unique, so the cursor's id never breaks a tie (it names the turn for the view).
     const rows = before
-      ? this.all(`SELECT ${columns} FROM turns WHERE session_id = ? AND search_doc < ? ORDER BY search_doc DESC LIMIT ?`, [sessionId, before.seq, limit + 1])
-      : this.all(`SELECT ${columns} FROM turns WHERE session_id = ? ORDER BY search_doc DESC LIMIT ?`, [sessionId, limit + 1]);
+      ? this.db.all(`SELECT ${columns} FROM turns WHERE session_id = ? AND search_doc < ? ORDER BY search_doc DESC LIMIT ?`, [sessionId, before.seq, limit + 1])
+      : this.db.all(`SELECT ${columns} FROM turns WHERE session_id = ? ORDER BY search_doc DESC LIMIT ?`, [sessionId, limit + 1]);
     const hasOlder = rows.length > limit;
-    const turns = this.withAttachments(this.decodeAll(rows.slice(0, limit).reverse(), toTurn));
+    const turns = this.peers.attachments.withAttachments(this.fences.decodeAll(rows.slice(0, limit).reverse(), toTurn));
     const mark = this.markOf(sessionId);
     return { turns, events: this.eventsOfTurns(sessionId, turns), hasOlder, turnCount: mark.turns, mark };
   }
@@ -104,23 +112,23 @@ export abstract class PageOps extends InstanceOps {
    */
   readChangesSince(sessionId: string, mark: ChangeMark, maxEvents: number): ChatChanges {
     // Schema 1 (a journal read-only at it) has no event ids: every change reads a page.
-    if (this.userVersion() < EVENT_ID_SCHEMA) return { tooMany: true };
-    const eventRows = this.all('SELECT * FROM events WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?', [sessionId, mark.eventId, maxEvents + 1]);
+    if (this.db.userVersion() < EVENT_ID_SCHEMA) return { tooMany: true };
+    const eventRows = this.db.all('SELECT * FROM events WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?', [sessionId, mark.eventId, maxEvents + 1]);
     if (eventRows.length > maxEvents) return { tooMany: true };
     // By rowid, not by the chat's index: the turns written since the mark in any chat are few, the
     // chat's own entries in its index are all its turns.
-    const turnRows = this.all(`SELECT rowid AS turn_row, ${this.turnColumns()} FROM turns WHERE rowid > ? AND +session_id = ?`, [mark.turnRow, sessionId]);
+    const turnRows = this.db.all(`SELECT rowid AS turn_row, ${this.db.turnColumns()} FROM turns WHERE rowid > ? AND +session_id = ?`, [mark.turnRow, sessionId]);
     const newIds = new Set(turnRows.map((r) => r.id as string));
     const touched = [...new Set(eventRows.map((r) => r.turn_id as string))].filter((id) => !newIds.has(id));
     if (touched.length > 0) {
-      turnRows.push(...this.all(`SELECT ${this.turnColumns()} FROM turns WHERE id IN (${touched.map(() => '?').join(', ')})`, touched));
+      turnRows.push(...this.db.all(`SELECT ${this.db.turnColumns()} FROM turns WHERE id IN (${touched.map(() => '?').join(', ')})`, touched));
     }
-    const turns = this.withAttachments(this.decodeAll(turnRows, toTurn)).sort(compareCursors);
+    const turns = this.peers.attachments.withAttachments(this.fences.decodeAll(turnRows, toTurn)).sort(compareCursors);
     const lastEvent = eventRows[eventRows.length - 1];
     return {
       tooMany: false,
       turns,
-      events: this.decodeAll(eventRows, toEvent),
+      events: this.fences.decodeAll(eventRows, toEvent),
       turnCount: mark.turns + newIds.size,
       mark: {
         eventId: lastEvent ? (lastEvent.id as number) : mark.eventId,
@@ -139,11 +147,11 @@ export abstract class PageOps extends InstanceOps {
    * retried or continued: the edited prompt replaces that request, which is no longer asked.
    */
   listHistory(sessionId: string, exceptTurnId?: string): { prompt: string; reply: string; stopped: boolean }[] {
-    const all = this.decodeAll(this.all(`SELECT ${this.turnColumns()} FROM turns WHERE session_id = ? ORDER BY search_doc`, [sessionId]), toTurn);
+    const all = this.fences.decodeAll(this.db.all(`SELECT ${this.db.turnColumns()} FROM turns WHERE session_id = ? ORDER BY search_doc`, [sessionId]), toTurn);
     const replaced = replacedTurnIds(all);
     const turns = all.filter((t) => t.id !== exceptTurnId && !replaced.has(t.id));
     const replies = new Map<string, string>();
-    const rows = this.all(
+    const rows = this.db.all(
       // Ledger order by run (in the order written) and seq, not by event id: schema 1 has none.
       "SELECT e.turn_id, json_extract(e.payload, '$.text') AS text FROM events e JOIN runs r ON r.id = e.run_id WHERE e.session_id = ? AND e.kind = 'text' ORDER BY r.rowid, e.seq",
       [sessionId],
@@ -156,7 +164,7 @@ export abstract class PageOps extends InstanceOps {
 
   /** True when a later turn retries or continues `turnId`. */
   isFollowedUp(turnId: string): boolean {
-    return this.one('SELECT 1 AS x FROM turns WHERE parent_turn_id = ? LIMIT 1', [turnId]) !== undefined;
+    return this.db.one('SELECT 1 AS x FROM turns WHERE parent_turn_id = ? LIMIT 1', [turnId]) !== undefined;
   }
 
   /** The events of `turns` (a page: contiguous in the chat's order), in `listEvents` order. */
@@ -164,20 +172,20 @@ export abstract class PageOps extends InstanceOps {
     if (turns.length === 0) return [];
     const ids = turns.map((t) => t.id);
     const times = turns.map((t) => t.createdAt);
-    const rows: Row[] = this.all(
+    const rows: Row[] = this.db.all(
       `SELECT e.* FROM runs r JOIN events e ON e.run_id = r.id
        WHERE r.session_id = ? AND r.started_at >= ? AND r.started_at <= ? AND r.turn_id IN (${ids.map(() => '?').join(', ')})
        ORDER BY r.rowid, e.seq`,
       [sessionId, Math.min(...times), Math.max(...times), ...ids],
     );
-    return this.decodeAll(rows, toEvent);
+    return this.fences.decodeAll(rows, toEvent);
   }
 
   private markOf(sessionId: string): ChangeMark {
-    const ids = this.userVersion() >= EVENT_ID_SCHEMA;
+    const ids = this.db.userVersion() >= EVENT_ID_SCHEMA;
     // Three scalar subqueries: as one aggregate over the chat's turns, the events' max(id) ran once per
     // turn (6-12 ms at 5,000 turns against ~1.5 ms).
-    const row = this.one(
+    const row = this.db.one(
       `SELECT ${ids ? '(SELECT max(id) FROM events WHERE session_id = ?)' : '?'} AS event_id,
               (SELECT max(rowid) FROM turns WHERE session_id = ?) AS turn_row,
               (SELECT count(*) FROM turns WHERE session_id = ?) AS turns`,

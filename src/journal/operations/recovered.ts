@@ -6,8 +6,9 @@
  */
 import type { SqlValue } from 'sql.js';
 import { SALVAGED_TABLES, type CurrentCopy, type SalvageRows, type SalvagedTable } from '../../core/salvage';
-import { NEXT_ACTIVITY } from './base';
-import { CheckOps } from './check';
+import { NEXT_ACTIVITY, type JournalDb } from './database';
+import type { Concerns } from '../core';
+import type { ChatFences } from './fences';
 
 /** One chat to import: its rows as salvage read them, where from, and what is missing from it (`note`: null when whole). */
 export interface RecoveredChatInput {
@@ -32,16 +33,22 @@ export type RecoveredChatImport =
  */
 const RENUMBERED: Partial<Record<SalvagedTable, string>> = { events: 'id', turns: 'search_doc', sessions: 'activity' };
 
-/** The recovered chats' operations, on top of CheckOps (see module docstring). */
-export abstract class RecoveredChatOps extends CheckOps {
+/**
+ * The recovered chats' operations (see module docstring): one object of `JournalCore`'s
+ * composition (../core.ts), given the database (`db`), the fences (`fences`) and the concerns it
+ * calls (`peers`: events).
+ */
+export class RecoveredChatOps {
+  constructor(private readonly db: JournalDb, private readonly fences: ChatFences, private readonly peers: Pick<Concerns, 'events'>) {}
+
   private columnsOf = new Map<string, ReadonlySet<string>>();
 
   /** What the journal holds of each of `sessionIds` that it holds anything of (see `CurrentCopy`). */
   recoveryStatus(sessionIds: readonly string[]): { sessionId: string; copy: CurrentCopy }[] {
     const out: { sessionId: string; copy: CurrentCopy }[] = [];
     for (const sessionId of new Set(sessionIds)) {
-      const session = this.one('SELECT updated_at FROM sessions WHERE id = ?', [sessionId]);
-      const recovered = this.one('SELECT source, recovered_at FROM recovered_chats WHERE session_id = ?', [sessionId]);
+      const session = this.db.one('SELECT updated_at FROM sessions WHERE id = ?', [sessionId]);
+      const recovered = this.db.one('SELECT source, recovered_at FROM recovered_chats WHERE session_id = ?', [sessionId]);
       if (!session && !recovered) continue;
       out.push({
         sessionId,
@@ -64,22 +71,22 @@ export abstract class RecoveredChatOps extends CheckOps {
    */
   importRecoveredChat(input: RecoveredChatInput): RecoveredChatImport {
     checkInput(input);
-    this.touch(input.sessionId);
-    if (this.one('SELECT 1 AS x FROM recovered_chats WHERE session_id = ?', [input.sessionId])) return { imported: false, skip: 'recovered_before' };
-    if (this.one('SELECT 1 AS x FROM sessions WHERE id = ?', [input.sessionId])) return { imported: false, skip: 'present' };
+    this.fences.touch(input.sessionId);
+    if (this.db.one('SELECT 1 AS x FROM recovered_chats WHERE session_id = ?', [input.sessionId])) return { imported: false, skip: 'recovered_before' };
+    if (this.db.one('SELECT 1 AS x FROM sessions WHERE id = ?', [input.sessionId])) return { imported: false, skip: 'present' };
     for (const table of SALVAGED_TABLES) {
       const columns = this.columns(table);
       for (const row of inInsertOrder(table, input.rows[table])) {
         const cols = Object.keys(row).filter((c) => columns.has(c) && c !== RENUMBERED[table]);
-        this.run(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, cols.map((c) => row[c] ?? null));
+        this.db.run(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, cols.map((c) => row[c] ?? null));
       }
     }
-    this.run(`UPDATE sessions SET activity = ${NEXT_ACTIVITY} WHERE id = ?`, [input.sessionId]);
-    this.run('INSERT INTO recovered_chats (session_id, source, recovered_at, whole, note) VALUES (?, ?, ?, ?, ?)', [
+    this.db.run(`UPDATE sessions SET activity = ${NEXT_ACTIVITY} WHERE id = ?`, [input.sessionId]);
+    this.db.run('INSERT INTO recovered_chats (session_id, source, recovered_at, whole, note) VALUES (?, ?, ?, ?, ?)', [
       input.sessionId, input.source, input.at, input.whole ? 1 : 0, input.note,
     ]);
-    this.indexPendingEvents();
-    const runsInFlight = this.all("SELECT id FROM runs WHERE session_id = ? AND status = 'running'", [input.sessionId]).map((r) => String(r.id));
+    this.peers.events.indexPendingEvents();
+    const runsInFlight = this.db.all("SELECT id FROM runs WHERE session_id = ? AND status = 'running'", [input.sessionId]).map((r) => String(r.id));
     return { imported: true, runsInFlight };
   }
 
@@ -87,7 +94,7 @@ export abstract class RecoveredChatOps extends CheckOps {
   private columns(table: SalvagedTable): ReadonlySet<string> {
     let cols = this.columnsOf.get(table);
     if (!cols) {
-      cols = new Set(this.all(`PRAGMA table_info(${table})`).map((r) => String(r.name)));
+      cols = new Set(this.db.all(`PRAGMA table_info(${table})`).map((r) => String(r.name)));
       this.columnsOf.set(table, cols);
     }
     return cols;

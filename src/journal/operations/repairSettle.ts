@@ -5,21 +5,29 @@
  * proves the same state; otherwise it changes nothing and says why).
  */
 import { settledNote, turnSettlement, type TurnSettlement, type TurnSettlementEvidence } from '../../core/repairSettle';
-import { RepairOps } from './repair';
+import type { Concerns } from '../core';
+import type { JournalDb } from './database';
+import type { ChatFences } from './fences';
 
 /** What `settleTurn` did: settled, or nothing changed and why. */
 export type SettleTurnResult = { readonly settled: true } | { readonly settled: false; readonly why: string };
 
-/** Repair Journal's settlement operations, on top of its release (see module docstring). */
-export abstract class RepairSettleOps extends RepairOps {
+/**
+ * Repair Journal's settlement operations (see module docstring): one object of `JournalCore`'s
+ * composition (../core.ts), given the database (`db`), the fences (`fences`) and the concerns it
+ * calls (`peers`: events).
+ */
+export class RepairSettleOps {
+  constructor(private readonly db: JournalDb, private readonly fences: ChatFences, private readonly peers: Pick<Concerns, 'events'>) {}
+
   /** What the journal says of prompt `turnId` for its settlement (read-only). */
   turnSettlementEvidence(turnId: string): TurnSettlementEvidence {
-    const turn = this.one('SELECT session_id, status FROM turns WHERE id = ?', [turnId]);
+    const turn = this.db.one('SELECT session_id, status FROM turns WHERE id = ?', [turnId]);
     const sessionId = typeof turn?.session_id === 'string' ? turn.session_id : '';
-    const runs = this.all('SELECT id, status FROM runs WHERE turn_id = ? ORDER BY rowid', [turnId]).map((r) => ({ id: r.id as string, status: String(r.status) }));
-    const ends = this.all("SELECT run_id, payload, at FROM events WHERE turn_id = ? AND kind = 'run_finished' ORDER BY id", [turnId])
+    const runs = this.db.all('SELECT id, status FROM runs WHERE turn_id = ? ORDER BY rowid', [turnId]).map((r) => ({ id: r.id as string, status: String(r.status) }));
+    const ends = this.db.all("SELECT run_id, payload, at FROM events WHERE turn_id = ? AND kind = 'run_finished' ORDER BY id", [turnId])
       .map((e) => ({ runId: e.run_id as string, payload: String(e.payload), at: Number(e.at) }));
-    return { turnId, sessionId, status: typeof turn?.status === 'string' ? turn.status : null, fenced: sessionId !== '' && this.getFence(sessionId) !== null, runs, ends };
+    return { turnId, sessionId, status: typeof turn?.status === 'string' ? turn.status : null, fenced: sessionId !== '' && this.fences.getFence(sessionId) !== null, runs, ends };
   }
 
   /**
@@ -34,9 +42,9 @@ export abstract class RepairSettleOps extends RepairOps {
     if (s.status !== input.status || s.errorClass !== input.errorClass || s.runId !== input.runId || s.finishedAt !== input.finishedAt) {
       return { settled: false, why: 'the prompt changed since the dry run; run Repair Journal again' };
     }
-    this.touch(s.sessionId);
-    this.run("UPDATE turns SET status = ?, error_class = ?, finished_at = ? WHERE id = ? AND status = 'running'", [s.status, s.errorClass, s.finishedAt, s.turnId]);
-    this.appendEvents(s.runId, [{ kind: 'notice', payload: { level: 'info', message: settledNote(s.status) } }], input.finishedAt);
+    this.fences.touch(s.sessionId);
+    this.db.run("UPDATE turns SET status = ?, error_class = ?, finished_at = ? WHERE id = ? AND status = 'running'", [s.status, s.errorClass, s.finishedAt, s.turnId]);
+    this.peers.events.appendEvents(s.runId, [{ kind: 'notice', payload: { level: 'info', message: settledNote(s.status) } }], input.finishedAt);
     return { settled: true };
   }
 }

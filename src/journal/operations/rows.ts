@@ -1,7 +1,7 @@
 /**
  * Row decoding: journal rows into the records callers get. A row this build cannot decode (an
  * unknown status, kind or error class, malformed JSON) throws `UnreadableRowError`; the reads skip
- * it and fence its chat (base.ts). Every column of a chat's row whose values are one of the
+ * it and fence its chat (fences.ts). Every column of a chat's row whose values are one of the
  * `as const` tuples of src/core/vocabulary.ts is checked against its tuple (turns, queued prompts,
  * runs, tool calls, approval requests, events). A session row is not: it is the chat itself (there
  * is no chat left to fence), and its one such column, the agent, is already shown as a generic chat

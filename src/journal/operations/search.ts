@@ -16,8 +16,8 @@
 import { fail, ok, type Result } from '../../core/result';
 import { parseSearchQuery, searchQueryProblem, snippetFor, textMatches, wholeWordFirst, type SearchQuery } from '../../core/searchQuery';
 import { INDEXED_EVENT_TEXT } from '../schema';
-import { PageOps } from './pages';
 import type { SqlValue } from 'sql.js';
+import type { JournalDb } from './database';
 
 /** What a match was found in: the prompt, the agent's reply, a command's output, a tool call's summary, a notice. */
 export type SearchHitKind = 'prompt' | 'reply' | 'output' | 'tool' | 'notice';
@@ -77,8 +77,13 @@ interface Hit {
   readonly text: string | null;
 }
 
-/** The operations of this concern, on top of PageOps (see module docstring). */
-export abstract class SearchOps extends PageOps {
+/**
+ * The operations of this concern (see module docstring): one object of `JournalCore`'s composition
+ * (../core.ts), given the database (`db`).
+ */
+export class SearchOps {
+  constructor(private readonly db: JournalDb) {}
+
   /**
    * Searches every chat's prompts, replies, command output, tool summaries and notices for the
    * words of `query` (all of them; the last also as a prefix, see core/searchQuery.ts
@@ -90,7 +95,7 @@ export abstract class SearchOps extends PageOps {
     const parsed = parseSearchQuery(query);
     if (!parsed) return fail('empty_query', searchQueryProblem(query)!);
     // A journal read-only at a schema before 4 (a newer build's migration failed here) has no index.
-    if (this.userVersion() < 4) return fail('not_indexed', 'Search needs the chat journal in this version\'s format, and it could not be updated (see the notification): chats can be opened, not searched.');
+    if (this.db.userVersion() < 4) return fail('not_indexed', 'Search needs the chat journal in this version\'s format, and it could not be updated (see the notification): chats can be opened, not searched.');
     const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(options.limit ?? DEFAULT_LIMIT) || DEFAULT_LIMIT));
     const workspace = options.workspace;
     // A short last word common enough to fill the results is taken whole (core/searchQuery.ts).
@@ -99,7 +104,7 @@ export abstract class SearchOps extends PageOps {
     let chosen = this.newestHits(used, limit, workspace);
     if (whole && chosen.length < limit) chosen = this.newestHits((used = parsed), limit, workspace);
     const titles = new Map<string, string>();
-    const titleOf = (id: string) => titles.get(id) ?? titles.set(id, String(this.one('SELECT title FROM sessions WHERE id = ?', [id])?.title ?? '')).get(id)!;
+    const titleOf = (id: string) => titles.get(id) ?? titles.set(id, String(this.db.one('SELECT title FROM sessions WHERE id = ?', [id])?.title ?? '')).get(id)!;
     return ok(chosen.map((hit) => this.withSnippet(hit, titleOf(hit.sessionId), used)));
   }
 
@@ -132,7 +137,7 @@ export abstract class SearchOps extends PageOps {
    * migration 4), matched here as the index would (`textMatches`).
    */
   private pendingHits(query: SearchQuery, workspace: string | undefined): Hit[] {
-    const rows = this.all(
+    const rows = this.db.all(
       `SELECT e.id, e.session_id, e.turn_id, e.kind, e.payload, e.at, (SELECT search_doc FROM turns WHERE id = e.turn_id) AS turn_seq FROM event_search_pending p
        JOIN events e ON e.id = p.id ${workspace === undefined ? '' : 'JOIN sessions s ON s.id = e.session_id AND s.workspace = ?'}`,
       workspace === undefined ? [] : [workspace],
@@ -176,14 +181,14 @@ export abstract class SearchOps extends PageOps {
     let scanned = 0;
     const resolveChunk = (): void => {
       const ids = JSON.stringify(chunk);
-      for (const row of this.allArrays(resolve, workspace === undefined ? [ids] : [ids, workspace])) {
+      for (const row of this.db.allArrays(resolve, workspace === undefined ? [ids] : [ids, workspace])) {
         const hit = toHit(row);
         if (!found.has(hit.turnId) && found.size < limit) found.set(hit.turnId, hit);
       }
       chunk = [];
       chunkSize = Math.min(chunkSize * 2, MAX_CHUNK);
     };
-    this.eachArray(match, [query.match], ([docid]) => {
+    this.db.eachArray(match, [query.match], ([docid]) => {
       chunk.push(docid as number);
       scanned++;
       if (chunk.length === chunkSize || scanned === MAX_SCANNED) resolveChunk();
@@ -201,13 +206,13 @@ export abstract class SearchOps extends PageOps {
 
   /** The indexed text of an event. */
   private eventText(id: number): string {
-    const row = this.one('SELECT kind, payload FROM events WHERE id = ?', [id]);
+    const row = this.db.one('SELECT kind, payload FROM events WHERE id = ?', [id]);
     return indexedText(row?.kind, row?.payload);
   }
 
   /** A turn's prompt. */
   private promptText(turnId: string): string {
-    return String(this.one('SELECT prompt FROM turns WHERE id = ?', [turnId])?.prompt ?? '');
+    return String(this.db.one('SELECT prompt FROM turns WHERE id = ?', [turnId])?.prompt ?? '');
   }
 }
 

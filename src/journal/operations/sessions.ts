@@ -1,20 +1,27 @@
 /** Operations on sessions (chats): create, rename, delete with everything under them, provider state. */
 import type { SessionRecord } from '../../core/events';
 import { JournalRefusedError } from '../errors';
-import { AttachmentOps } from './attachments';
-import { ACTIVITY_SCHEMA, NEXT_ACTIVITY } from './base';
+import { ACTIVITY_SCHEMA, NEXT_ACTIVITY, type JournalDb } from './database';
 import { toSession } from './rows';
+import type { Concerns } from '../core';
+import type { ChatFences } from './fences';
 
-/** The operations of this concern, on top of AttachmentOps (see module docstring). */
-export abstract class SessionOps extends AttachmentOps {
+/**
+ * The operations of this concern (see module docstring): one object of `JournalCore`'s composition
+ * (../core.ts), given the database (`db`), the fences (`fences`) and the concerns it calls
+ * (`peers`: attachments, contents).
+ */
+export class SessionOps {
+  constructor(private readonly db: JournalDb, private readonly fences: ChatFences, private readonly peers: Pick<Concerns, 'attachments' | 'contents'>) {}
+
   /**
    * Creates a session in the workspace folder `session.workspace` (unset or null: unknown). Throws
    * a constraint error if the id exists.
    */
   createSession(session: SessionRecord): SessionRecord {
-    this.touch(session.id);
+    this.fences.touch(session.id);
     const workspace = session.workspace ?? null;
-    this.run(`INSERT INTO sessions (id, title, provider, created_at, updated_at, workspace, activity) VALUES (?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})`, [
+    this.db.run(`INSERT INTO sessions (id, title, provider, created_at, updated_at, workspace, activity) VALUES (?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})`, [
       session.id, session.title, session.provider, session.createdAt, session.updatedAt, workspace,
     ]);
     return { ...session, workspace };
@@ -27,9 +34,9 @@ export abstract class SessionOps extends AttachmentOps {
   assignWorkspace(sessionIds: readonly string[], workspace: string): { assigned: string[] } {
     const assigned: string[] = [];
     for (const id of new Set(sessionIds)) {
-      if (this.getFence(id)) continue;
-      if (this.run('UPDATE sessions SET workspace = ? WHERE id = ? AND workspace IS NULL', [workspace, id]) === 0) continue;
-      this.touch(id);
+      if (this.fences.getFence(id)) continue;
+      if (this.db.run('UPDATE sessions SET workspace = ? WHERE id = ? AND workspace IS NULL', [workspace, id]) === 0) continue;
+      this.fences.touch(id);
       assigned.push(id);
     }
     return { assigned };
@@ -43,12 +50,12 @@ export abstract class SessionOps extends AttachmentOps {
    * @throws JournalRefusedError('not_found') for an unknown id.
    */
   renameSession(id: string, title: string, onlyIfTitle?: string): { renamed: boolean; session: SessionRecord } {
-    this.touch(id);
+    this.fences.touch(id);
     if (!this.getSession(id)) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
     const renamed =
       onlyIfTitle === undefined
-        ? this.run('UPDATE sessions SET title = ? WHERE id = ?', [title, id]) > 0
-        : this.run('UPDATE sessions SET title = ? WHERE id = ? AND title = ?', [title, id, onlyIfTitle]) > 0;
+        ? this.db.run('UPDATE sessions SET title = ? WHERE id = ?', [title, id]) > 0
+        : this.db.run('UPDATE sessions SET title = ? WHERE id = ? AND title = ?', [title, id, onlyIfTitle]) > 0;
     return { renamed, session: this.getSession(id)! };
   }
 
@@ -60,14 +67,14 @@ export abstract class SessionOps extends AttachmentOps {
    * @throws JournalRefusedError('not_found') for an unknown id.
    */
   deleteSession(id: string): { deleted: boolean } {
-    this.touch(id);
+    this.fences.touch(id);
     if (!this.getSession(id)) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
-    if (this.all("SELECT 1 FROM runs WHERE session_id = ? AND status = 'running' LIMIT 1", [id]).length > 0) return { deleted: false };
-    for (const table of ['events', 'boundary_requests', 'invocations', 'runs', 'turns', 'tabs', 'queued_prompts', 'file_changes', 'file_undo_items', 'file_undos', ...(this.hasAttachments() ? ['attachments'] : [])]) {
-      this.run(`DELETE FROM ${table} WHERE session_id = ?`, [id]);
+    if (this.db.all("SELECT 1 FROM runs WHERE session_id = ? AND status = 'running' LIMIT 1", [id]).length > 0) return { deleted: false };
+    for (const table of ['events', 'boundary_requests', 'invocations', 'runs', 'turns', 'tabs', 'queued_prompts', 'file_changes', 'file_undo_items', 'file_undos', ...(this.peers.attachments.hasAttachments() ? ['attachments'] : [])]) {
+      this.db.run(`DELETE FROM ${table} WHERE session_id = ?`, [id]);
     }
-    this.run('DELETE FROM sessions WHERE id = ?', [id]);
-    this.dropUnreferencedContents();
+    this.db.run('DELETE FROM sessions WHERE id = ?', [id]);
+    this.peers.contents.dropUnreferencedContents();
     return { deleted: true };
   }
 
@@ -77,26 +84,26 @@ export abstract class SessionOps extends AttachmentOps {
    * @throws JournalRefusedError('not_found') for an unknown id.
    */
   setSessionModel(id: string, model: string | null): SessionRecord {
-    this.touch(id);
-    if (this.run('UPDATE sessions SET model = ? WHERE id = ?', [model, id]) === 0) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
+    this.fences.touch(id);
+    if (this.db.run('UPDATE sessions SET model = ? WHERE id = ?', [model, id]) === 0) throw new JournalRefusedError('not_found', `No chat with id ${id}.`);
     return this.getSession(id)!;
   }
 
   /** Stores the provider's own state for a session (e.g. its session or thread id), JSON text. */
   setProviderState(id: string, state: string | null, at: number): void {
-    this.touch(id);
-    this.run(`UPDATE sessions SET provider_state = ?, updated_at = ?, activity = ${NEXT_ACTIVITY} WHERE id = ?`, [state, at, id]);
+    this.fences.touch(id);
+    this.db.run(`UPDATE sessions SET provider_state = ?, updated_at = ?, activity = ${NEXT_ACTIVITY} WHERE id = ?`, [state, at, id]);
   }
 
   /** The provider state set by `setProviderState`, or null. */
   getProviderState(id: string): string | null {
-    const row = this.one('SELECT provider_state FROM sessions WHERE id = ?', [id]);
+    const row = this.db.one('SELECT provider_state FROM sessions WHERE id = ?', [id]);
     return (row?.provider_state as string | null | undefined) ?? null;
   }
 
   /** One session or undefined. */
   getSession(id: string): SessionRecord | undefined {
-    const row = this.one('SELECT * FROM sessions WHERE id = ?', [id]);
+    const row = this.db.one('SELECT * FROM sessions WHERE id = ?', [id]);
     return row && toSession(row);
   }
 
@@ -105,8 +112,8 @@ export abstract class SessionOps extends AttachmentOps {
    * `updated_at` (a clock), but in a journal older than schema 13 (read-only), which has no counter.
    */
   listSessions(): SessionRecord[] {
-    const order = this.userVersion() >= ACTIVITY_SCHEMA ? 'activity DESC' : 'updated_at DESC, id';
-    return this.all(`SELECT * FROM sessions ORDER BY ${order}`).map(toSession);
+    const order = this.db.userVersion() >= ACTIVITY_SCHEMA ? 'activity DESC' : 'updated_at DESC, id';
+    return this.db.all(`SELECT * FROM sessions ORDER BY ${order}`).map(toSession);
   }
 
   /**
@@ -116,6 +123,6 @@ export abstract class SessionOps extends AttachmentOps {
    */
   titlesLike(title: string, exceptId: string): string[] {
     const pattern = `${title.replace(/[\\%_]/g, (c) => `\\${c}`)} (%)`;
-    return this.all("SELECT title FROM sessions WHERE id != ? AND (title = ? OR title LIKE ? ESCAPE '\\')", [exceptId, title, pattern]).map((r) => String(r.title));
+    return this.db.all("SELECT title FROM sessions WHERE id != ? AND (title = ? OR title LIKE ? ESCAPE '\\')", [exceptId, title, pattern]).map((r) => String(r.title));
   }
 }

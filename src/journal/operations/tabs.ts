@@ -1,9 +1,15 @@
 /** Operations on the records of chats with open tabs (which window's folder showed them last). */
 import type { TabRecord } from '../records';
-import { BoundaryRequestOps } from './boundaryRequests';
+import type { JournalDb } from './database';
+import type { ChatFences } from './fences';
 
-/** The operations of this concern, on top of BoundaryRequestOps (see module docstring). */
-export abstract class TabOps extends BoundaryRequestOps {
+/**
+ * The operations of this concern (see module docstring): one object of `JournalCore`'s composition
+ * (../core.ts), given the database (`db`) and the fences (`fences`).
+ */
+export class TabOps {
+  constructor(private readonly db: JournalDb, private readonly fences: ChatFences) {}
+
   /**
    * Records that a chat has an open tab in a window on `workspace` (a folder path; '': no folder;
    * null: not known, as an older build records it).
@@ -12,8 +18,8 @@ export abstract class TabOps extends BoundaryRequestOps {
    * adopt that record.
    */
   recordTab(sessionId: string, at: number, workspace: string | null = null): void {
-    this.touchedSessions.add(sessionId);
-    this.run(
+    this.fences.touchUnfenced(sessionId);
+    this.db.run(
       `INSERT INTO tabs (session_id, opened_at, workspace) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)
        ON CONFLICT(session_id) DO UPDATE SET workspace = excluded.workspace WHERE tabs.workspace IS NOT excluded.workspace`,
       [sessionId, at, workspace, sessionId],
@@ -22,13 +28,13 @@ export abstract class TabOps extends BoundaryRequestOps {
 
   /** Forgets a chat's tab (the user closed it). */
   removeTab(sessionId: string): void {
-    this.touchedSessions.add(sessionId);
-    this.run('DELETE FROM tabs WHERE session_id = ?', [sessionId]);
+    this.fences.touchUnfenced(sessionId);
+    this.db.run('DELETE FROM tabs WHERE session_id = ?', [sessionId]);
   }
 
   /** Chats that had open tabs, in the order they were first recorded (rowid: an update keeps it; never a clock's time). */
   listTabs(): TabRecord[] {
-    return this.all('SELECT * FROM tabs ORDER BY rowid')
+    return this.db.all('SELECT * FROM tabs ORDER BY rowid')
       .map((r) => ({ sessionId: r.session_id as string, openedAt: r.opened_at as number, workspace: (r.workspace as string | null) ?? null }));
   }
 }

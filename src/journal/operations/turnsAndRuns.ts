@@ -7,9 +7,10 @@ import type { ErrorClass, RunStatus, TurnStatus } from '../../core/vocabulary';
 import { JournalRefusedError } from '../errors';
 import type { RunRecord } from '../records';
 import type { AttachmentInput } from './attachments';
-import { NEXT_ACTIVITY } from './base';
-import { SessionOps } from './sessions';
+import { NEXT_ACTIVITY, type JournalDb } from './database';
 import { toRun, toTurn } from './rows';
+import type { Concerns } from '../core';
+import type { ChatFences } from './fences';
 
 /** Input of `startTurn`: a turn and its first run, created together. */
 export interface StartTurnInput {
@@ -68,10 +69,13 @@ export interface QueueMove {
   readonly held: number;
 }
 
-/** The operations of this concern, on top of SessionOps (see module docstring). */
-export abstract class TurnRunOps extends SessionOps {
-  /** Moves the chat's queue after `run` ended with `status` (outbox.ts), in the caller's transaction. */
-  protected abstract moveQueue(run: RunRecord, input: FinishRunInput): QueueMove;
+/**
+ * The operations of this concern (see module docstring): one object of `JournalCore`'s composition
+ * (../core.ts), given the database (`db`), the fences (`fences`) and the concerns it calls
+ * (`peers`: attachments, events, outbox, sessions).
+ */
+export class TurnRunOps {
+  constructor(private readonly db: JournalDb, private readonly fences: ChatFences, private readonly peers: Pick<Concerns, 'attachments' | 'events' | 'outbox' | 'sessions'>) {}
 
   /**
    * Creates a turn (status running, delivery `sending`: its prompt is not handed to the agent yet)
@@ -83,25 +87,25 @@ export abstract class TurnRunOps extends SessionOps {
    */
   startTurn(input: StartTurnInput): { turn: TurnRecord; run: RunRecord } {
     const t = input.turn;
-    if (!this.getSession(t.sessionId)) throw new JournalRefusedError('not_found', `No chat with id ${t.sessionId}.`);
-    this.touch(t.sessionId);
+    if (!this.peers.sessions.getSession(t.sessionId)) throw new JournalRefusedError('not_found', `No chat with id ${t.sessionId}.`);
+    this.fences.touch(t.sessionId);
     const ended = input.endedRunIds ?? [];
     // Checked inside the transaction: another window may have started a run of this chat since this
     // window last looked, and two runs of one chat at once would interleave their replies.
-    if (this.all("SELECT id FROM runs WHERE session_id = ? AND status = 'running'", [t.sessionId]).some((r) => !ended.includes(r.id as string))) {
+    if (this.db.all("SELECT id FROM runs WHERE session_id = ? AND status = 'running'", [t.sessionId]).some((r) => !ended.includes(r.id as string))) {
       throw new JournalRefusedError('busy', 'The agent is already working on this chat (in this or another window). Wait for it or press Stop.');
     }
     // A turn is followed up once: two windows pressing Retry on it would send its prompt twice.
-    if (t.parentTurnId !== null && this.one('SELECT 1 AS x FROM turns WHERE parent_turn_id = ? LIMIT 1', [t.parentTurnId])) {
+    if (t.parentTurnId !== null && this.db.one('SELECT 1 AS x FROM turns WHERE parent_turn_id = ? LIMIT 1', [t.parentTurnId])) {
       throw new JournalRefusedError('not_retryable', 'That turn was already retried or continued (in this or another window).');
     }
     return this.insertTurnAndRun(input);
   }
 
   /** Inserts a turn and its first run (`status` running) for a caller that checked no other run of the chat runs. */
-  protected insertTurnAndRun(input: StartTurnInput): { turn: TurnRecord; run: RunRecord } {
+  insertTurnAndRun(input: StartTurnInput): { turn: TurnRecord; run: RunRecord } {
     const t = input.turn;
-    this.run(
+    this.db.run(
       `INSERT INTO turns (id, session_id, prompt, origin, parent_turn_id, status, created_at, client_id, delivery, sent_from, replaces_turn_id, model)
        VALUES (?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT model FROM sessions WHERE id = ?), ?))`,
       [
@@ -109,44 +113,44 @@ export abstract class TurnRunOps extends SessionOps {
         t.replacesTurnId ?? null, t.sessionId, t.model ?? null,
       ],
     );
-    this.run(
+    this.db.run(
       'INSERT INTO runs (id, turn_id, session_id, instance_id, provider, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       [input.run.id, t.id, t.sessionId, input.run.instanceId, input.run.provider, 'running', t.createdAt],
     );
-    this.run(`UPDATE sessions SET updated_at = ?, activity = ${NEXT_ACTIVITY} WHERE id = ?`, [t.createdAt, t.sessionId]);
-    if (input.attachments?.length) this.insertAttachments({ sessionId: t.sessionId, turnId: t.id, clientId: t.clientId ?? null }, input.attachments, t.createdAt);
-    if (input.attachmentsOf) this.copyAttachments(input.attachmentsOf, t.id, t.createdAt);
+    this.db.run(`UPDATE sessions SET updated_at = ?, activity = ${NEXT_ACTIVITY} WHERE id = ?`, [t.createdAt, t.sessionId]);
+    if (input.attachments?.length) this.peers.attachments.insertAttachments({ sessionId: t.sessionId, turnId: t.id, clientId: t.clientId ?? null }, input.attachments, t.createdAt);
+    if (input.attachmentsOf) this.peers.attachments.copyAttachments(input.attachmentsOf, t.id, t.createdAt);
     return { turn: this.getTurn(t.id)!, run: this.getRun(input.run.id)! };
   }
 
   /** One turn or undefined. */
   getTurn(id: string): TurnRecord | undefined {
-    const row = this.one(`SELECT ${this.turnColumns()} FROM turns WHERE id = ?`, [id]);
-    return row && this.withAttachments(this.decodeAll([row], toTurn))[0];
+    const row = this.db.one(`SELECT ${this.db.turnColumns()} FROM turns WHERE id = ?`, [id]);
+    return row && this.peers.attachments.withAttachments(this.fences.decodeAll([row], toTurn))[0];
   }
 
   /** A session's turns, oldest first: in the journal's sequence (`TurnRecord.seq`), never by a clock. */
   listTurns(sessionId: string): TurnRecord[] {
-    return this.withAttachments(this.decodeAll(this.all(`SELECT ${this.turnColumns()} FROM turns WHERE session_id = ? ORDER BY search_doc`, [sessionId]), toTurn));
+    return this.peers.attachments.withAttachments(this.fences.decodeAll(this.db.all(`SELECT ${this.db.turnColumns()} FROM turns WHERE session_id = ? ORDER BY search_doc`, [sessionId]), toTurn));
   }
 
   /** One run, or undefined when there is none or it cannot be read (skipped, its chat fenced). */
   getRun(id: string): RunRecord | undefined {
-    const row = this.one('SELECT * FROM runs WHERE id = ?', [id]);
-    return row && this.decodeAll([row], toRun)[0];
+    const row = this.db.one('SELECT * FROM runs WHERE id = ?', [id]);
+    return row && this.fences.decodeAll([row], toRun)[0];
   }
 
   /**
    * The run a write acts on. @throws JournalRefusedError('not_found') for an unknown run,
    * ('row_unreadable') for one this build cannot read (its chat is fenced).
    */
-  protected requireRun(id: string): RunRecord {
-    return this.decodeForWrite(this.one('SELECT * FROM runs WHERE id = ?', [id]), toRun, `No run with id ${id}.`);
+  requireRun(id: string): RunRecord {
+    return this.fences.decodeForWrite(this.db.one('SELECT * FROM runs WHERE id = ?', [id]), toRun, `No run with id ${id}.`);
   }
 
   /** Runs still marked running (in flight in some host, or orphaned by a dead one), in the order they were written (rowid). */
   listRunsInFlight(): RunRecord[] {
-    return this.decodeAll(this.all("SELECT * FROM runs WHERE status = 'running' ORDER BY rowid"), toRun);
+    return this.fences.decodeAll(this.db.all("SELECT * FROM runs WHERE status = 'running' ORDER BY rowid"), toRun);
   }
 
   /**
@@ -157,17 +161,17 @@ export abstract class TurnRunOps extends SessionOps {
    */
   finishRun(input: FinishRunInput): { finished: boolean; events: LedgerEvent[]; queue: QueueMove } {
     const run = this.requireRun(input.runId);
-    this.touch(run.sessionId);
-    const changed = this.run(
+    this.fences.touch(run.sessionId);
+    const changed = this.db.run(
       "UPDATE runs SET status = ?, error_class = ?, finished_at = ? WHERE id = ? AND status = 'running'",
       [input.status, input.errorClass ?? null, input.at, input.runId],
     );
     if (changed === 0) return { finished: false, events: [], queue: { held: 0 } };
-    this.run("UPDATE turns SET status = ?, error_class = ?, finished_at = ? WHERE id = ? AND status = 'running'", [
+    this.db.run("UPDATE turns SET status = ?, error_class = ?, finished_at = ? WHERE id = ? AND status = 'running'", [
       input.turnStatus, input.errorClass ?? null, input.at, run.turnId,
     ]);
-    this.run(`UPDATE sessions SET updated_at = ?, activity = ${NEXT_ACTIVITY} WHERE id = ?`, [input.at, run.sessionId]);
-    const events = this.appendEvents(input.runId, [
+    this.db.run(`UPDATE sessions SET updated_at = ?, activity = ${NEXT_ACTIVITY} WHERE id = ?`, [input.at, run.sessionId]);
+    const events = this.peers.events.appendEvents(input.runId, [
       {
         kind: 'run_finished',
         payload: {
@@ -178,6 +182,6 @@ export abstract class TurnRunOps extends SessionOps {
         },
       },
     ], input.at);
-    return { finished: true, events, queue: this.moveQueue(run, input) };
+    return { finished: true, events, queue: this.peers.outbox.moveQueue(run, input) };
   }
 }
