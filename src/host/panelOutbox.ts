@@ -13,14 +13,23 @@ import type { ErrorCode, HostMessage, WebviewMessage } from '../protocol/message
 import { MAX_ID_CHARS } from '../protocol/messages';
 import type { AttachmentRef } from '../core/attachments';
 import type { AttachmentRequest } from '../runtime/attachments/readAttachments';
-import type { ChatRuntime } from '../runtime/chatRuntime';
+import type { Result } from '../core/result';
+import type { WebviewMessageHandlersFor } from '../protocol/hostHandlers';
+import type { ChatRuntime, RuntimeRefusal } from '../runtime/chatRuntime';
+import { inChat, type PanelContext } from './panelContext';
 
 /** The view's messages this module answers. */
 export type OutboxMessage = Extract<WebviewMessage, { type: 'send' | 'editQueued' | 'discardQueued' | 'sendQueued' }>;
 
-/** True for the messages `PanelOutbox.handle` answers. */
-export function isOutboxMessage(message: WebviewMessage): message is OutboxMessage {
-  return message.type === 'send' || message.type === 'editQueued' || message.type === 'discardQueued' || message.type === 'sendQueued';
+/** A queue action's message (Edit, Discard, Send / Send now of a queued message). */
+type QueueActionMessage = Exclude<OutboxMessage, { type: 'send' }>;
+
+/**
+ * What an `internal` error answering `message` names: the action and `clientId` of a message of the
+ * view's outbox (the only ones that carry a `clientId`: the view gives its text back on it), else nothing.
+ */
+export function outboxAbout(message: WebviewMessage): { action?: OutboxMessage['type']; clientId?: string } {
+  return 'clientId' in message ? { action: message.type, clientId: message.clientId } : {};
 }
 
 /**
@@ -101,37 +110,48 @@ export class PanelOutbox {
     return done;
   }
 
-  private async handleNow(sessionId: string, message: OutboxMessage): Promise<void> {
+  /** The message's own work: the row of its type in `actions` (the panel's table routes all four to `handle`). */
+  private handleNow(sessionId: string, message: OutboxMessage): Promise<void> {
+    const act = this.actions[message.type] as (sessionId: string, message: OutboxMessage) => Promise<void>;
+    return act(sessionId, message);
+  }
+
+  /** Each outbox message's work, by type. */
+  private readonly actions: { readonly [K in OutboxMessage['type']]: (sessionId: string, message: Extract<OutboxMessage, { type: K }>) => Promise<void> } = {
+    send: (sessionId, message) => this.submit(sessionId, message),
+    editQueued: async (sessionId, message) => this.answerQueueAction(sessionId, message, await this.panel.runtime.editQueued(sessionId, message.clientId, message.text)),
+    discardQueued: async (sessionId, message) => this.answerQueueAction(sessionId, message, await this.panel.runtime.discardQueued(sessionId, message.clientId)),
+    sendQueued: async (sessionId, message) => this.answerQueueAction(sessionId, message, await this.panel.runtime.sendQueued(sessionId, message.clientId)),
+  };
+
+  private async submit(sessionId: string, message: Extract<OutboxMessage, { type: 'send' }>): Promise<void> {
     const { runtime } = this.panel;
     const { clientId } = message;
-    if (message.type === 'send') {
-      if (message.replacesTurnId && message.undoReplacedFiles && this.panel.undoBeforeResend) {
-        const refusal = await this.panel.undoBeforeResend(sessionId, message.replacesTurnId);
-        if (refusal) return this.refused(message, refusal.code, refusal.message);
-      }
-      const refs = message.attachments ?? [];
-      const attachments = refs.length && this.panel.attachmentRequests ? await this.panel.attachmentRequests(refs) : refs;
-      const result = await runtime.submit(sessionId, {
-        clientId, text: message.text,
-        ...(message.replacesTurnId ? { replacesTurnId: message.replacesTurnId } : {}),
-        ...(attachments.length ? { attachments } : {}),
-      });
-      if (result.ok) {
-        const outcome = result.value;
-        // A message posted again (a rebuilt view) that is still queued says so too.
-        const queued = outcome.kind === 'queued'
-          || (outcome.kind === 'duplicate' && outcome.turnId === null && (await runtime.queue(sessionId)).some((p) => p.clientId === clientId));
-        void this.panel.post({ type: 'succeeded', action: 'send', clientId, queued });
-        return;
-      }
-      return this.refused(message, result.reason, result.message);
+    if (message.replacesTurnId && message.undoReplacedFiles && this.panel.undoBeforeResend) {
+      const refusal = await this.panel.undoBeforeResend(sessionId, message.replacesTurnId);
+      if (refusal) return this.refused(message, refusal.code, refusal.message);
     }
-    const result =
-      message.type === 'editQueued' ? await runtime.editQueued(sessionId, clientId, message.text)
-      : message.type === 'discardQueued' ? await runtime.discardQueued(sessionId, clientId)
-      : await runtime.sendQueued(sessionId, clientId);
+    const refs = message.attachments ?? [];
+    const attachments = refs.length && this.panel.attachmentRequests ? await this.panel.attachmentRequests(refs) : refs;
+    const result = await runtime.submit(sessionId, {
+      clientId, text: message.text,
+      ...(message.replacesTurnId ? { replacesTurnId: message.replacesTurnId } : {}),
+      ...(attachments.length ? { attachments } : {}),
+    });
     if (result.ok) {
-      void this.panel.post({ type: 'succeeded', action: message.type, clientId });
+      const outcome = result.value;
+      // A message posted again (a rebuilt view) that is still queued says so too.
+      const queued = outcome.kind === 'queued'
+        || (outcome.kind === 'duplicate' && outcome.turnId === null && (await runtime.queue(sessionId)).some((p) => p.clientId === clientId));
+      void this.panel.post({ type: 'succeeded', action: 'send', clientId, queued });
+      return;
+    }
+    return this.refused(message, result.reason, result.message);
+  }
+
+  private async answerQueueAction(sessionId: string, message: QueueActionMessage, result: Result<unknown, RuntimeRefusal>): Promise<void> {
+    if (result.ok) {
+      void this.panel.post({ type: 'succeeded', action: message.type, clientId: message.clientId });
       return;
     }
     await this.refused(message, result.reason, result.message);
@@ -144,3 +164,11 @@ export class PanelOutbox {
     return this.panel.sendLive();
   }
 }
+
+/** Hands an outbox message of the panel's chat to its `PanelOutbox.handle`. */
+const inOrder = inChat((message: OutboxMessage, panel, sessionId) => panel.prompts.handle(sessionId, message));
+
+/** The outbox's messages, on the panel's chat: one at a time, in the order the view posted them (`PanelOutbox.handle`). */
+export const outboxHandlers = {
+  send: inOrder, editQueued: inOrder, discardQueued: inOrder, sendQueued: inOrder,
+} satisfies WebviewMessageHandlersFor<OutboxMessage['type'], PanelContext>;
