@@ -5,23 +5,22 @@
  * and styles load only from the extension's `dist/` and `media/` folders. Every message from the
  * webview is decoded with the shared protocol; a malformed one is answered with an `error` message
  * and nothing else happens (a run of them with nothing posted between is answered with one:
- * panelRefusals.ts).
+ * panelRefusals.ts). A decoded one goes to its handler in the table of panelHandlers.ts, which acts
+ * through the panel's `PanelContext`; the handshake (early snapshot, `ready`) is panelHandshake.ts.
  */
 import * as vscode from 'vscode';
 import { noticeText } from './notices';
 import { decodeWebviewMessage } from '../protocol/decode';
+import { dispatchWebviewMessage } from '../protocol/hostHandlers';
 import type { HostMessage, LiveState, WebviewMessage } from '../protocol/messages';
-import { cursorOf, type TurnCursor } from '../core/transcript';
 import { Sequencer } from '../core/sequencer';
 import type { ChangeMark, ChatRuntime } from '../runtime/chatRuntime';
 import { agentIcon } from './chatStatus';
-import { CHECK_JOURNAL_COMMAND } from './checkJournal';
-import { REPAIR_JOURNAL_COMMAND } from './repairJournal';
-import { handleCheckpointMessage, isCheckpointMessage, SentCheckpoints, undoBeforeResend } from './checkpointActions';
-import { openOwnSetting } from './openSetting';
-import { isOutboxMessage, PanelOutbox } from './panelOutbox';
-import { handleModelMessage } from './panelModels';
-import { openWorkspaceFile } from './openFile';
+import { SentCheckpoints, undoBeforeResend } from './checkpointActions';
+import type { PanelContext } from './panelContext';
+import { PANEL_HANDLERS } from './panelHandlers';
+import { Handshake, viewHeard, type PendingReveal } from './panelHandshake';
+import { outboxAbout, PanelOutbox } from './panelOutbox';
 import type { ModelList } from '../runtime/agents/modelLists';
 import { attachmentRequests } from './attachmentSources';
 import type { WorkspaceFiles } from './mentionCompletions';
@@ -61,6 +60,10 @@ export class ChatPanel {
   private readonly mentions: PanelMentions;
   /** Its answers to the view's malformed messages (`panelRefusals.ts`). */
   private readonly refusals: PanelRefusals;
+  /** Whether the view has its state (`panelHandshake.ts`). */
+  private readonly handshake = new Handshake();
+  /** What the message handlers act through (`panelContext.ts`). */
+  private readonly context: PanelContext;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -75,6 +78,15 @@ export class ChatPanel {
     this.mentions = new PanelMentions({
       files: () => host.workspaceFiles(), postNow: (m) => this.postNow(m), post: (m) => this.post(m), log: host.log, visible: () => panel.visible,
     });
+    const sessionId = () => this.session;
+    this.context = {
+      get runtime() { return host.runtime; },
+      get sessionId() { return sessionId(); },
+      extensionUri: host.extensionUri, log: host.log, prompts: this.prompts, mentions: this.mentions, handshake: this.handshake,
+      post: (m) => this.post(m), postNow: (m) => this.postNow(m), sendLive: () => this.sendLive(), sendSnapshot: () => this.sendSnapshot(),
+      postReveal: (reveal) => this.postReveal(reveal), pickSession: () => host.pickSessionFor(this),
+      listModels: (provider) => host.listModels?.(provider) ?? Promise.resolve({ models: [] }),
+    };
     // The chat id rides in the options, which VS Code saves with the tab (tabIdentity.ts).
     panel.webview.options = chatWebviewOptions(host.extensionUri, session);
     panel.iconPath = agentIcon(host.extensionUri, undefined);
@@ -170,12 +182,9 @@ export class ChatPanel {
    * in webview/paging.ts).
    */
   sendEarlySnapshot(): Promise<void> {
-    this.earlySnapshot = true;
+    this.handshake.earlySnapshotSent();
     return this.sendSnapshot();
   }
-
-  /** An early snapshot was posted and no message of a view has come since (see `sendEarlySnapshot`). */
-  private earlySnapshot = false;
 
   /** Sends the full state: session, the transcript's last page read from the journal, live facts; then the checkpoints. */
   sendSnapshot(): Promise<void> {
@@ -239,16 +248,6 @@ export class ChatPanel {
     return this.session ? this.prompts.sendQueueIfChanged(this.session) : Promise.resolve();
   }
 
-  /** Sends the page of turns before `before` (the view scrolled up to its oldest turn). */
-  private sendPage(before: TurnCursor): Promise<void> {
-    const sessionId = this.session;
-    if (!sessionId) return Promise.resolve();
-    return this.post(async () => {
-      const page = await this.host.runtime.transcriptPage(sessionId, before);
-      return { type: 'page', before, turns: page.transcript.turns, hasOlder: page.hasOlder };
-    });
-  }
-
   /**
    * Sends the chat's live state as the runtime's `live` notification carries it (in order with the
    * other messages; `readAt`: `performance.now()` in ms when its read began, unset: now), or,
@@ -273,84 +272,15 @@ export class ChatPanel {
       await this.handle(decoded.value);
     } catch (error) {
       this.host.log(`[panel] ${decoded.value.type} failed: ${(error as Error).stack ?? error}`);
-      const about = isOutboxMessage(decoded.value) ? { action: decoded.value.type, clientId: decoded.value.clientId } : {};
+      const about = outboxAbout(decoded.value);
       void this.post({ type: 'error', code: 'internal', message: `Something went wrong: ${noticeText(error).replace(/\.$/, '')}. See Agent Chats: Show Logs.`, ...about });
     }
   }
 
-  private async handle(message: WebviewMessage): Promise<void> {
-    const runtime = this.host.runtime;
-    // A view that speaks before any `ready` reached this panel (a restored tab's view posted its
-    // ready while the journal opened, before the panel listened) has loaded: it gets the early
-    // snapshot, and a `ready` after this is a new view's (the tab shown again, the host back).
-    if (message.type !== 'ready') {
-      this.earlySnapshot = false;
-      this.mentions.viewSpoke();
-    }
-    // Answered at once, not behind journal-backed messages: it says the host lives, nothing more.
-    if (message.type === 'ping') return this.postNow({ type: 'pong' });
-    if (message.type === 'complete') return this.mentions.complete(message.requestId, message.query);
-    if (message.type === 'attachUris') return this.mentions.attachUris(message.uris);
-    const early = message.type === 'ready' && this.earlySnapshot;
-    if (message.type === 'ready') this.earlySnapshot = false;
-    if (message.type === 'ready' && this.waitingReveal) {
-      const { turnId, terms } = this.waitingReveal;
-      this.waitingReveal = undefined;
-      const snapshot = this.sendSnapshot();
-      this.postReveal(turnId, terms);
-      this.mentions.viewReady();
-      return snapshot;
-    }
-    if (early) {
-      this.mentions.viewReady();
-      return this.sendLive();
-    }
-    if (message.type === 'ready') {
-      const snapshot = this.sendSnapshot();
-      this.mentions.viewReady();
-      return snapshot;
-    }
-    if (message.type === 'resync') return this.sendSnapshot();
-    if (message.type === 'loadOlder') return this.sendPage(message.before);
-    if (message.type === 'pickSession') return this.host.pickSessionFor(this);
-    if (message.type === 'checkJournal') return void vscode.commands.executeCommand(CHECK_JOURNAL_COMMAND);
-    if (message.type === 'repairJournal') return void vscode.commands.executeCommand(REPAIR_JOURNAL_COMMAND);
-    if (message.type === 'viewError') {
-      // The view went on without the part that failed; the log keeps what failed for a bug report.
-      this.host.log(`[view] ${this.session ?? '(no chat)'}: ${message.message}`);
-      return;
-    }
-    if (message.type === 'openSetting') {
-      if (!(await openOwnSetting(message.id, this.host.extensionUri))) {
-        this.host.log(`[panel] refused to open setting ${message.id}: not a setting of this extension`);
-        void this.post({ type: 'error', code: 'unknown_setting', message: `${message.id} is not a setting of Native Agent Chats.` });
-      }
-      return;
-    }
-    if (message.type === 'openFile') return this.openFile(message);
-    const sessionId = this.session;
-    if (!sessionId) {
-      void this.post({ type: 'error', code: 'orphan', message: 'Pick a chat for this tab first.' });
-      return;
-    }
-    if (isOutboxMessage(message)) return this.prompts.handle(sessionId, message);
-    if (message.type === 'listModels' || message.type === 'setModel') {
-      const listModels = (provider: string) => this.host.listModels?.(provider) ?? Promise.resolve({ models: [] });
-      return handleModelMessage({ runtime, listModels, post: (m) => void this.post(m) }, sessionId, message);
-    }
-    if (isCheckpointMessage(message)) return handleCheckpointMessage(runtime, sessionId, message, (m) => void this.post(m));
-    const result =
-      message.type === 'stop' ? await runtime.stop(sessionId)
-      : message.type === 'decide' ? await runtime.decide(sessionId, message.requestId, message.decision)
-      : message.type === 'retry' ? await runtime.retry(sessionId, message.turnId)
-      : await runtime.continueTurn(sessionId, message.turnId);
-    if (result.ok) {
-      void this.post({ type: 'succeeded', action: message.type });
-    } else {
-      void this.post({ type: 'error', code: result.reason, message: result.message, action: message.type });
-      // A stale prompt (decided elsewhere) must stop looking actionable.
-      void this.sendLive();
-    }
+  /** One lookup in the table of the view's messages (`panelHandlers.ts`), once the handshake heard the view. */
+  private handle(message: WebviewMessage): Promise<void> | void {
+    viewHeard(message.type, this.context);
+    return dispatchWebviewMessage(PANEL_HANDLERS, message, this.context);
   }
 
   /**
@@ -361,31 +291,16 @@ export class ChatPanel {
    */
   revealTurn(turnId: string, snippet: string, ranges: readonly (readonly [number, number])[]): void {
     const terms = [...new Set(ranges.map(([start, end]) => snippet.slice(start, end)).filter(Boolean))];
-    if (this.panel.visible) {
-      this.waitingReveal = undefined;
-      this.postReveal(turnId, terms);
-    } else {
-      this.waitingReveal = { turnId, terms };
-    }
+    const now = this.handshake.reveal({ turnId, terms }, this.panel.visible);
+    if (now) this.postReveal(now);
   }
 
-  /** A reveal asked while the view was hidden: sent after the snapshot of its next `ready`. */
-  private waitingReveal: { readonly turnId: string; readonly terms: readonly string[] } | undefined;
-
-  private postReveal(turnId: string, terms: readonly string[]): void {
+  private postReveal({ turnId, terms }: PendingReveal): void {
     void this.post(async () => {
-      const turn = await this.host.runtime.journal.read('getTurn', turnId);
-      return turn && turn.sessionId === this.session ? { type: 'reveal', at: cursorOf(turn), terms: [...terms] } : undefined;
+      const sessionId = this.session;
+      const at = sessionId ? await this.host.runtime.turnCursor(sessionId, turnId) : undefined;
+      return at ? { type: 'reveal', at, terms: [...terms] } : undefined;
     });
-  }
-
-  /** Opens a file the view links to, inside the workspace only (`openFile.ts`); a refusal goes to the error bar and the log. */
-  private async openFile(ref: { readonly path: string; readonly line?: number; readonly column?: number }): Promise<void> {
-    const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
-    const refused = await openWorkspaceFile(ref, roots);
-    if (!refused) return;
-    this.host.log(`[panel] did not open ${ref.path}: ${refused.message}`);
-    void this.post({ type: 'error', code: refused.reason, message: refused.message });
   }
 
   /** Brings the tab to the front of its editor group; `preserveFocus`: the focus stays where it is. */

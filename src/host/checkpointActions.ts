@@ -1,25 +1,20 @@
 /**
  * What a chat tab does with checkpoints: the "Files changed" lists it sends the view
- * (`checkpointsMessage`), and the view's Open diff / Undo / Restore / Redo (`handleCheckpointMessage`).
+ * (`checkpointsMessage`), and the view's Open diff / Undo / Restore / Redo (`checkpointHandlers`).
  * A conflict (a file changed since the agent, or the undo, left it) is decided per file in a
  * QuickPick listing each with its diff one click away (`chooseConflicts`); nothing is overwritten
  * that the user did not pick. Also **Agent Chats: Undo Last Turn's Changes** (`undoLastTurn`).
  */
 import * as vscode from 'vscode';
 import { conflictKey, restoreDidAll, restoreOutcomeWords, type ConflictChoice, type RestoreConflict } from '../core/checkpoints';
-import type { ErrorCode, HostMessage, TurnFilesView, WebviewMessage } from '../protocol/messages';
-import type { ChatRuntime } from '../runtime/chatRuntime';
+import type { Result } from '../core/result';
+import type { WebviewMessageHandlersFor } from '../protocol/hostHandlers';
+import type { ErrorCode, HostMessage, TurnFilesView } from '../protocol/messages';
+import type { ChatRuntime, RuntimeRefusal } from '../runtime/chatRuntime';
 import type { RestoreResult } from '../runtime/fileUndo';
 import { undoBeforeResend as undoFirst } from '../runtime/resendUndo';
 import { CHECKPOINT_SCHEME, CheckpointContentProvider, checkpointUri, openFileDiff } from './checkpointContent';
-
-/** The view's checkpoint messages. */
-export type CheckpointMessage = Extract<WebviewMessage, { type: 'openFileDiff' | 'undoFiles' | 'redoFiles' }>;
-
-/** True for a message `handleCheckpointMessage` handles. */
-export function isCheckpointMessage(m: WebviewMessage): m is CheckpointMessage {
-  return m.type === 'openFileDiff' || m.type === 'undoFiles' || m.type === 'redoFiles';
-}
+import { inChat, type PanelContext } from './panelContext';
 
 /** The `checkpoints` message of a chat: every turn with file changes. */
 export async function checkpointsMessage(runtime: ChatRuntime, sessionId: string): Promise<HostMessage> {
@@ -54,24 +49,25 @@ export class SentCheckpoints {
   }
 }
 
-/**
- * Handles Open diff, Undo / Restore and Redo from the view; a refusal or failure is posted as an
- * `error` message, an undo's outcome told as `tellOutcome` says.
- */
-export async function handleCheckpointMessage(runtime: ChatRuntime, sessionId: string, message: CheckpointMessage, post: (m: HostMessage) => void): Promise<void> {
-  if (message.type === 'openFileDiff') {
-    if (!(await openFileDiff(runtime, sessionId, message.turnId, message.path))) post({ type: 'error', code: 'not_found', message: `That turn did not change ${message.path}.` });
-    return;
-  }
-  const result = message.type === 'undoFiles'
-    ? await runtime.files.undo(sessionId, message.turnId, message.scope, chooseConflicts)
-    : await runtime.files.redo(sessionId, message.undoId, chooseConflicts);
-  if (!result.ok) {
-    post({ type: 'error', code: result.reason, message: result.message });
-    return;
-  }
-  tellOutcome(message.type === 'redoFiles' ? 'Redo' : 'Undo', result.value, post);
+/** Undo / Restore (`undoFiles`) or Redo (`redoFiles`) done: a refusal to the view's error bar, else the outcome told. */
+function answerRestore(what: 'Undo' | 'Redo', result: Result<RestoreResult, RuntimeRefusal>, post: (m: HostMessage) => void): void {
+  if (!result.ok) return post({ type: 'error', code: result.reason, message: result.message });
+  tellOutcome(what, result.value, post);
 }
+
+/**
+ * The view's Open diff, Undo / Restore and Redo, on the panel's chat: a refusal or failure is
+ * posted as an `error` message, an undo's outcome told as `tellOutcome` says.
+ */
+export const checkpointHandlers = {
+  openFileDiff: inChat(async ({ turnId, path }, panel, sessionId) => {
+    if (!(await openFileDiff(panel.runtime, sessionId, turnId, path))) void panel.post({ type: 'error', code: 'not_found', message: `That turn did not change ${path}.` });
+  }),
+  undoFiles: inChat(async ({ turnId, scope }, panel, sessionId) =>
+    answerRestore('Undo', await panel.runtime.files.undo(sessionId, turnId, scope, chooseConflicts), (m) => void panel.post(m))),
+  redoFiles: inChat(async ({ undoId }, panel, sessionId) =>
+    answerRestore('Redo', await panel.runtime.files.redo(sessionId, undoId, chooseConflicts), (m) => void panel.post(m))),
+} satisfies WebviewMessageHandlersFor<'openFileDiff' | 'undoFiles' | 'redoFiles', PanelContext>;
 
 /**
  * For an edit and resend that asked for it (`undoReplacedFiles`): undoes the file changes of the

@@ -8,8 +8,10 @@
  * answers the view's next `ready`.
  */
 import * as vscode from 'vscode';
+import type { WebviewMessageHandlersFor } from '../protocol/hostHandlers';
 import type { HostMessage } from '../protocol/messages';
 import { mentionItems, refsOfUris, type WorkspaceFiles } from './mentionCompletions';
+import type { PanelContext } from './panelContext';
 
 /** What the panel gives this module. */
 export interface MentionPanel {
@@ -91,3 +93,9 @@ export class PanelMentions implements vscode.Disposable {
     this.pending?.cancel();
   }
 }
+
+/** The view's `@` list and drops, answered by the panel's `PanelMentions` (no chat needed). */
+export const mentionHandlers = {
+  complete: ({ requestId, query }, panel) => panel.mentions.complete(requestId, query),
+  attachUris: ({ uris }, panel) => panel.mentions.attachUris(uris),
+} satisfies WebviewMessageHandlersFor<'complete' | 'attachUris', PanelContext>;

@@ -1,33 +1,22 @@
 /**
  * A chat panel's part in the model picker: answers the view's `listModels` with the models its
  * chat's provider offers, and records a `setModel` through the runtime (a journal write, so every
- * window's header follows). Kept out of chatPanel.ts, which routes these two messages here.
+ * window's header follows). Both act on the panel's chat; a refusal is an `error` to the view, never a throw.
  */
-import type { ModelList } from '../runtime/agents/modelLists';
-import type { ChatRuntime } from '../runtime/chatRuntime';
-import type { HostMessage, WebviewMessage } from '../protocol/messages';
+import type { WebviewMessageHandlersFor } from '../protocol/hostHandlers';
+import { inChat, type PanelContext } from './panelContext';
 
-/** What the model picker needs from its panel. */
-export interface PanelModelsHost {
-  readonly runtime: ChatRuntime;
-  /** The models a provider offers here (see `modelsOffered`). */
-  readonly listModels: (provider: string) => Promise<ModelList>;
-  /** Posts a message to the view, in order with the panel's others. */
-  readonly post: (message: HostMessage) => void;
-}
-
-/** Handles `listModels` and `setModel` for the chat `sessionId`. Never throws for a refusal: the view gets an `error`. */
-export async function handleModelMessage(
-  host: PanelModelsHost, sessionId: string, message: Extract<WebviewMessage, { type: 'listModels' | 'setModel' }>,
-): Promise<void> {
-  if (message.type === 'listModels') {
-    const session = await host.runtime.getSession(sessionId);
+/** The model picker's messages. */
+export const modelHandlers = {
+  listModels: inChat(async (_message, panel, sessionId) => {
+    const session = await panel.runtime.getSession(sessionId);
     if (!session) return;
-    const list = await host.listModels(session.provider);
-    host.post({ type: 'models', provider: session.provider, models: [...list.models], ...(list.note ? { note: list.note } : {}) });
-    return;
-  }
-  const result = await host.runtime.setModel(sessionId, message.model);
-  // The header follows through the `session` notification (here) and `changes` (other windows).
-  host.post(result.ok ? { type: 'succeeded', action: 'setModel' } : { type: 'error', code: result.reason, message: result.message, action: 'setModel' });
-}
+    const list = await panel.listModels(session.provider);
+    void panel.post({ type: 'models', provider: session.provider, models: [...list.models], ...(list.note ? { note: list.note } : {}) });
+  }),
+  setModel: inChat(async ({ model }, panel, sessionId) => {
+    const result = await panel.runtime.setModel(sessionId, model);
+    // The header follows through the `session` notification (here) and `changes` (other windows).
+    void panel.post(result.ok ? { type: 'succeeded', action: 'setModel' } : { type: 'error', code: result.reason, message: result.message, action: 'setModel' });
+  }),
+} satisfies WebviewMessageHandlersFor<'listModels' | 'setModel', PanelContext>;

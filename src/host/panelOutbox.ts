@@ -14,14 +14,23 @@ import { MAX_ID_CHARS } from '../protocol/messages';
 import type { AttachmentRef } from '../core/attachments';
 import { Sequencer } from '../core/sequencer';
 import type { AttachmentRequest } from '../runtime/attachments/readAttachments';
-import type { ChatRuntime } from '../runtime/chatRuntime';
+import type { Result } from '../core/result';
+import type { WebviewMessageHandlersFor } from '../protocol/hostHandlers';
+import type { ChatRuntime, RuntimeRefusal } from '../runtime/chatRuntime';
+import { inChat, type PanelContext } from './panelContext';
 
 /** The view's messages this module answers. */
 export type OutboxMessage = Extract<WebviewMessage, { type: 'send' | 'editQueued' | 'discardQueued' | 'sendQueued' }>;
 
-/** True for the messages `PanelOutbox.handle` answers. */
-export function isOutboxMessage(message: WebviewMessage): message is OutboxMessage {
-  return message.type === 'send' || message.type === 'editQueued' || message.type === 'discardQueued' || message.type === 'sendQueued';
+/** A queue action's message (Edit, Discard, Send / Send now of a queued message). */
+type QueueActionMessage = Exclude<OutboxMessage, { type: 'send' }>;
+
+/**
+ * What an `internal` error answering `message` names: the action and `clientId` of a message of the
+ * view's outbox (the only ones that carry a `clientId`: the view gives its text back on it), else nothing.
+ */
+export function outboxAbout(message: WebviewMessage): { action?: OutboxMessage['type']; clientId?: string } {
+  return 'clientId' in message ? { action: message.type, clientId: message.clientId } : {};
 }
 
 /**
@@ -58,7 +67,7 @@ export interface OutboxPanel {
 export class PanelOutbox {
   /** The queue the view was last sent (JSON), or undefined before the first. */
   private lastSent: string | undefined;
-  /** The messages being handled, one after another (see `handle`). */
+  /** The messages being handled, one after another (see `send`). */
   private readonly handling = new Sequencer();
 
   constructor(private readonly panel: OutboxPanel) {}
@@ -88,49 +97,61 @@ export class PanelOutbox {
   }
 
   /**
-   * Hands a `send` or a queue action to the runtime and answers it: `succeeded` (for `send`, with
-   * `queued`: whether the message waits in the queue) or `error` with the refusal's code, both
-   * carrying the `clientId`. The queue itself reaches the view through the runtime's `queue`
-   * notification; a running reply that Send now stops ends through the usual updates.
+   * Each of these hands a `send` or a queue action to the runtime and answers it: `succeeded` (for
+   * `send`, with `queued`: whether the message waits in the queue) or `error` with the refusal's
+   * code, both carrying the `clientId`. The queue itself reaches the view through the runtime's
+   * `queue` notification; a running reply that Send now stops ends through the usual updates.
    * One message at a time, in the order the view posted them: two messages typed quickly are queued
-   * in the order they were typed, and an edit is applied after the send it follows.
+   * in the order they were typed, and an edit is applied after the send it follows. The next message
+   * waits for this one, not for its success (a throw is the caller's to report).
    */
-  handle(sessionId: string, message: OutboxMessage): Promise<void> {
-    // The next message waits for this one, not for its success (a throw is the caller's to report).
-    return this.handling.run(() => this.handleNow(sessionId, message));
+  send(sessionId: string, message: Extract<OutboxMessage, { type: 'send' }>): Promise<void> {
+    return this.handling.run(() => this.submit(sessionId, message));
   }
 
-  private async handleNow(sessionId: string, message: OutboxMessage): Promise<void> {
+  /** Edits a queued message's text (see `send`). */
+  editQueued(sessionId: string, message: Extract<OutboxMessage, { type: 'editQueued' }>): Promise<void> {
+    return this.handling.run(async () => this.answerQueueAction(sessionId, message, await this.panel.runtime.editQueued(sessionId, message.clientId, message.text)));
+  }
+
+  /** Discards a queued message (see `send`). */
+  discardQueued(sessionId: string, message: Extract<OutboxMessage, { type: 'discardQueued' }>): Promise<void> {
+    return this.handling.run(async () => this.answerQueueAction(sessionId, message, await this.panel.runtime.discardQueued(sessionId, message.clientId)));
+  }
+
+  /** Sends a queued message now (see `send`). */
+  sendQueued(sessionId: string, message: Extract<OutboxMessage, { type: 'sendQueued' }>): Promise<void> {
+    return this.handling.run(async () => this.answerQueueAction(sessionId, message, await this.panel.runtime.sendQueued(sessionId, message.clientId)));
+  }
+
+  private async submit(sessionId: string, message: Extract<OutboxMessage, { type: 'send' }>): Promise<void> {
     const { runtime } = this.panel;
     const { clientId } = message;
-    if (message.type === 'send') {
-      if (message.replacesTurnId && message.undoReplacedFiles && this.panel.undoBeforeResend) {
-        const refusal = await this.panel.undoBeforeResend(sessionId, message.replacesTurnId);
-        if (refusal) return this.refused(message, refusal.code, refusal.message);
-      }
-      const refs = message.attachments ?? [];
-      const attachments = refs.length && this.panel.attachmentRequests ? await this.panel.attachmentRequests(refs) : refs;
-      const result = await runtime.submit(sessionId, {
-        clientId, text: message.text,
-        ...(message.replacesTurnId ? { replacesTurnId: message.replacesTurnId } : {}),
-        ...(attachments.length ? { attachments } : {}),
-      });
-      if (result.ok) {
-        const outcome = result.value;
-        // A message posted again (a rebuilt view) that is still queued says so too.
-        const queued = outcome.kind === 'queued'
-          || (outcome.kind === 'duplicate' && outcome.turnId === null && (await runtime.queue(sessionId)).some((p) => p.clientId === clientId));
-        void this.panel.post({ type: 'succeeded', action: 'send', clientId, queued });
-        return;
-      }
-      return this.refused(message, result.reason, result.message);
+    if (message.replacesTurnId && message.undoReplacedFiles && this.panel.undoBeforeResend) {
+      const refusal = await this.panel.undoBeforeResend(sessionId, message.replacesTurnId);
+      if (refusal) return this.refused(message, refusal.code, refusal.message);
     }
-    const result =
-      message.type === 'editQueued' ? await runtime.editQueued(sessionId, clientId, message.text)
-      : message.type === 'discardQueued' ? await runtime.discardQueued(sessionId, clientId)
-      : await runtime.sendQueued(sessionId, clientId);
+    const refs = message.attachments ?? [];
+    const attachments = refs.length && this.panel.attachmentRequests ? await this.panel.attachmentRequests(refs) : refs;
+    const result = await runtime.submit(sessionId, {
+      clientId, text: message.text,
+      ...(message.replacesTurnId ? { replacesTurnId: message.replacesTurnId } : {}),
+      ...(attachments.length ? { attachments } : {}),
+    });
     if (result.ok) {
-      void this.panel.post({ type: 'succeeded', action: message.type, clientId });
+      const outcome = result.value;
+      // A message posted again (a rebuilt view) that is still queued says so too.
+      const queued = outcome.kind === 'queued'
+        || (outcome.kind === 'duplicate' && outcome.turnId === null && (await runtime.queue(sessionId)).some((p) => p.clientId === clientId));
+      void this.panel.post({ type: 'succeeded', action: 'send', clientId, queued });
+      return;
+    }
+    return this.refused(message, result.reason, result.message);
+  }
+
+  private async answerQueueAction(sessionId: string, message: QueueActionMessage, result: Result<unknown, RuntimeRefusal>): Promise<void> {
+    if (result.ok) {
+      void this.panel.post({ type: 'succeeded', action: message.type, clientId: message.clientId });
       return;
     }
     await this.refused(message, result.reason, result.message);
@@ -143,3 +164,11 @@ export class PanelOutbox {
     return this.panel.sendLive();
   }
 }
+
+/** The outbox's messages, on the panel's chat: one at a time, in the order the view posted them (`PanelOutbox.send`). */
+export const outboxHandlers = {
+  send: inChat((message, panel, sessionId) => panel.prompts.send(sessionId, message)),
+  editQueued: inChat((message, panel, sessionId) => panel.prompts.editQueued(sessionId, message)),
+  discardQueued: inChat((message, panel, sessionId) => panel.prompts.discardQueued(sessionId, message)),
+  sendQueued: inChat((message, panel, sessionId) => panel.prompts.sendQueued(sessionId, message)),
+} satisfies WebviewMessageHandlersFor<OutboxMessage['type'], PanelContext>;

@@ -32,7 +32,7 @@ import type { QueuedPromptView } from '../core/outbox';
 import { discardQueued, editQueued, type OutgoingMessage, queueOf, sendOrBusy, sendQueued, startDriving, submit, type OutboxDeps, type SendQueuedOutcome, type SubmitOutcome } from './outbox';
 import { chatListEntryOf, chatListOf } from './chatList';
 import { ALL_SESSIONS, Notifier, type RuntimeNotification } from './notifications';
-import { changesOf, pageOf, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
+import { changesOf, pageOf, turnCursorOf, type ChangeMark, type TranscriptChanges, type TranscriptPage } from './pages';
 import { recoverOrphanedRuns, type RecoveredRun } from './recovery';
 import type { RuntimeRefusal } from './refusals';
 import type { RunContext } from './runContext';
@@ -268,6 +268,11 @@ export class ChatRuntime {
   async changesWithSession(sessionId: string, mark: ChangeMark): Promise<{ changes: TranscriptChanges | undefined; session: SessionRecord | undefined }> {
     const [changes, session] = await Promise.all([this.changesSince(sessionId, mark), this.getSession(sessionId)]);
     return { changes, session };
+  }
+
+  /** Where turn `turnId` of chat `sessionId` sits (a search result to reveal); undefined: not a turn of that chat. */
+  turnCursor(sessionId: string, turnId: string): Promise<TurnCursor | undefined> {
+    return turnCursorOf(this.scope, sessionId, turnId);
   }
 
   /** Live facts of a chat (see `liveState.ts`); `live` notifications carry the same. */

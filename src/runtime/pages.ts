@@ -3,7 +3,7 @@
  * view's last read as updates for the shared reducer (`applyUpdate`). The host keeps no transcript:
  * a panel holds only its `ChangeMark`, and each read costs what the page or the change costs.
  */
-import { buildTranscript, type Transcript, type TranscriptUpdate, type TurnCursor } from '../core/transcript';
+import { buildTranscript, cursorOf, type Transcript, type TranscriptUpdate, type TurnCursor } from '../core/transcript';
 import type { ChangeMark } from '../journal/core';
 import { PAGE_TURNS } from '../protocol/messages';
 import type { RuntimeScope } from './scope';
@@ -53,4 +53,13 @@ export async function changesOf(scope: RuntimeScope, sessionId: string, mark: Ch
     ...changes.events.map((event) => ({ type: 'event' as const, event })),
   ];
   return { updates, turnCount: changes.turnCount, mark: changes.mark };
+}
+
+/**
+ * Where turn `turnId` sits in chat `sessionId` (a search result to reveal), or undefined when the
+ * journal has no such turn in that chat (deleted since, or another chat's).
+ */
+export async function turnCursorOf(scope: RuntimeScope, sessionId: string, turnId: string): Promise<TurnCursor | undefined> {
+  const turn = await scope.journal.read('getTurn', turnId);
+  return turn && turn.sessionId === sessionId ? cursorOf(turn) : undefined;
 }
