@@ -10,6 +10,7 @@
  * Pure: uses `node:path` for path arithmetic only; never touches the file system.
  */
 import * as path from 'node:path';
+import { isInsideFolder } from './insideFolder';
 import type { BoundaryKind } from './vocabulary';
 
 /** What a tool call wants to do, as the policy sees it. */
@@ -80,11 +81,12 @@ export function splitCommandLine(command: string): string[] | undefined {
   return words;
 }
 
-/** True when `target` (absolute or relative to `workspaceRoot`) resolves inside `workspaceRoot`. */
+/**
+ * True when `target` (absolute or relative to `workspaceRoot`) resolves inside `workspaceRoot`, by
+ * the one rule of `insideFolder.ts` (`..cache/x` is inside, `../x` is not); a `~` path never is.
+ */
 export function isInsideWorkspace(workspaceRoot: string, target: string): boolean {
-  const resolved = path.resolve(workspaceRoot, expandHome(target));
-  const rel = path.relative(path.resolve(workspaceRoot), resolved);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  return isInsideFolder(workspaceRoot, expandHome(target));
 }
 
 /** `~`, `~/x` and `~user/x` all lead to a home folder: outside any workspace. */

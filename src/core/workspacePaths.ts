@@ -1,9 +1,11 @@
 /**
  * Where a file link may lead: inside the workspace folders only (the host asks before it opens a
  * file a chat links to). Pure: path arithmetic only (`node:path`'s POSIX or Windows rules, by the
- * first folder's shape), no file system; the host also checks where symlinks lead (`realPaths.ts`).
+ * first folder's shape; "inside" is `insideFolder.ts`'s rule), no file system; the host also checks
+ * where symlinks lead (`realPaths.ts`).
  */
 import * as path from 'node:path';
+import { isInsideFolder } from './insideFolder';
 
 /** Where a reference leads: an absolute path inside a workspace folder, or why it may not be opened. */
 export type ResolvedPath = { readonly ok: true; readonly absolute: string; readonly root: string } | { readonly ok: false; readonly message: string };
@@ -21,9 +23,7 @@ export function resolveInWorkspace(roots: readonly string[], file: string): Reso
   const p = /^[A-Za-z]:[\\/]/.test(roots[0]!) ? path.win32 : path.posix;
   const absolute = p.resolve(roots[0]!, file);
   for (const root of roots) {
-    const rel = p.relative(p.resolve(root), absolute);
-    const above = rel === '..' || rel.startsWith(`..${p.sep}`);
-    if (!above && !p.isAbsolute(rel)) return { ok: true, absolute, root: p.resolve(root) };
+    if (isInsideFolder(root, absolute, p)) return { ok: true, absolute, root: p.resolve(root) };
   }
   return { ok: false, message: `${file} is outside the workspace folder${roots.length > 1 ? 's' : ''}, so it was not opened.` };
 }

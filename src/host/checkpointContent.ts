@@ -6,7 +6,7 @@
  * `openFileDiff` opens `vscode.diff` between a turn's before and after images of a file.
  */
 import * as vscode from 'vscode';
-import { filesOfTurn, type FileImage } from '../core/checkpoints';
+import type { FileImage } from '../core/checkpoints';
 import type { ChatRuntime } from '../runtime/chatRuntime';
 
 /** The URI scheme of checkpoint documents. */
@@ -19,7 +19,7 @@ export function checkpointUri(path: string, image: FileImage | null, side: 'befo
 }
 
 /**
- * Serves checkpoint documents from the journal. Text is decoded as UTF-8 (bytes that are not UTF-8
+ * Serves checkpoint documents from the journal, through the runtime (`ChatRuntime.files`). Text is decoded as UTF-8 (bytes that are not UTF-8
  * show as replacement characters: the diff is for reading; undo restores the exact bytes).
  */
 export class CheckpointContentProvider implements vscode.TextDocumentContentProvider {
@@ -31,7 +31,7 @@ export class CheckpointContentProvider implements vscode.TextDocumentContentProv
     const hash = query.get('hash');
     if (!hash) return uri.query === 'unknown' ? '(The content after this change was not recorded: the write was cut short.)\n' : '';
     const runtime = await this.ready;
-    const bytes = await runtime.journal.read('getContent', hash);
+    const bytes = await runtime.files.content(hash);
     if (!bytes) return '(This content is not in the journal: the file was over the 5 MB checkpoint limit.)\n';
     return new TextDecoder('utf-8').decode(bytes);
   }
@@ -42,8 +42,7 @@ export class CheckpointContentProvider implements vscode.TextDocumentContentProv
  * false when the turn did not change that file.
  */
 export async function openFileDiff(runtime: ChatRuntime, sessionId: string, turnId: string, path: string): Promise<boolean> {
-  const rows = await runtime.journal.read('listFileChanges', sessionId, [turnId]);
-  const file = filesOfTurn(rows).find((f) => f.path === path);
+  const file = (await runtime.files.filesOfTurn(sessionId, turnId)).find((f) => f.path === path);
   if (!file) return false;
   const name = path.split('/').pop() ?? path;
   const title = `${name} (${file.kind === 'created' ? 'created' : file.kind === 'deleted' ? 'deleted' : 'before ↔ after'} by the agent)`;

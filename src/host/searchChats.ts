@@ -1,6 +1,6 @@
 /**
  * **Agent Chats: Search Chats…**: a quick pick that searches every transcript as the user types
- * (the journal's full-text index, `searchChats`), one result per turn, newest first: the chat's
+ * (the journal's full-text index, `ChatRuntime.searchChats`), one result per turn, newest first: the chat's
  * title, what matched (prompt, reply, command output…) and when, and a snippet around the match.
  * Enter opens the chat at that turn.
  *
@@ -15,9 +15,8 @@
  */
 import * as vscode from 'vscode';
 import { lastActiveWords } from '../core/chatList';
-import type { ChatRuntime } from '../runtime/chatRuntime';
+import type { ChatRuntime, SearchRefusal, SearchResult } from '../runtime/chatRuntime';
 import type { Result } from '../core/result';
-import type { SearchRefusal, SearchResult } from '../journal/operations/search';
 
 /** What each kind of match is called in a result. */
 const KIND_WORDS: Record<SearchResult['kind'], string> = {
@@ -50,7 +49,7 @@ export function searchChats(runtime: ChatRuntime, options: { workspace?: string;
     running = true;
     pick.busy = true;
     try {
-      const found = await runtime.journal.read('searchChats', query, { limit: 30, ...(options.workspace !== undefined ? { workspace: options.workspace } : {}) });
+      const found = await runtime.searchChats(query, { limit: 30, ...(options.workspace !== undefined ? { workspace: options.workspace } : {}) });
       if (waiting === undefined) {
         show(pick, query, found);
         if (enterWaits) {

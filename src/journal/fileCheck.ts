@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { FileCheck, LogGenerationFinding, MovedAsideFinding, SnapshotFinding } from '../core/journalCheck';
-import { FRAME_BYTES, LOG_HEADER_BYTES, decodeFrame, decodeHeader } from './logFormat';
+import { FRAME_BYTES, LOG_HEADER_BYTES, decodeFrame, decodeHeader, newerRecordAfter } from './logFormat';
 import { generationsAmong, logPath } from './logFile';
 
 /** Most lines of SQLite's integrity check kept in the report. */
@@ -75,7 +75,7 @@ export function scanLogGeneration(file: string, generation: number): LogGenerati
     const outcome = decodeFrame(frame, payload, offset);
     if (outcome.type === 'end') return { ...base, records, firstSeq, lastSeq, damage: null };
     if (outcome.type === 'bad') {
-      const kind = validRecordAfter(bytes, offset, lastSeq ?? -1) ? 'middle' : 'torn';
+      const kind = newerRecordAfter(bytes, offset, lastSeq ?? -1) ? 'middle' : 'torn';
       return { ...base, records, firstSeq, lastSeq, damage: { offset, why: outcome.why, kind } };
     }
     if (lastSeq !== null && outcome.record.s !== lastSeq + 1) {
@@ -96,24 +96,6 @@ function scanUnlessGone(file: string, generation: number): LogGenerationFinding[
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-}
-
-/**
- * True when a valid record newer than `lastSeq` starts anywhere after the bad frame at `badAt`
- * (its own length may be what is damaged, so every byte is tried; cheap signs first: a payload
- * starts with `{"s":`).
- */
-function validRecordAfter(bytes: Buffer, badAt: number, lastSeq: number): boolean {
-  const sign = Buffer.from('{"s":');
-  for (let i = badAt + 1; i + FRAME_BYTES + sign.length <= bytes.length; i++) {
-    if (bytes[i + FRAME_BYTES] !== 0x7b) continue;
-    const len = bytes.readUInt32LE(i);
-    if (len < sign.length || i + FRAME_BYTES + len > bytes.length) continue;
-    if (!bytes.subarray(i + FRAME_BYTES, i + FRAME_BYTES + sign.length).equals(sign)) continue;
-    const outcome = decodeFrame(bytes.subarray(i, i + FRAME_BYTES), bytes.subarray(i + FRAME_BYTES, i + FRAME_BYTES + len), i);
-    if (outcome.type === 'record' && outcome.record.s > lastSeq) return true;
-  }
-  return false;
 }
 
 /** The journals moved aside next to `file` among `names` (its folder's listing), oldest first. */

@@ -138,3 +138,37 @@ export function decodeFrame(frameHeader: Buffer, payload: Buffer | undefined, of
     return { type: 'bad', length, why: 'unparsable record' };
   }
 }
+
+/** How every record's payload starts (`{"s":` then its sequence number): the scan's cheap sign. */
+const RECORD_SIGN = Buffer.from('{"s":');
+
+/**
+ * The valid records that start after byte `badAt` of `bytes` (a bad frame: its own length may be
+ * what is damaged, so every byte after it is tried), in file order, each with where it starts in
+ * `bytes` (`at`). Cheap signs first (a payload starts with `{"s":`), then the length and CRC. A
+ * record found is stepped over whole: a payload is JSON text, whose bytes are never the control
+ * bytes a frame header starts with, so no valid record starts inside another. Pure; the one scan
+ * of replay at open (replay.ts), Check Journal (fileCheck.ts) and a salvage (salvage/replayLogs.ts).
+ */
+export function* recordsAfter(bytes: Buffer, badAt: number): Generator<{ readonly at: number; readonly record: LogRecord }> {
+  for (let i = badAt + 1; i + FRAME_BYTES + RECORD_SIGN.length <= bytes.length; i++) {
+    if (bytes[i + FRAME_BYTES] !== RECORD_SIGN[0]) continue;
+    const length = bytes.readUInt32LE(i);
+    if (length < RECORD_SIGN.length || i + FRAME_BYTES + length > bytes.length) continue;
+    if (!bytes.subarray(i + FRAME_BYTES, i + FRAME_BYTES + RECORD_SIGN.length).equals(RECORD_SIGN)) continue;
+    const outcome = decodeFrame(bytes.subarray(i, i + FRAME_BYTES), bytes.subarray(i + FRAME_BYTES, i + FRAME_BYTES + length), i);
+    if (outcome.type !== 'record') continue;
+    yield { at: i, record: outcome.record };
+    i = outcome.next - 1;
+  }
+}
+
+/**
+ * True when a valid record newer than `lastSeq` starts after the bad frame at byte `badAt` of
+ * `bytes` (`recordsAfter`): damage in the middle of a log, where nothing valid after it is a torn
+ * tail (every record is written with its terminator, at the end).
+ */
+export function newerRecordAfter(bytes: Buffer, badAt: number, lastSeq: number): boolean {
+  for (const found of recordsAfter(bytes, badAt)) if (found.record.s > lastSeq) return true;
+  return false;
+}

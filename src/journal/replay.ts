@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database } from 'sql.js';
 import type { FaultSeams } from './faults';
-import { FRAME_BYTES, LOG_HEADER_BYTES, decodeFrame, type LogRecord, type ReadOutcome } from './logFormat';
+import { FRAME_BYTES, LOG_HEADER_BYTES, newerRecordAfter, type LogRecord, type ReadOutcome } from './logFormat';
 import { LogFile, listGenerations, logPath } from './logFile';
 import { applyStatement, sqljsVersion, tuneInMemory } from './memoryDb';
 import { isUnwritable, noRoomForLogMessage, unwritableFolderMessage } from './plainErrors';
@@ -291,8 +291,8 @@ export abstract class LogReplica {
    * After a bad frame: does any valid, newer record follow it? A torn write leaves nothing valid
    * behind it (every record is written with its terminator, at the end); damage in the middle does.
    * The frame's own length may be what is damaged, so this scans every byte after it (up to the
-   * rotation size plus a chunk), checking cheap signs (`{"s":` where a payload would start) before
-   * the CRC. Runs only on this failure path.
+   * rotation size plus a chunk; `newerRecordAfter` in logFormat.ts, cheap signs before the CRC).
+   * Runs only on this failure path.
    */
   private validRecordFollows(): boolean {
     const size = fs.fstatSync(this.log.fd).size;
@@ -300,16 +300,7 @@ export abstract class LogReplica {
     if (end <= this.offset + FRAME_BYTES) return false;
     const buf = Buffer.alloc(end - this.offset);
     fs.readSync(this.log.fd, buf, 0, buf.length, this.offset);
-    const sign = Buffer.from('{"s":');
-    for (let i = 1; i + FRAME_BYTES + sign.length <= buf.length; i++) {
-      if (buf[i + FRAME_BYTES] !== 0x7b) continue;
-      const len = buf.readUInt32LE(i);
-      if (len < sign.length || i + FRAME_BYTES + len > buf.length) continue;
-      if (!buf.subarray(i + FRAME_BYTES, i + FRAME_BYTES + sign.length).equals(sign)) continue;
-      const outcome = decodeFrame(buf.subarray(i, i + FRAME_BYTES), buf.subarray(i + FRAME_BYTES, i + FRAME_BYTES + len), this.offset + i);
-      if (outcome.type === 'record' && outcome.record.s > this.lastSeq) return true;
-    }
-    return false;
+    return newerRecordAfter(buf, 0, this.lastSeq);
   }
 
   /** Cuts a torn tail: zeroes the bad frame header under the lock so every reader sees the end. */

@@ -22,6 +22,7 @@ import { fail, ok, type Result } from '../core/result';
 import type { Transcript, TurnCursor } from '../core/transcript';
 import type { BoundaryDecision, ProviderId } from '../core/vocabulary';
 import type { Journal } from '../journal/journal';
+import type { SearchOptions, SearchRefusal, SearchResult } from '../journal/operations/search';
 import type { InstanceRecord, TabRecord } from '../journal/records';
 import type { LiveState } from '../protocol/messages';
 import { decide, deliverDecidedElsewhere } from './boundaryDecisions';
@@ -45,6 +46,7 @@ import { followUpTarget, startTurn, transcriptOf, type TurnSettings } from './tu
 
 export { ALL_SESSIONS, type RuntimeNotification } from './notifications';
 export type { RuntimeRefusal } from './refusals';
+export type { SearchOptions, SearchRefusal, SearchResult } from '../journal/operations/search';
 export { STOP_ELSEWHERE_NOTICE } from './stopAcrossWindows';
 export { cleanTitle, MAX_TITLE_CHARS, NEW_CHAT_TITLE, titleProblem } from './titles';
 export { historyFrom } from './turns';
@@ -378,6 +380,19 @@ export class ChatRuntime {
   /** Resolves when the chat's current run (if any) has ended. */
   async whenIdle(sessionId: string): Promise<void> {
     await this.scope.active.get(sessionId)?.done;
+  }
+
+  // ------------------------------------------------------------------ search
+
+  /**
+   * Searches every chat's transcript (the journal's full-text index: `JournalCore.searchChats`, see
+   * docs/ARCHITECTURE.md "Full-text search"): one result per turn, newest first, at most
+   * `options.limit` (default 50, at most 200), only `options.workspace`'s chats when set. Refused
+   * with `empty_query` (nothing to search for in `query`) or `not_indexed` (a journal read-only at
+   * a schema without the index), with a sentence.
+   */
+  searchChats(query: string, options: SearchOptions = {}): Promise<Result<SearchResult[], SearchRefusal>> {
+    return this.options.journal.read('searchChats', query, options);
   }
 
   // ------------------------------------------------------------------ decisions and stop

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MAX_CHECKPOINT_BYTES, type FileImage } from '../core/checkpoints';
+import { relativeInside } from '../core/insideFolder';
 import { isInsideWorkspace } from '../core/sandboxPolicy';
 import { contentHash } from '../journal/contentHash';
 import type { ImageInput } from '../journal/operations/checkpoints';
@@ -23,12 +24,12 @@ export interface DiskImage {
 const ABSENT_DISK: DiskImage = { input: { exists: false }, image: { exists: false, hash: null, size: 0 }, bytes: null };
 
 /**
- * The path a checkpoint names `file` by: relative to `root` with `/` separators when inside it,
- * else absolute (a write outside the workspace the user allowed).
+ * The path a checkpoint names `file` by: relative to `root` with `/` separators when inside it
+ * (`insideFolder.ts`), else absolute (a write outside the workspace the user allowed).
  */
 export function checkpointPath(root: string, file: string): string {
-  const relative = path.relative(root, path.resolve(root, file));
-  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative.split(path.sep).join('/') : path.resolve(root, file);
+  const relative = relativeInside(root, file);
+  return relative ? relative.split(path.sep).join('/') : path.resolve(root, file);
 }
 
 /** The absolute file a checkpoint path names (see `checkpointPath`). */

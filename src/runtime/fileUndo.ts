@@ -56,6 +56,16 @@ export class FileUndo {
     return (await this.readCheckpoints(sessionId)).checkpoints;
   }
 
+  /** The files `turnId` of the chat changed (`filesOfTurn`: in the order first changed), for a diff of one file. */
+  async filesOfTurn(sessionId: string, turnId: string): Promise<TurnFileChange[]> {
+    return filesOfTurn(await this.scope.journal.read('listFileChanges', sessionId, [turnId]));
+  }
+
+  /** The bytes a checkpoint image's content hash names, or null when the journal has none (a file over the checkpoint limit). */
+  content(hash: string): Promise<Uint8Array | null> {
+    return this.scope.journal.read('getContent', hash);
+  }
+
   /** `checkpoints`, with the chat's undos they were built from (read once, for an undo that needs both). */
   private async readCheckpoints(sessionId: string): Promise<{ checkpoints: TurnCheckpoints[]; undos: UndoRecord[] }> {
     const [changes, undos] = await Promise.all([this.scope.journal.read('listFileChanges', sessionId), this.scope.journal.read('listUndos', sessionId)]);

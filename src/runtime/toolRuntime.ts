@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { classifyAction, type SandboxAction } from '../core/sandboxPolicy';
+import type { SandboxAction } from '../core/sandboxPolicy';
 import { lineCounts, sameImage } from '../core/checkpoints';
 import { fileErrorWords } from '../core/fileErrorWords';
 import { unifiedDiff } from '../core/unifiedDiff';
@@ -21,6 +21,10 @@ import { processStartTime } from '../journal/processInfo';
 import type { AgentTurnContext, InvocationHandle, ToolCall, ToolResult, ToolRunner } from './agent';
 import { checkpointPath, imageOfBytes, readImage, type DiskImage } from './fileImages';
 import { COMMAND_MARK_ENV } from './orphanedCommands';
+import { classifyWhereItLeads } from './whereItLeads';
+
+/** Where a path really leads, symlinks followed (whereItLeads.ts); here still for the callers that import it from the tool runtime. */
+export { realTarget } from './whereItLeads';
 
 /** Options of the tool runtime. */
 export interface ToolRuntimeOptions {
@@ -85,11 +89,7 @@ export class SandboxedToolRunner implements ToolRunner {
       call.name === 'run' ? { type: 'command', command: call.input.command } : { type: call.name, path: call.input.path };
     // Paths are judged where they really lead: a symlink inside the workspace that points outside
     // it is outside (the policy itself only does path arithmetic).
-    const rootReal = realRoot(root);
-    const verdict =
-      action.type === 'command'
-        ? classifyAction(action, rootReal, (word) => realTarget(root, word))
-        : classifyAction({ ...action, path: realTarget(root, action.path) }, rootReal);
+    const verdict = classifyWhereItLeads(action, root);
     if (verdict.type !== 'boundary') return { asked: false };
     const outcome = await this.ctx.requestBoundary({
       invocationId: handle.id,
@@ -229,69 +229,6 @@ async function recheckBefore(root: string, planned: PlannedWrite, handle: Invoca
   const now = await readImage(root, planned.change.path);
   if (planned.before && sameImage(now.image, planned.before.image)) return;
   await handle.recordFileChanges?.([{ path: planned.change.path, before: now.input, added: null, removed: null }]);
-}
-
-/** The workspace root with symlinks resolved (the root itself if it cannot be resolved). */
-function realRoot(root: string): string {
-  try {
-    return fs.realpathSync(root);
-  } catch {
-    return root;
-  }
-}
-
-/**
- * Where `target` (relative to `root`) really leads: symlinks are followed, including dangling ones
- * (a write through a dangling link creates its target), by resolving each existing prefix with
- * `realpath` and each link that points nowhere with `readlink`. At most 40 links (then the path
- * is judged as it is written).
- */
-export function realTarget(root: string, target: string): string {
-  let current = path.resolve(root, target);
-  for (let hops = 0; hops < 40; hops++) {
-    // Find the deepest existing prefix (lstat: a dangling link exists too).
-    let existing = current;
-    const rest: string[] = [];
-    while (!lstatOrUndefined(existing)) {
-      const parent = path.dirname(existing);
-      if (parent === existing) return current;
-      rest.unshift(path.basename(existing));
-      existing = parent;
-    }
-    const stat = lstatOrUndefined(existing)!;
-    if (stat.isSymbolicLink()) {
-      let real: string | undefined;
-      try {
-        real = fs.realpathSync(existing);
-      } catch {
-        real = undefined; // dangling: follow it by hand
-      }
-      if (real === undefined) {
-        const parentReal = realTargetOfParent(existing);
-        current = path.join(path.resolve(parentReal, fs.readlinkSync(existing)), ...rest);
-        continue;
-      }
-      return path.join(real, ...rest);
-    }
-    return path.join(fs.realpathSync(existing), ...rest);
-  }
-  return current;
-}
-
-function realTargetOfParent(p: string): string {
-  try {
-    return fs.realpathSync(path.dirname(p));
-  } catch {
-    return path.dirname(p);
-  }
-}
-
-function lstatOrUndefined(p: string): fs.Stats | undefined {
-  try {
-    return fs.lstatSync(p);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Result of `runCommand`. `exitCode` is null when the process was killed. */

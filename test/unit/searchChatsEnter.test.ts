@@ -23,12 +23,10 @@ const result = (sessionId: string, title: string): SearchResult =>
 function searchingRuntime() {
   const asked: { query: string; answer: ReturnType<typeof gate<Found>> }[] = [];
   const runtime = {
-    journal: {
-      read: (_op: string, query: string) => {
-        const answer = gate<Found>();
-        asked.push({ query, answer });
-        return answer.promise;
-      },
+    searchChats: (query: string) => {
+      const answer = gate<Found>();
+      asked.push({ query, answer });
+      return answer.promise;
     },
   } as unknown as ChatRuntime;
   return { runtime, asked };

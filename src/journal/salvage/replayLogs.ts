@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database } from 'sql.js';
 import { SALVAGED_TABLES, type SalvageLogRead, type SalvageRow, type SalvagedTable } from '../../core/salvage';
-import { FRAME_BYTES, LOG_HEADER_BYTES, decodeFrame, decodeHeader, type LogRecord } from '../logFormat';
+import { FRAME_BYTES, LOG_HEADER_BYTES, decodeFrame, decodeHeader, recordsAfter, type LogRecord } from '../logFormat';
 import { generationsAmong } from '../logFile';
 import { applyStatement } from '../memoryDb';
 import { MIGRATIONS } from '../schema';
@@ -159,15 +159,15 @@ function count(map: Map<string, number>, sessions: readonly string[] | undefined
 
 /**
  * One generation's valid records up to its end or its first bad frame (`records`), where that was
- * (`damage`), and the valid records found after it by looking at every byte (`after`: a damaged
- * frame's own length may be what is wrong). A damaged header: no records before, all after.
+ * (`damage`), and the valid records found after it by looking at every byte (`after`, logFormat.ts
+ * `recordsAfter`: a damaged frame's own length may be what is wrong). A damaged header: no records before, all after.
  */
 export function readGeneration(file: string, generation: number): { records: LogRecord[]; damage: { offset: number; why: string } | null; after: LogRecord[]; damagedSessions: string[] | null } {
   const bytes = fs.readFileSync(file);
   const header = decodeHeader(bytes.subarray(0, LOG_HEADER_BYTES));
   if (!header || header.generation !== generation) {
     const why = header ? `its header names generation ${header.generation}` : 'its header is damaged';
-    return { records: [], damage: { offset: 0, why }, after: recordsFrom(bytes, LOG_HEADER_BYTES - 1).records, damagedSessions: null };
+    return { records: [], damage: { offset: 0, why }, after: [...recordsAfter(bytes, LOG_HEADER_BYTES - 1)].map((f) => f.record), damagedSessions: null };
   }
   const records: LogRecord[] = [];
   let offset = LOG_HEADER_BYTES;
@@ -177,11 +177,11 @@ export function readGeneration(file: string, generation: number): { records: Log
     const outcome = decodeFrame(bytes.subarray(offset, offset + FRAME_BYTES), bytes.subarray(offset + FRAME_BYTES, Math.min(bytes.length, offset + FRAME_BYTES + length)), offset);
     if (outcome.type === 'end') return { records, damage: null, after: [], damagedSessions: null };
     if (outcome.type === 'bad') {
-      const found = recordsFrom(bytes, offset);
-      const after = found.records.filter((r) => r.s > (records[records.length - 1]?.s ?? -1));
+      const found = [...recordsAfter(bytes, offset)];
+      const after = found.map((f) => f.record).filter((r) => r.s > (records[records.length - 1]?.s ?? -1));
       // Nothing valid after it: a torn tail, which a crash leaves and opening cuts; not damage.
       if (after.length === 0) return { records, damage: null, after, damagedSessions: null };
-      const damagedSessions = sessionsNamedIn(bytes.subarray(offset + FRAME_BYTES, found.firstAt ?? bytes.length));
+      const damagedSessions = sessionsNamedIn(bytes.subarray(offset + FRAME_BYTES, found[0]?.at ?? bytes.length));
       return { records, damage: { offset, why: outcome.why }, after, damagedSessions };
     }
     records.push(outcome.record);
@@ -203,23 +203,4 @@ function sessionsNamedIn(region: Buffer): string[] | null {
   } catch {
     return null;
   }
-}
-
-/** Every valid record starting after byte `badAt` (cheap sign first: a payload starts with `{"s":`), in file order, and where the first starts. */
-function recordsFrom(bytes: Buffer, badAt: number): { records: LogRecord[]; firstAt: number | null } {
-  const sign = Buffer.from('{"s":');
-  const found: LogRecord[] = [];
-  let firstAt: number | null = null;
-  for (let i = badAt + 1; i + FRAME_BYTES + sign.length <= bytes.length; i++) {
-    if (bytes[i + FRAME_BYTES] !== 0x7b) continue;
-    const len = bytes.readUInt32LE(i);
-    if (len < sign.length || i + FRAME_BYTES + len > bytes.length) continue;
-    if (!bytes.subarray(i + FRAME_BYTES, i + FRAME_BYTES + sign.length).equals(sign)) continue;
-    const outcome = decodeFrame(bytes.subarray(i, i + FRAME_BYTES), bytes.subarray(i + FRAME_BYTES, i + FRAME_BYTES + len), i);
-    if (outcome.type !== 'record') continue;
-    found.push(outcome.record);
-    firstAt ??= i;
-    i = outcome.next - 1;
-  }
-  return { records: found, firstAt };
 }

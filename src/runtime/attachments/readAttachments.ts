@@ -4,9 +4,10 @@
  * selection's and the problems' text comes from the host (it knows unsaved editors and
  * diagnostics). Every text is cut to `MAX_ATTACHMENT_BYTES` with a note.
  *
- * Paths are judged where they really lead, as the product's reads are (`realTarget`, the sandbox
- * policy): a file outside the workspace folder is not read here but journaled `pending`, and read
- * only once the user allows it through a boundary request when its turn runs (pendingAttachments.ts).
+ * Paths are judged where they really lead, as the product's reads are (`whereItLeads.ts`, the
+ * sandbox policy): a file outside the workspace folder is not read here but journaled `pending`,
+ * and read only once the user allows it through a boundary request when its turn runs
+ * (pendingAttachments.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -14,9 +15,8 @@ import {
   cutNoteOf, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENT_PATH_CHARS, MAX_ATTACHMENTS, type AttachmentRef, type LineRange,
 } from '../../core/attachments';
 import { fail, ok, type Result } from '../../core/result';
-import { classifyAction } from '../../core/sandboxPolicy';
 import type { AttachmentInput } from '../../journal/core';
-import { realTarget } from '../toolRuntime';
+import { classifyWhereItLeads, realTarget } from '../whereItLeads';
 
 /** An attachment as the runtime is asked for it: a reference, with the text the host read for a selection or the problems. */
 export interface AttachmentRequest extends AttachmentRef {
@@ -48,18 +48,9 @@ export function capText(text: string, max = MAX_ATTACHMENT_BYTES): { text: strin
   return { text: sent, originalSize: bytes.byteLength, cutNote: cutNoteOf(end, bytes.byteLength) };
 }
 
-/** The workspace folder with symlinks resolved (as it is when it cannot be resolved). */
-function realRoot(root: string): string {
-  try {
-    return fs.realpathSync(root);
-  } catch {
-    return root;
-  }
-}
-
-/** Whether reading `target` (absolute, or relative to `root`) crosses the workspace's boundary, judged where it really leads. */
+/** Whether reading `target` (absolute, or relative to `root`) crosses the workspace's boundary, judged where it really leads (whereItLeads.ts). */
 export function isOutsideWorkspace(root: string, target: string): boolean {
-  return classifyAction({ type: 'read', path: realTarget(root, target) }, realRoot(root)).type === 'boundary';
+  return classifyWhereItLeads({ type: 'read', path: target }, root).type === 'boundary';
 }
 
 /** Lines `range` of `text` (1-based, inclusive; clamped to the text), or a problem. */

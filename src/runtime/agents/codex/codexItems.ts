@@ -4,6 +4,7 @@
  * paths relative to the workspace, a unified diff of a file change.
  */
 import * as path from 'node:path';
+import { relativeInside } from '../../../core/insideFolder';
 import { splitCommandLine } from '../../../core/sandboxPolicy';
 
 /** One file of a `fileChange` item: `diff` is hunks for an update, the content for an add or a delete. */
@@ -70,10 +71,9 @@ export function displayCommand(command: string): string {
   return command;
 }
 
-/** `file` relative to `cwd` when inside it, else as given. */
+/** `file` (absolute, or relative to `cwd`) relative to `cwd` when under it (`insideFolder.ts`), else as given. */
 export function relativeTo(cwd: string, file: string): string {
-  const rel = path.relative(cwd, file);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
+  return relativeInside(cwd, file) || file;
 }
 
 /**
