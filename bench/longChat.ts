@@ -3,10 +3,8 @@
  * SHORT_TURNS and one of LONG_TURNS turns (longChatRows.ts), measures both side by side in fresh
  * processes (longChatTask.ts), and renders the figures with the targets and the old design's figures
  * (longChatBefore.ts) beside them; the view measured in code-server (longChatView.ts) follows as a
- * second table (longChatViewReport.ts).
- *
- * docs/BENCHMARKS.md keeps the section between runs that do not measure it: `keepSection` takes it
- * from the old file and `withSection` puts it back before "## What is measured".
+ * table of its own (longChatViewReport.ts). Both sections' figures go to bench/results.json, from
+ * which docs/BENCHMARKS.md is rendered (doc.ts).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -14,8 +12,7 @@ import * as path from 'node:path';
 import type { LongChatFile } from './longChatRows';
 import { BEFORE_HOST } from './longChatBefore';
 import type { LongChatMemory, LongChatTimes } from './longChatTask';
-import type { LongChatViewResult } from './longChatView';
-import { busy, viewMarkdown } from './longChatViewReport';
+import { busy } from './longChatViewReport';
 import { removeDir, runTask, trackDir } from './procs';
 import { fmt, percentile } from './stats';
 
@@ -28,9 +25,6 @@ export const LONG_CHAT_TARGETS = { updateHostMs: 2, updateWebviewMs: 4, memoryAb
 
 /** Heading of the section in docs/BENCHMARKS.md. */
 export const LONG_CHAT_HEADING = '## Long chats';
-
-/** Headings the section had before (recognized when rewriting an older docs/BENCHMARKS.md). */
-const OLD_HEADINGS = ['## Long chats (issue 11 baseline)'];
 
 /** p50 / p95 / max of samples (ms). */
 export interface P95 {
@@ -216,9 +210,9 @@ export function longChatText(r: LongChatResult): string {
 
 /**
  * The markdown section for docs/BENCHMARKS.md (starts with LONG_CHAT_HEADING, ends with a newline):
- * the host and reducer table of `r`, then the code-server table of `view` when there is one.
+ * the host and reducer table of `r`.
  */
-export function longChatMarkdown(r: LongChatResult, command: string, view?: LongChatViewResult): string {
+export function longChatMarkdown(r: LongChatResult, command: string): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   return `${LONG_CHAT_HEADING}
 
@@ -243,31 +237,5 @@ export function longChatMarkdown(r: LongChatResult, command: string, view?: Long
 | ${header(r).join(' | ')} |
 |---|---|---|---|---|---|
 ${rows(r).map((row) => `| ${row.map(esc).join(' | ')} |`).join('\n')}
-${view ? `\n${viewMarkdown(view)}` : ''}`;
-}
-
-/** The long-chat section of an existing docs/BENCHMARKS.md text, or undefined when it has none. */
-export function keepSection(doc: string): string | undefined {
-  const heading = [LONG_CHAT_HEADING, ...OLD_HEADINGS].find((h) => doc.includes(`${h}\n`));
-  if (heading === undefined) return undefined;
-  const start = doc.indexOf(`${heading}\n`);
-  const next = doc.indexOf('\n## ', start + heading.length);
-  return `${doc.slice(start, next < 0 ? doc.length : next + 1).trimEnd()}\n`;
-}
-
-/**
- * `doc` with `section` in place of its long-chat section, or, when it has none, inserted before
- * "## What is measured" (at the end when that heading is missing). The rest is left as it was.
- */
-export function withSection(doc: string, section: string): string {
-  const old = keepSection(doc);
-  const body = `${section.trimEnd()}\n`;
-  if (old !== undefined) {
-    const start = doc.indexOf(old);
-    const rest = doc.slice(start + old.length).replace(/^\n*/, '');
-    return `${doc.slice(0, start)}${body}${rest ? `\n${rest}` : ''}`;
-  }
-  const anchor = doc.indexOf('## What is measured');
-  if (anchor < 0) return `${doc.trimEnd()}\n\n${body}`;
-  return `${doc.slice(0, anchor)}${body}\n${doc.slice(anchor)}`;
+`;
 }
