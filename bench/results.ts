@@ -74,11 +74,16 @@ export interface RunStart {
   readonly load: LoadAverage;
 }
 
-/** The commit of `repoDir` and whether tracked files differ from it; `unknown` when git cannot say. */
+/**
+ * The commit of `repoDir` and whether tracked files differ from it, apart from the two files the
+ * bench itself writes (so the second section of a run is not called dirty by the first's figures);
+ * `unknown` when git cannot say.
+ */
 export function commitOf(repoDir: string): { commit: string; dirty: boolean } {
   try {
     const git = (...a: string[]) => execFileSync('git', ['-C', repoDir, ...a], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    return { commit: git('rev-parse', '--short', 'HEAD'), dirty: git('status', '--porcelain', '--untracked-files=no') !== '' };
+    const changed = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)bench/results.json', ':(exclude)docs/BENCHMARKS.md');
+    return { commit: git('rev-parse', '--short', 'HEAD'), dirty: changed !== '' };
   } catch {
     return { commit: 'unknown', dirty: false };
   }
