@@ -74,6 +74,8 @@ export interface LongChatResult {
   readonly load: { readonly start: number; readonly end: number };
   readonly wallMs: number;
   readonly chats: readonly LongChatFigures[];
+  /** The old design's figures shown beside these (longChatBefore.ts), written with them into bench/results.json. */
+  readonly before: typeof BEFORE_HOST;
 }
 
 /** Repeats per chat length (the same for both: no figure costs seconds any more). */
@@ -115,7 +117,7 @@ export async function benchLongChats(cache: string, log: (line: string) => void)
     }
     log('[long chat] memory measured');
     const chats = files.map((f) => figures(f, times.get(f.turns)!, memory.get(f.turns)!));
-    return { date: new Date().toISOString(), load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: performance.now() - started, chats };
+    return { date: new Date().toISOString(), load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: performance.now() - started, chats, before: BEFORE_HOST };
   } finally {
     removeDir(work);
   }
@@ -160,7 +162,7 @@ function rows(r: LongChatResult): Row[] {
   const [s, l] = [r.chats[0]!, r.chats[1]!];
   const ms = (x: P95) => `${fmt(x.p50)} / ${fmt(x.p95)}`;
   const T = LONG_CHAT_TARGETS;
-  const B = BEFORE_HOST;
+  const B = r.before;
   const both = (a: P95, b: P95, limit: number) => `${met(a.p95 <= limit)} / ${met(b.p95 <= limit)}`;
   const memAbove = l.rssHeldMB - s.rssHeldMB;
   return [
@@ -231,7 +233,7 @@ export function longChatMarkdown(r: LongChatResult, command: string): string {
   Repeats: ${r.chats.map((c) => `${c.open.n} at ${c.turns} turns`).join(', ')}.
   Memory: RSS of the process (the journal worker included, which holds the whole journal in sql.js)
   after a GC, over the same process before it opened the journal.
-- "before": the same bench on the old design (${BEFORE_HOST.when}), where opening read and folded the
+- "before": the same bench on the old design (${r.before.when}), where opening read and folded the
   whole transcript and every change in another window re-sent it.
 
 | ${header(r).join(' | ')} |
