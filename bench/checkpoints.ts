@@ -168,9 +168,8 @@ alternating write by write (off: the file read for the card's diff only, nothing
 | content stored by 50 rewrites each changing one line | ${kb(r.growth.changed)} | | each version's content, whole |
 | undo of a turn that changed 50 files of 10 KB: p50 / max of ${r.undo50.n} (ms) | ${r.undo50.p50.toFixed(0)} / ${r.undo50.max.toFixed(0)} | < 500 ms | ${met(r.undo50.max < 500)} |
 
-The p95 difference swings by about ±1.5 ms from run to run: the tails are the journal's background work (log
-rotations and compactions of the ~120 MB these writes put through the log), which both sides share because they
-alternate write by write. The journal's growth is each changed file's new content once, whole; deltas between
+The p95 difference swings from run to run: the tails are the journal's background work (log rotations and
+compactions of what these writes put through the log), which both sides share because they alternate write by write. The journal's growth is each changed file's new content once, whole; deltas between
 versions would shrink it further and are not done.
 `;
 }

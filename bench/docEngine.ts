@@ -115,7 +115,7 @@ export function engineMethodMarkdown(f: EngineFigures | undefined): string {
   replays them): the worst case between two rotations. The files are in the page cache (just
   written); \`worker openMs\` is the worker's own \`report.openMs\`, and "where a fresh activation
   goes" the p50 of each phase of \`report.phases\`. The fresh processes run without \`--expose-gc\`:
-  with that flag set before the worker starts, starting it took ~20 ms longer here (see task.ts).
+  with that flag set before the worker starts, starting it took longer (see task.ts).
   After each, a fresh process runs **the least open the constraints allow** (bench/minimalOpen.ts:
   start a worker thread, instantiate sql.js from the WASM compiled meanwhile, read the snapshot,
   build the database, one query), the baseline for the activation target.
