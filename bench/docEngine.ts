@@ -53,7 +53,7 @@ export function liveMarkdown(live: LiveFigures): string {
   const row = (what: string, s: LatencySummary, target: string, met: boolean) =>
     `| ${what} | ${fmt(s.p50)} / ${fmt(s.p95)} (max ${fmt(s.max)}, n=${s.n}) | ${target} | ${met ? 'met' : 'NOT MET'} |`;
   return [
-    '## Live paths (bench/liveLatency.ts; part of \`npm run bench\`)',
+    '## Live paths (bench/liveLatency.ts; part of `npm run bench`)',
     '',
     '| metric | p50 / p95 ms | target | verdict |',
     '|---|---|---|---|',
