@@ -195,7 +195,7 @@ export function chatListMarkdown(r: ChatListViewResult): string {
 bench/chatListView.ts: one fresh code-server and headless Chromium per journal (the search bench's many-chats journal,
 \`buildManyChats\`: 1-3 turns per chat, 7 workspaces), Open Chat… run ${r.runs[0]?.openList.length ?? 0} times from the palette; then
 VS Code's floor, a third fresh code-server where the bench's floor extension (bench/blankWebview) shows a quick pick of 100
-items it holds in memory, the same way. Single opens vary by 50 ms or more on this 2-core machine.
+items it holds in memory, the same way; the floor's figures set beside Open Chat…'s show how much of them is VS Code's own.
 
 | metric | figure | target | verdict |
 |---|---|---|---|
