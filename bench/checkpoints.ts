@@ -1,5 +1,5 @@
 /**
- * What checkpoints cost (`npm run bench -- --checkpoints`; printed, not written): the real chat
+ * What checkpoints cost (`npm run bench -- --checkpoints`; its figures go to bench/results.json): the real chat
  * runtime, journal worker and tool runtime on a temporary workspace.
  *
  * - **Write**: the product's own `write` tool writing a 100 KB file (each write a new content: one
@@ -145,4 +145,31 @@ export function checkpointText(r: CheckpointBenchResult): string {
     `  content stored by 50 writes of 100 KB: identical rewrites ${kb(r.growth.identical)} (the file once); each changing one line ${kb(r.growth.changed)}`,
     `  undo of a turn that changed 50 files of 10 KB: p50 ${ms(r.undo50.p50)}, max ${ms(r.undo50.max)} of ${r.undo50.n} (target < 500 ms: ${r.undo50.max < 500 ? 'met' : 'not met'})`,
   ].join('\n');
+}
+
+/** The section of docs/BENCHMARKS.md (a `##` heading, its method and its table), from the figures in bench/results.json. */
+export function checkpointMarkdown(r: CheckpointBenchResult): string {
+  const ms = (v: number) => v.toFixed(2);
+  const kb = (v: number) => `${Math.round(v / 1024).toLocaleString('en-US')} KB`;
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT MET');
+  return `## Checkpoints (\`npm run bench -- --checkpoints\`)
+
+The real chat runtime, journal worker and tool runtime (bench/checkpoints.ts); the product's own \`write\` tool writing
+a 100 KB file (each write a new content, one line changed), ${r.write.n} writes per side, checkpointing on and off
+alternating write by write (off: the file read for the card's diff only, nothing hashed or stored).
+
+| metric | figure | target | verdict |
+|---|---|---|---|
+| write of 100 KB, checkpointing on: p50 / p95 (ms) | ${ms(r.write.on.p50)} / ${ms(r.write.on.p95)} | | |
+| the same, off: p50 / p95 (ms) | ${ms(r.write.off.p50)} / ${ms(r.write.off.p95)} | | |
+| added by checkpointing, p95 (ms) | ${ms(r.write.addedP95)} | <= 2 ms | ${met(r.write.addedP95 <= 2)} |
+| added, p50: median over ${r.write.n / 25} groups of 25 pairs (ms) | ${ms(r.write.addedP50ByPair)} | | |
+| content stored by 50 identical rewrites of 100 KB | ${kb(r.growth.identical)} | about the content once (100 KB) | ${met(r.growth.identical <= 110 * 1024)} |
+| content stored by 50 rewrites each changing one line | ${kb(r.growth.changed)} | | each version's content, whole |
+| undo of a turn that changed 50 files of 10 KB: p50 / max of ${r.undo50.n} (ms) | ${r.undo50.p50.toFixed(0)} / ${r.undo50.max.toFixed(0)} | < 500 ms | ${met(r.undo50.max < 500)} |
+
+The p95 difference swings from run to run: the tails are the journal's background work (log rotations and
+compactions of what these writes put through the log), which both sides share because they alternate write by write. The journal's growth is each changed file's new content once, whole; deltas between
+versions would shrink it further and are not done.
+`;
 }

@@ -3,10 +3,8 @@
  * SHORT_TURNS and one of LONG_TURNS turns (longChatRows.ts), measures both side by side in fresh
  * processes (longChatTask.ts), and renders the figures with the targets and the old design's figures
  * (longChatBefore.ts) beside them; the view measured in code-server (longChatView.ts) follows as a
- * second table (longChatViewReport.ts).
- *
- * docs/BENCHMARKS.md keeps the section between runs that do not measure it: `keepSection` takes it
- * from the old file and `withSection` puts it back before "## What is measured".
+ * table of its own (longChatViewReport.ts). Both sections' figures go to bench/results.json, from
+ * which docs/BENCHMARKS.md is rendered (doc.ts).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -14,8 +12,7 @@ import * as path from 'node:path';
 import type { LongChatFile } from './longChatRows';
 import { BEFORE_HOST } from './longChatBefore';
 import type { LongChatMemory, LongChatTimes } from './longChatTask';
-import type { LongChatViewResult } from './longChatView';
-import { busy, viewMarkdown } from './longChatViewReport';
+import { busy } from './longChatViewReport';
 import { removeDir, runTask, trackDir } from './procs';
 import { fmt, percentile } from './stats';
 
@@ -28,9 +25,6 @@ export const LONG_CHAT_TARGETS = { updateHostMs: 2, updateWebviewMs: 4, memoryAb
 
 /** Heading of the section in docs/BENCHMARKS.md. */
 export const LONG_CHAT_HEADING = '## Long chats';
-
-/** Headings the section had before (recognized when rewriting an older docs/BENCHMARKS.md). */
-const OLD_HEADINGS = ['## Long chats (issue 11 baseline)'];
 
 /** p50 / p95 / max of samples (ms). */
 export interface P95 {
@@ -80,6 +74,8 @@ export interface LongChatResult {
   readonly load: { readonly start: number; readonly end: number };
   readonly wallMs: number;
   readonly chats: readonly LongChatFigures[];
+  /** The old design's figures shown beside these (longChatBefore.ts), written with them into bench/results.json. */
+  readonly before: typeof BEFORE_HOST;
 }
 
 /** Repeats per chat length (the same for both: no figure costs seconds any more). */
@@ -121,7 +117,7 @@ export async function benchLongChats(cache: string, log: (line: string) => void)
     }
     log('[long chat] memory measured');
     const chats = files.map((f) => figures(f, times.get(f.turns)!, memory.get(f.turns)!));
-    return { date: new Date().toISOString(), load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: performance.now() - started, chats };
+    return { date: new Date().toISOString(), load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: performance.now() - started, chats, before: BEFORE_HOST };
   } finally {
     removeDir(work);
   }
@@ -166,7 +162,7 @@ function rows(r: LongChatResult): Row[] {
   const [s, l] = [r.chats[0]!, r.chats[1]!];
   const ms = (x: P95) => `${fmt(x.p50)} / ${fmt(x.p95)}`;
   const T = LONG_CHAT_TARGETS;
-  const B = BEFORE_HOST;
+  const B = r.before;
   const both = (a: P95, b: P95, limit: number) => `${met(a.p95 <= limit)} / ${met(b.p95 <= limit)}`;
   const memAbove = l.rssHeldMB - s.rssHeldMB;
   return [
@@ -216,9 +212,9 @@ export function longChatText(r: LongChatResult): string {
 
 /**
  * The markdown section for docs/BENCHMARKS.md (starts with LONG_CHAT_HEADING, ends with a newline):
- * the host and reducer table of `r`, then the code-server table of `view` when there is one.
+ * the host and reducer table of `r`.
  */
-export function longChatMarkdown(r: LongChatResult, command: string, view?: LongChatViewResult): string {
+export function longChatMarkdown(r: LongChatResult, command: string): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   return `${LONG_CHAT_HEADING}
 
@@ -237,37 +233,11 @@ export function longChatMarkdown(r: LongChatResult, command: string, view?: Long
   Repeats: ${r.chats.map((c) => `${c.open.n} at ${c.turns} turns`).join(', ')}.
   Memory: RSS of the process (the journal worker included, which holds the whole journal in sql.js)
   after a GC, over the same process before it opened the journal.
-- "before": the same bench on the old design (${BEFORE_HOST.when}), where opening read and folded the
+- "before": the same bench on the old design (${r.before.when}), where opening read and folded the
   whole transcript and every change in another window re-sent it.
 
 | ${header(r).join(' | ')} |
 |---|---|---|---|---|---|
 ${rows(r).map((row) => `| ${row.map(esc).join(' | ')} |`).join('\n')}
-${view ? `\n${viewMarkdown(view)}` : ''}`;
-}
-
-/** The long-chat section of an existing docs/BENCHMARKS.md text, or undefined when it has none. */
-export function keepSection(doc: string): string | undefined {
-  const heading = [LONG_CHAT_HEADING, ...OLD_HEADINGS].find((h) => doc.includes(`${h}\n`));
-  if (heading === undefined) return undefined;
-  const start = doc.indexOf(`${heading}\n`);
-  const next = doc.indexOf('\n## ', start + heading.length);
-  return `${doc.slice(start, next < 0 ? doc.length : next + 1).trimEnd()}\n`;
-}
-
-/**
- * `doc` with `section` in place of its long-chat section, or, when it has none, inserted before
- * "## What is measured" (at the end when that heading is missing). The rest is left as it was.
- */
-export function withSection(doc: string, section: string): string {
-  const old = keepSection(doc);
-  const body = `${section.trimEnd()}\n`;
-  if (old !== undefined) {
-    const start = doc.indexOf(old);
-    const rest = doc.slice(start + old.length).replace(/^\n*/, '');
-    return `${doc.slice(0, start)}${body}${rest ? `\n${rest}` : ''}`;
-  }
-  const anchor = doc.indexOf('## What is measured');
-  if (anchor < 0) return `${doc.trimEnd()}\n\n${body}`;
-  return `${doc.slice(0, anchor)}${body}\n${doc.slice(anchor)}`;
+`;
 }

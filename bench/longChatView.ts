@@ -30,6 +30,7 @@ import { extensionHostPids } from '../test/e2e/hostCrashJourney';
 import { chatContentFrame, installProbe } from './longChatProbe';
 import { firstTurnId, lastTurnId, seedLongChats, seededChats } from './longChatSeed';
 import { busiestRendererTasks, readTaskEvents, type TraceEvent } from './viewPage';
+import { BEFORE_VIEW } from './longChatBefore';
 import { runViewUpdate, type ViewUpdateResult } from './viewUpdate';
 import { closeActiveEditor, decideTimed, openBlankTimed, openChatTimed, pendingCardId, reloadTimed, rssOf, scrollToTopTimed, sendPrompt, showTab, turnSelector, type DecisionTimes, type OpenTimes, type ReloadTimes, type ScrollResult } from './longChatSteps';
 
@@ -96,6 +97,8 @@ export interface LongChatViewResult {
   readonly decisions: DecisionTimes[];
   /** The same decisions with both windows showing the short chat (absent in older results). */
   readonly decisionsShort?: DecisionTimes[];
+  /** What issue 11 measured with the old design (longChatBefore.ts), written with these figures into bench/results.json (absent in older results). */
+  readonly before?: typeof BEFORE_VIEW;
 }
 
 /** Tasks of a renderer thread over a span (ms): how many, and those over 50 ms by CPU time and by wall clock. */
@@ -176,7 +179,7 @@ export async function benchLongChatView(options: ViewOptions, log: (line: string
     const viewAlone = await runViewUpdate(o.extensionPath, log);
     return {
       date: new Date(started).toISOString(), extension: path.relative(repoRoot(), o.extensionPath) || '.', build: buildOf(o.extensionPath), load: { start: loadStart, end: os.loadavg()[0]! }, wallMs: Date.now() - started,
-      longTurns: o.longTurns, shortTurns: o.shortTurns, journalBytes, ...opens, ...reloads, scroll, scrollTasks, ...cards, viewAlone,
+      longTurns: o.longTurns, shortTurns: o.shortTurns, journalBytes, ...opens, ...reloads, scroll, scrollTasks, ...cards, viewAlone, before: BEFORE_VIEW,
     };
   } finally {
     await browser?.close().catch(() => undefined);

@@ -4,7 +4,7 @@
  * second table of docs/BENCHMARKS.md's long-chat section).
  */
 import * as os from 'node:os';
-import { BEFORE_VIEW } from './longChatBefore';
+import type { BEFORE_VIEW } from './longChatBefore';
 import type { LongChatViewResult } from './longChatView';
 import type { DecisionTimes } from './longChatSteps';
 import { fmt, percentile } from './stats';
@@ -23,7 +23,8 @@ const p50p95 = (xs: readonly number[]) => `${fmt(p(xs, 50))} / ${fmt(p(xs, 95))}
 /** The rows (metric, short chat, long chat, before, target, verdict). */
 export function viewRows(r: LongChatViewResult): Row[] {
   const T = VIEW_TARGETS;
-  const B = BEFORE_VIEW;
+  // Older results carry no `before`: its column is left empty rather than filled from the code.
+  const B: Record<keyof typeof BEFORE_VIEW, string> = r.before ?? { open: '', reload: '', frames: '', decidedA: '', clearedB: '', rss: '' };
   const opens = r.openLong.map((x) => x.paintedMs);
   const skeletons = r.openLong.map((x) => x.skeletonMs);
   const f = r.scroll.frames;

@@ -121,7 +121,7 @@ function rows(r: SizeResult): Row[] {
     ],
     [
       'floor of any design with sql.js off the calling thread (p50 ms): fdatasync + the transaction\'s SQL in sql.js + a round trip to a worker',
-      `${fmt(r.breakdown.fdatasync.p50)} + ${fmt(r.breakdown.sql.p50)} + ${fmt(r.breakdown.roundTrip.p50)} = ${fmt(r.breakdown.floor)} = ${(r.breakdown.floor / r.nativeWrite.p50).toFixed(2)}x native  (parts timed apart after the blocks, in a child process; the round trip swings 0.02-0.06 ms with how busy the machine is)`,
+      `${fmt(r.breakdown.fdatasync.p50)} + ${fmt(r.breakdown.sql.p50)} + ${fmt(r.breakdown.roundTrip.p50)} = ${fmt(r.breakdown.floor)} = ${(r.breakdown.floor / r.nativeWrite.p50).toFixed(2)}x native  (parts timed apart after the blocks, in a child process; the round trip swings with how busy the machine is)`,
       '',
       '',
     ],

@@ -4,8 +4,8 @@
  * product moves a journal; every page of the snapshot damaged in turn (random bytes over the page, a
  * copy per trial), then, on a corpus of 160 chats in the snapshot and 40 in the log, every log record
  * damaged in turn. Counts chats recovered whole against chats whose pages (or records) were intact,
- * and times one salvage read. Writes the "## Salvage" section of docs/BENCHMARKS.md (kept by other
- * runs: `keepSalvageSection`).
+ * and times one salvage read. Its figures go to bench/results.json; docs/BENCHMARKS.md's
+ * "## Salvage" section is rendered from them (doc.ts).
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -122,26 +122,4 @@ export function salvageMarkdown(r: SalvageBenchResult, when: string, load: strin
       'and, in the log sweep, the chats the damaged record itself created. A damaged index or search-index page loses nothing.',
     '',
   ].join('\n');
-}
-
-/** The salvage section of an existing docs/BENCHMARKS.md text, or undefined. */
-export function keepSalvageSection(doc: string): string | undefined {
-  const start = doc.indexOf(`${HEADING}\n`);
-  if (start < 0) return undefined;
-  const next = doc.indexOf('\n## ', start + HEADING.length);
-  return `${doc.slice(start, next < 0 ? doc.length : next + 1).trimEnd()}\n`;
-}
-
-/** `doc` with `section` in place of its salvage section, or inserted before "## What is measured" (at the end without it). */
-export function withSalvageSection(doc: string, section: string): string {
-  const old = keepSalvageSection(doc);
-  const body = `${section.trimEnd()}\n`;
-  if (old !== undefined) {
-    const start = doc.indexOf(old);
-    const rest = doc.slice(start + old.length).replace(/^\n*/, '');
-    return `${doc.slice(0, start)}${body}${rest ? `\n${rest}` : ''}`;
-  }
-  const anchor = doc.indexOf('## What is measured');
-  if (anchor < 0) return `${doc.trimEnd()}\n\n${body}`;
-  return `${doc.slice(0, anchor)}${body}\n${doc.slice(anchor)}`;
 }

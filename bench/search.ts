@@ -257,4 +257,4 @@ export async function benchSearch(cache: string, sizes: readonly number[], log: 
   }
 }
 
-export { searchMarkdown, searchText, keepSearchSection, withSearchSection } from './searchReport';
+export { searchMarkdown, searchText } from './searchReport';

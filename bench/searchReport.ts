@@ -71,25 +71,3 @@ export function searchMarkdown(r: SearchBenchResult, command: string): string {
 }
 
 const BLOCK_NOTE = 'alternating blocks of 50 (600 each, after 100 each of warm-up)';
-
-/** The doc's current search section (to keep it when a run does not measure search), or undefined. */
-export function keepSearchSection(doc: string): string | undefined {
-  const start = doc.indexOf(`${HEADING}\n`);
-  if (start < 0) return undefined;
-  const next = doc.indexOf('\n## ', start + HEADING.length);
-  return `${doc.slice(start, next < 0 ? doc.length : next + 1).trimEnd()}\n`;
-}
-
-/** `doc` with `section` in place of its search section, or inserted before "## What is measured" (at the end without it). */
-export function withSearchSection(doc: string, section: string): string {
-  const old = keepSearchSection(doc);
-  const body = `${section.trimEnd()}\n`;
-  if (old !== undefined) {
-    const start = doc.indexOf(old);
-    const rest = doc.slice(start + old.length).replace(/^\n*/, '');
-    return `${doc.slice(0, start)}${body}${rest ? `\n${rest}` : ''}`;
-  }
-  const anchor = doc.indexOf('## What is measured');
-  if (anchor < 0) return `${doc.trimEnd()}\n\n${body}`;
-  return `${doc.slice(0, anchor)}${body}\n${doc.slice(anchor)}`;
-}

@@ -2,7 +2,6 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { LONG_CHAT_HEADING, keepSection, withSection } from '../../bench/longChat';
 import { LONG_CHAT_SESSION, LS_ENTRIES, buildChats, buildLongChat, longChatId, longChatTurnWrites, lsListing } from '../../bench/longChatRows';
 import { FIRST_PROMPT, seededChats } from '../../bench/longChatSeed';
 import type { LongChatViewResult } from '../../bench/longChatView';
@@ -138,13 +137,6 @@ describe('bench: arguments and the long-chat section of docs/BENCHMARKS.md', () 
     assert.throws(() => parseArgs(['--long-chat-view', '--quick']), /runs alone or with --long-chat/);
   });
 
-  it('takes over the section under its old heading', () => {
-    const old = `# B\n\n## Long chats (issue 11 baseline)\n\n- old\n\n## What is measured\n`;
-    assert.equal(keepSection(old), '## Long chats (issue 11 baseline)\n\n- old\n');
-    const section = `${LONG_CHAT_HEADING}\n\n- new\n`;
-    assert.equal(withSection(old, section), `# B\n\n${section}\n## What is measured\n`);
-  });
-
   it('sums up the frames while scrolling: percentiles of the deltas, long tasks (the chat frame\'s own apart), those after a page arrived', () => {
     const f = summarizeFrames({
       deltas: [16, 17, 16, 90, 16],
@@ -170,28 +162,5 @@ describe('bench: arguments and the long-chat section of docs/BENCHMARKS.md', () 
     };
     assert.deepEqual(verdicts(bad), ['NOT MET', 'NOT MET', 'NOT MET', 'NOT MET', 'NOT MET', 'NOT MET', 'NOT MET']);
     assert.equal(verdicts({ ...good, scroll: { ...good.scroll, reachedTop: false } })[2], 'NOT MET', 'frames of a scroll that stopped short do not count as met');
-  });
-
-  const doc = '# Benchmarks\n\nintro\n\n### Live paths\n\n| a |\n\n## What is measured\n\n- notes\n';
-  const section = (figure: string) => `${LONG_CHAT_HEADING}\n\n- one run\n\n| m | ${figure} |\n`;
-
-  it('inserts the section before "## What is measured" and leaves the rest as it was', () => {
-    const out = withSection(doc, section('1'));
-    assert.equal(out, `# Benchmarks\n\nintro\n\n### Live paths\n\n| a |\n\n${section('1')}\n## What is measured\n\n- notes\n`);
-    assert.equal(keepSection(out), section('1'));
-  });
-
-  it('replaces an existing section in place, and keeps it across a rewrite that lacks it', () => {
-    const once = withSection(doc, section('1'));
-    const twice = withSection(once, section('2'));
-    assert.equal(twice, once.replace('| m | 1 |', '| m | 2 |'));
-    assert.equal(keepSection(doc), undefined);
-    // What run.ts does when a run (--quick) does not measure long chats: carry the old one over.
-    assert.equal(withSection(doc, keepSection(twice)!), twice);
-  });
-
-  it('replaces a section that ends the file', () => {
-    const end = `# B\n\n${section('1')}`;
-    assert.equal(withSection(end, section('3')), `# B\n\n${section('3')}`);
   });
 });
