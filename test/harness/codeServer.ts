@@ -617,14 +617,24 @@ export function chatTabsOpen(page: Page): Promise<number> {
 }
 
 /**
+ * How long the agent picker may take to show after New Chat (ms). The extension activates on its
+ * first command, and every command waits for the journal to open: under load the first picker of
+ * a window comes late (29 s after the command at load 37 on 2 cores: worker start 5 s, migrations
+ * 8 s), past the 30 s budget of a step's UI wait that made the history journey fail at its first step.
+ */
+const PICKER_SHOWN_MS = 90_000;
+
+/**
  * The palette's "Agent Chats: New Chat" and `agent`'s row of its picker, and nothing more: for a
  * journey where no tab may open (a read-only journal refuses the chat).
- * @throws Error when the picker or the row does not show within `timeoutMs`.
+ * @throws Error when the picker does not show within {@link PICKER_SHOWN_MS} (or `timeoutMs` if
+ *   longer), or the palette or the row within `timeoutMs`.
  */
 export async function pickAgentForNewChat(page: Page, agent: string, timeoutMs: number): Promise<void> {
   await runCommand(page, 'Agent Chats: New Chat', timeoutMs);
-  const input = page.locator('.quick-input-widget input.input');
-  await input.waitFor({ state: 'visible', timeout: timeoutMs });
+  // The picker by its placeholder: a command palette slow to close has the same input.
+  const input = page.locator('.quick-input-widget input.input[placeholder^="Which agent"]');
+  await input.waitFor({ state: 'visible', timeout: Math.max(timeoutMs, PICKER_SHOWN_MS) });
   await input.fill(agent);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: agent }).first().waitFor({ state: 'visible', timeout: timeoutMs });
   await input.press('Enter');
