@@ -572,43 +572,8 @@ export function withTimeout<T>(p: Promise<T>, ms: number, message: string): Prom
  */
 export async function newChatFromPalette(page: Page, agent = 'Local agent', timeoutMs = 45_000): Promise<void> {
   const before = await chatTabsOpen(page);
-  await markEarlierViews(page);
   await pickAgentForNewChat(page, agent, timeoutMs);
   await newChatTabOpened(page, before, timeoutMs);
-  await newChatViewShown(page, timeoutMs);
-}
-
-/** The attribute {@link markEarlierViews} puts on the webview frames that were there before a new chat. */
-const EARLIER_VIEW = 'data-nac-e2e-earlier';
-
-/** Marks every webview frame now in the page, so that {@link newChatViewShown} can tell a new one from them. */
-async function markEarlierViews(page: Page): Promise<void> {
-  await page.evaluate((attr) => { for (const f of document.querySelectorAll('iframe.webview')) f.setAttribute(attr, ''); }, EARLIER_VIEW);
-}
-
-/**
- * Waits until the visible chat view ({@link chatFrame}) is a webview that was not in the page when
- * {@link markEarlierViews} ran, and shows its composer. The workbench draws the new tab as active
- * before the editor swaps the webviews: for a moment the previous chat's view is still the visible
- * one (the first in DOM order), and a caller's `chatFrame(page)` could fill the previous chat's
- * composer, then click Send in the new, empty one and wait for an output that never comes.
- * @throws Error when no new view shows within `timeoutMs`.
- */
-async function newChatViewShown(page: Page, timeoutMs: number): Promise<void> {
-  const shown = page.locator('iframe.webview.ready:visible').first();
-  const t0 = Date.now();
-  let polls = 0;
-  let earlierSeen = false;
-  for (;;) {
-    polls++;
-    const earlier = (await shown.count()) === 0 ? 'none' : await shown.getAttribute(EARLIER_VIEW, { timeout: 1000 }).catch(() => 'none');
-    if (earlier === null) break;
-    if (earlier === '') earlierSeen = true;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`the new chat's view did not show within ${timeoutMs / 1000} s (the visible one: ${earlier === 'none' ? 'none' : "the previous chat's"})`);
-    await page.waitForTimeout(50);
-  }
-  if (process.env.NAC_DEBUG && polls > 1) console.error(`[newChat] the new chat's view showed ${Date.now() - t0} ms after its tab (${polls} polls; the previous chat's view visible meanwhile: ${earlierSeen})`);
-  await chatFrame(page).locator('#composer').waitFor({ state: 'visible', timeout: Math.max(1000, timeoutMs - (Date.now() - t0)) });
 }
 
 /** How many editor tabs are open (every group): what `newChatTabOpened` compares with. */
