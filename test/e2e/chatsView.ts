@@ -22,11 +22,22 @@ export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Opens the Agent Chats view from the activity bar (a click on an already open container would close it). */
+/**
+ * Opens the Agent Chats view from the activity bar (a click on an already open container would
+ * close it). A window restoring a layout where the view was open opens it itself, a moment after
+ * its icon shows: a click in between opens it first and the restore, or the click, closes it
+ * again. So the icon is clicked only while the side bar does not show the view and the icon is not
+ * checked, and looked at again, until {@link TIMEOUTS}.ui.
+ * @throws Error when the side bar does not show the view within that time.
+ */
 export async function openView(page: Page): Promise<void> {
   const item = page.locator(AGENT_CHATS_ICON).first();
   await visible(item, 'the Agent Chats icon in the activity bar', TIMEOUTS.ui);
-  if (!(await item.evaluate((el) => el.classList.contains('checked')))) await item.click();
-  await visible(page.locator('.part.sidebar .title-label', { hasText: /agent chats/i }).first(), 'the Agent Chats side bar', TIMEOUTS.ui);
+  const title = page.locator('.part.sidebar .title-label', { hasText: /agent chats/i }).first();
+  for (const deadline = Date.now() + TIMEOUTS.ui; !(await title.isVisible());) {
+    if (Date.now() > deadline) throw new Error(`not visible within ${TIMEOUTS.ui / 1000} s: the Agent Chats side bar`);
+    if (!(await item.evaluate((el) => el.classList.contains('checked')))) await item.click();
+    await title.waitFor({ state: 'visible', timeout: 3000 }).catch(() => undefined);
+  }
 }
 

@@ -16,7 +16,8 @@
  * Env NAC_E2E_REPEAT=<n> (1-100) runs each chosen journey n times (`history-1` … `history-n`, own
  *      artifacts folders): how a journey's flakiness is counted.
  * Artifacts: test-artifacts/e2e/<journey>/NN-<step>.png, console.log (browser console), on failure
- *      NN-failure.png, failure-webview.html and code-server.log.
+ *      NN-failure.png (and NN-failure-b.png, -c.png of a second window or profile still open),
+ *      failure-webview.html and code-server.log.
  * Output: one `[e2e] passed|FAILED <journey> (N s)` line per journey in JOURNEYS order, then
  *      `N passed, N failed` (one per journey), then the wall time. Exit code 0 when all pass.
  */
@@ -214,6 +215,8 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
   running.add(cleanup);
 
   let page: Page | undefined;
+  /** Every page the journey opened, by its console tag (a, b, c): each one still open is shot on failure. */
+  const pages: [string, Page][] = [];
   try {
     prepared = await prepare?.();
     for (const extra of prepared?.install ?? []) installExtension(extra, path.join(tmp, 'extensions'));
@@ -243,6 +246,7 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
     // One context for the whole journey: webview/editor restore state lives in its IndexedDB.
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     const watch = (p: Page, tag: string) => {
+      pages.push([tag, p]);
       p.on('dialog', (d) => { void d.accept().catch(() => undefined); });
       p.on('console', (m) => {
         // The chat view's own policy is the one with a style nonce: anything it refuses is ours to fix.
@@ -279,8 +283,12 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
     passed = true;
   } catch (e) {
     console.error(`[e2e] ${name} FAILED: ${e instanceof Error ? e.message : String(e)}`);
+    for (const [tag, open] of pages) {
+      if (open.isClosed()) continue;
+      const file = `${String(shots + 1).padStart(2, '0')}-failure${tag === 'a' ? '' : `-${tag}`}.png`;
+      await open.screenshot({ path: path.join(artifacts, file), timeout: 15_000 }).catch(() => undefined);
+    }
     if (page) {
-      await page.screenshot({ path: path.join(artifacts, `${String(shots + 1).padStart(2, '0')}-failure.png`), timeout: 15_000 }).catch(() => undefined);
       const html = await page.locator('iframe.webview.ready').first().contentFrame().locator('#active-frame').contentFrame()
         .locator('html').evaluate((el) => el.outerHTML, undefined, { timeout: 5000 }).catch(() => '(no webview)');
       fs.writeFileSync(path.join(artifacts, 'failure-webview.html'), html);
