@@ -195,6 +195,8 @@ unit_tests() {
   # A temp directory of the stage's own: what the tests leave in it is theirs alone (other
   # processes on the machine write to the shared one), counted after the run below.
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/nac-unit-tmp.XXXXXX") || return 1
+  # An interrupted run (test-all.sh stops the stages on INT/TERM) removes it too.
+  trap 'rm -rf "$tmp"; exit 143' INT TERM
   # Per test (and per test file, which node's runner also times) 300 s: journalEngine.test.js, whose
   # crash trials start hundreds of journals, each migrating to the current schema, took 97-128 s
   # under load; the whole stage is bounded by UNIT_TIMEOUT below.
