@@ -23,11 +23,11 @@ export function escapeRegExp(text: string): string {
 }
 
 /**
- * Opens the Agent Chats view from the activity bar (a click on an already open container would
- * close it). A window restoring a layout where the view was open opens it itself, a moment after
- * its icon shows: a click in between opens it first and the restore, or the click, closes it
- * again. So the icon is clicked only while the side bar does not show the view and the icon is not
- * checked, and looked at again, until {@link TIMEOUTS}.ui.
+ * Opens the Agent Chats view from the activity bar: clicks its icon while the side bar does not
+ * show the view, and looks again, until {@link TIMEOUTS}.ui. Not once on "the icon is not
+ * checked": a second window restoring the first one's layout showed the icon checked with the
+ * side bar hidden (so no click came), and a click on an open container closes it (so a click
+ * that races the restore must be followed by another look).
  * @throws Error when the side bar does not show the view within that time.
  */
 export async function openView(page: Page): Promise<void> {
@@ -36,7 +36,7 @@ export async function openView(page: Page): Promise<void> {
   const title = page.locator('.part.sidebar .title-label', { hasText: /agent chats/i }).first();
   for (const deadline = Date.now() + TIMEOUTS.ui; !(await title.isVisible());) {
     if (Date.now() > deadline) throw new Error(`not visible within ${TIMEOUTS.ui / 1000} s: the Agent Chats side bar`);
-    if (!(await item.evaluate((el) => el.classList.contains('checked')))) await item.click();
+    await item.click();
     await title.waitFor({ state: 'visible', timeout: 3000 }).catch(() => undefined);
   }
 }
