@@ -182,7 +182,9 @@ ensure_deps() {
   npm ci --no-audit --no-fund --loglevel=error && echo "$want" > node_modules/.nac-lock-sha256
 }
 
-# Measured on 2 cores (README, Development): see the header.
+# Unit test files at once by default. Two: a file mostly waits (fsync, workers, child processes), so
+# a second one uses the core the first leaves idle; four at once on a loaded machine (load 11-23)
+# timed out five Claude Code CLI tests' 20 s waits (the six CLI files alone at four: all passed).
 DEFAULT_UNIT_JOBS=2
 
 clean_tsc() { rm -rf out && npx tsc -p .; }

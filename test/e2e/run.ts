@@ -124,7 +124,11 @@ function wholeNumberEnv(name: string, fallback: number, max: number): number {
   return n;
 }
 
-/** Journeys at once by default: measured on 2 cores, see README's test section. */
+/**
+ * Journeys at once by default. Two: one journey leaves a core idle part of its time (it waits on
+ * its workbench and extension host), but on 2 cores more compete: four history journeys at once,
+ * under others' load of 25-37, took 450-530 s each, one alone 190 s at load 13 (70 s in CI).
+ */
 const DEFAULT_JOBS = 2;
 
 /** Cleanups of the journeys now running, all run on SIGINT/SIGTERM before the process exits. */
