@@ -24,10 +24,11 @@ export function escapeRegExp(text: string): string {
 
 /**
  * Opens the Agent Chats view from the activity bar: clicks its icon while the side bar does not
- * show the view, and looks again, until {@link TIMEOUTS}.ui. Not once on "the icon is not
- * checked": a second window restoring the first one's layout showed the icon checked with the
- * side bar hidden (so no click came), and a click on an open container closes it (so a click
- * that races the restore must be followed by another look).
+ * show the view, each time waiting up to 10 s for it, until {@link TIMEOUTS}.ui. Not once on "the
+ * icon is not checked": a second window restoring the first one's layout showed the icon checked
+ * with the side bar hidden (so no click came). Not every 3 s either: a click on an open container
+ * closes it, and with a look every 3 s the loaded second window still ended with the side bar
+ * hidden (probably a click that showed it too slowly, then the next one that closed it).
  * @throws Error when the side bar does not show the view within that time.
  */
 export async function openView(page: Page): Promise<void> {
@@ -37,7 +38,7 @@ export async function openView(page: Page): Promise<void> {
   for (const deadline = Date.now() + TIMEOUTS.ui; !(await title.isVisible());) {
     if (Date.now() > deadline) throw new Error(`not visible within ${TIMEOUTS.ui / 1000} s: the Agent Chats side bar`);
     await item.click();
-    await title.waitFor({ state: 'visible', timeout: 3000 }).catch(() => undefined);
+    await title.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
   }
 }
 
