@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it (.ci/run → npm test). Stages, stopping at the first failure:
+# The whole test suite, as CI runs it (.ci/run → npm test). Stages:
 #   deps      npm ci when node_modules is missing or package-lock.json changed (hash stamp)
 #   vscode    bash scripts/ensure-vscode.sh (chromium, Node 24, code-server into .vscode-test/)
 #   tsc       a clean `npx tsc -p .` into out/
@@ -9,15 +9,28 @@
 #             tsconfig.webview.json: webview/ with the DOM, no Node; tsconfig.node.json: src/journal,
 #             src/runtime with Node's types, no DOM, mocha or `vscode`)
 #   build     node esbuild.mjs into dist/
-#   unit      node --test over out/test/unit/**/*.test.js, with TMPDIR a fresh folder: fails when
-#             the tests leave anything in it (`unit tests left N temp folder(s)`)
+#   unit      node --test over out/test/unit/**/*.test.js, NAC_UNIT_JOBS files at once (default 2),
+#             with TMPDIR a fresh folder: fails when the tests leave anything in it
+#             (`unit tests left N temp folder(s)`)
 #   suite     node out/test/runInCodeServer.js (mocha suite in code-server's real extension host)
-#   e2e       node out/test/e2e/run.js (restart and two-window journeys in Chromium; screenshots in test-artifacts/e2e)
+#   e2e       node out/test/e2e/run.js (the journeys in Chromium, NAC_E2E_JOBS at once (default in
+#             test/e2e/run.ts), each with its own code-server; screenshots in test-artifacts/e2e)
 #   vsix      node scripts/check-vsix.mjs (package the VSIX: small, no agent CLI binaries, no sources)
 #   unit-exhaustive  the corrupted-log-tail corpus at every byte (NAC_EXHAUSTIVE=1; the unit stage samples it)
-# Output: each stage's log and timing, then one combined line `N passed, N failed` (a failed
-# build-type stage counts as 1 failed). Exit code 0 only if every stage passed.
+# Side by side (the schedule at the bottom says why each pair may share the machine):
+#   vscode ∥ deps, tsc, lint, build, unit   lint ∥ build ∥ tsc   unit ∥ suite, e2e
+#   unit-exhaustive ∥ e2e (after unit)       vsix alone, last (it rebuilds dist/)
+# tsc and build run once; every later stage reads their out/ and dist/.
+# A stage beside others writes its output to test-artifacts/test-all/<stage>.log, printed whole
+# when the stage is collected (no interleaving); a stage alone prints as it goes and is logged there
+# too. The run stops at the first failed stage (after the stages still running end: their results
+# count and their logs are printed).
+# Output: each stage's log and time, a table of the stage times, then one combined line
+# `N passed, N failed` (a failed build-type stage counts as 1 failed). Exit code 0 only if every
+# stage passed; 130 when interrupted (the stages running in the background are stopped).
 # Env: NAC_SKIP="e2e suite" skips the named stages (for local iteration; CI skips nothing);
+#      NAC_SERIAL=1 runs every stage alone, one after another (to time a stage without company);
+#      NAC_UNIT_JOBS / NAC_E2E_JOBS: unit test files / e2e journeys at once;
 #      NAC_UNIT_TIMEOUT / NAC_SUITE_STAGE_TIMEOUT / NAC_E2E_STAGE_TIMEOUT (s; 900/600/1800) bound stages.
 # Never hangs: unit tests have a 300 s per-test timeout and each test stage an overall one.
 set -uo pipefail
@@ -27,51 +40,136 @@ cd "$ROOT"
 PASSED=0
 FAILED=0
 T0=$(date +%s.%N)
+# Every stage's output, kept after the run (git-ignored): test-artifacts/test-all/<stage>.log.
+ART="$ROOT/test-artifacts/test-all"
+rm -rf "$ART" && mkdir -p "$ART"
 LOGS="$(mktemp -d "${TMPDIR:-/tmp}/nac-test-all.XXXXXX")"
-trap 'rm -rf "$LOGS"' EXIT
+declare -A PID=() START=() KIND=() CMD=()
+SUMMARY=()
+FAILED_STAGES=()
 
-elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+elapsed() { awk -v a="$1" -v b="${2:-$(date +%s.%N)}" 'BEGIN { printf "%.1f", b - a }'; }
+
+# Stops the stages still running in the background (their whole process trees).
+stop_background() {
+  local name
+  for name in "${!PID[@]}"; do kill_tree "${PID[$name]}"; done
+}
+kill_tree() { # PID: TERM to the process and everything below it, children first
+  local c
+  for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$c"; done
+  kill -TERM "$1" 2>/dev/null || true
+}
+trap 'rm -rf "$LOGS"' EXIT
+trap 'echo "[test-all] interrupted: stopping the stages still running"; stop_background; exit 130' INT TERM
 
 finish() { # $1 = exit code, $2 = message
   echo
+  echo "[test-all] stage times (s; a stage started with others ran beside them):"
+  printf '  %s\n' "${SUMMARY[@]}"
   echo "[test-all] $2 (total $(elapsed "$T0") s)"
   echo "$PASSED passed, $FAILED failed"
   exit "$1"
 }
 
 skipped() { [[ " ${NAC_SKIP:-} " == *" $1 "* ]]; }
+serial() { [ "${NAC_SERIAL:-0}" = 1 ]; }
 
-# run_stage NAME COMMAND... : runs a build-type stage; on failure stops everything.
-run_stage() {
-  local name="$1"; shift
+# start_stage NAME KIND COMMAND... : starts a stage in the background, its output into
+# $ART/NAME.log; KIND is `build` (exit code only) or `test` (its output ends with `N passed, N
+# failed`). await_stage NAME collects it. With NAC_SERIAL=1 it runs in the foreground instead.
+start_stage() {
+  local name="$1" kind="$2"; shift 2
   if skipped "$name"; then echo "=== [$name] skipped (NAC_SKIP)"; return; fi
-  echo "=== [$name] $*"
-  local t; t=$(date +%s.%N)
-  if ! "$@"; then
-    FAILED=$((FAILED + 1))
-    finish 1 "FAILED at stage '$name' after $(elapsed "$t") s: $*"
-  fi
-  echo "=== [$name] ok ($(elapsed "$t") s)"
+  KIND[$name]=$kind; CMD[$name]="$*"; START[$name]=$(date +%s.%N)
+  if serial; then run_now "$name" "$@"; stop_if_failed; return; fi
+  echo "=== [$name] started beside the others: $* (log: test-artifacts/test-all/$name.log)"
+  # The inner subshell: a stage function that calls `exit` still leaves its code and end time.
+  ( ( "$@" ) >"$ART/$name.log" 2>&1; echo $? >"$LOGS/$name.rc"; date +%s.%N >"$LOGS/$name.end" ) &
+  PID[$name]=$!
 }
 
-# test_stage NAME COMMAND... : runs a stage whose output ends with `N passed, N failed`.
-test_stage() {
-  local name="$1"; shift
+# await_stage NAME... : waits for the named background stages, prints each one's whole log (one
+# block per stage, so parallel stages do not interleave) and its verdict; then stops the run if
+# any stage so far failed.
+await_stage() {
+  local name
+  for name in "$@"; do collect "$name"; done
+  stop_if_failed
+}
+
+# collect NAME : waits for a background stage (if it runs), prints its log and its verdict.
+collect() {
+  local name="$1" rc
+  [ -n "${PID[$name]:-}" ] || return 0
+  wait "${PID[$name]}"
+  unset "PID[$name]"
+  rc=$(cat "$LOGS/$name.rc" 2>/dev/null || echo 1)
+  echo "=== [$name] output:"
+  cat "$ART/$name.log"
+  verdict "$name" "$rc" "$(cat "$LOGS/$name.end" 2>/dev/null || date +%s.%N)"
+}
+
+# run_stage NAME KIND COMMAND... : runs a stage in the foreground, its output to the terminal and
+# $ART/NAME.log, then stops the run if it (or any stage so far) failed.
+run_stage() {
+  local name="$1" kind="$2"; shift 2
   if skipped "$name"; then echo "=== [$name] skipped (NAC_SKIP)"; return; fi
+  KIND[$name]=$kind; CMD[$name]="$*"; START[$name]=$(date +%s.%N)
+  run_now "$name" "$@"
+  stop_if_failed
+}
+
+run_now() {
+  local name="$1"; shift
   echo "=== [$name] $*"
-  local t rc line p f; t=$(date +%s.%N)
-  "$@" 2>&1 | tee "$LOGS/$name.log"
-  rc=${PIPESTATUS[0]}
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOGS/$name.log" | tail -1)
+  # Started in the background and waited for: bash runs the INT/TERM trap only once a foreground
+  # command ends, but interrupts a `wait` at once (and the trap stops this stage too).
+  ( ( "$@" ) 2>&1 | tee "$ART/$name.log"; echo "${PIPESTATUS[0]}" >"$LOGS/$name.rc" ) &
+  PID[$name]=$!
+  wait "${PID[$name]}"
+  unset "PID[$name]"
+  verdict "$name" "$(cat "$LOGS/$name.rc" 2>/dev/null || echo 1)" "$(date +%s.%N)"
+}
+
+# verdict NAME RC END : counts the stage's result into PASSED/FAILED and prints its line. A build
+# stage that failed counts as 1 failed; a test stage counts its `N passed, N failed` line, and 1
+# failed more when it exited non-zero without a failed test (a crash, a timeout, leftovers).
+verdict() {
+  local name="$1" rc="$2" t line p f
+  t=$(elapsed "${START[$name]}" "$3")
+  if [ "${KIND[$name]}" = build ]; then
+    if [ "$rc" -ne 0 ]; then
+      FAILED=$((FAILED + 1)); FAILED_STAGES+=("$name")
+      echo "=== [$name] FAILED (exit $rc, $t s): ${CMD[$name]}"
+    else
+      echo "=== [$name] ok ($t s)"
+    fi
+    SUMMARY+=("$(printf '%-16s %7s  %s' "$name" "$t" "$([ "$rc" -eq 0 ] && echo ok || echo FAILED)")")
+    return
+  fi
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$ART/$name.log" | tail -1)
   p=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"${line:-0 passed, 0 failed}")
   f=$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"${line:-0 passed, 0 failed}")
   if [ -z "$line" ] && [ "$rc" -ne 0 ]; then f=1; fi
   PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
   if [ "$rc" -ne 0 ] || [ "$f" -ne 0 ]; then
     [ "$f" -eq 0 ] && FAILED=$((FAILED + 1))
-    finish 1 "FAILED at stage '$name' after $(elapsed "$t") s (exit $rc, ${line:-no result line})"
+    FAILED_STAGES+=("$name")
+    echo "=== [$name] FAILED after $t s (exit $rc, ${line:-no result line})"
+  else
+    echo "=== [$name] ok: $p passed ($t s)"
   fi
-  echo "=== [$name] ok: $p passed ($(elapsed "$t") s)"
+  SUMMARY+=("$(printf '%-16s %7s  %s' "$name" "$t" "${line:-no result line}")")
+}
+
+# Stops the run once a stage failed: waits for the stages still running (their results count
+# too, and their logs are shown), then reports every failed stage.
+stop_if_failed() {
+  [ "${#FAILED_STAGES[@]}" -gt 0 ] || return 0
+  local name
+  for name in "${!PID[@]}"; do collect "$name"; done
+  finish 1 "FAILED at stage(s) ${FAILED_STAGES[*]}; logs in test-artifacts/test-all/"
 }
 
 ensure_deps() {
@@ -86,6 +184,11 @@ ensure_deps() {
   npm ci --no-audit --no-fund --loglevel=error && echo "$want" > node_modules/.nac-lock-sha256
 }
 
+# Unit test files at once by default. Two: a file mostly waits (fsync, workers, child processes), so
+# a second one uses the core the first leaves idle; four at once on a loaded machine (load 11-23)
+# timed out five Claude Code CLI tests' 20 s waits (the six CLI files alone at four: all passed).
+DEFAULT_UNIT_JOBS=2
+
 clean_tsc() { rm -rf out && npx tsc -p .; }
 
 unit_tests() {
@@ -96,6 +199,8 @@ unit_tests() {
   # A temp directory of the stage's own: what the tests leave in it is theirs alone (other
   # processes on the machine write to the shared one), counted after the run below.
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/nac-unit-tmp.XXXXXX") || return 1
+  # An interrupted run (test-all.sh stops the stages on INT/TERM) removes it too.
+  trap 'rm -rf "$tmp"; exit 143' INT TERM
   # Per test (and per test file, which node's runner also times) 300 s: journalEngine.test.js, whose
   # crash trials start hundreds of journals, each migrating to the current schema, took 97-128 s
   # under load; the whole stage is bounded by UNIT_TIMEOUT below.
@@ -104,7 +209,10 @@ unit_tests() {
   # hundreds of journal workers: it hung one CI run and 2 of 4 local runs. The flag reaches every
   # test file (and, through CHILD_NODE_FLAGS, their child processes); the product itself bounds
   # Journal.close instead.
+  # Test files at once (NAC_UNIT_JOBS): node's default is one fewer than the cores (1 here), but
+  # most files wait on fsync, worker threads and child processes rather than on the CPU.
   TMPDIR="$tmp" timeout --kill-after=10 "${NAC_UNIT_TIMEOUT:-900}" node --no-concurrent-recompilation --test --test-timeout=300000 \
+    --test-concurrency="${NAC_UNIT_JOBS:-$DEFAULT_UNIT_JOBS}" \
     --test-reporter=spec --test-reporter-destination=stdout \
     --test-reporter=tap --test-reporter-destination="$tap" "${files[@]}"
   rc=$?
@@ -142,18 +250,29 @@ exhaustive_corpus() {
   tap_result "$tap" $?
 }
 
-run_stage deps ensure_deps
-run_stage vscode bash scripts/ensure-vscode.sh
-run_stage tsc clean_tsc
-run_stage lint npm run lint
-run_stage build node esbuild.mjs
-test_stage unit unit_tests
+# The order below: what a stage reads must be made by a stage awaited before it. Side by side only
+# stages that do not write what another reads and do not both want the CPU for long:
+#   vscode (network: apt, npm)    beside deps (network), tsc, lint, build and unit
+#   lint, build                   beside tsc (lint and build read sources only; tsc writes out/)
+#   unit (out/, its own TMPDIR)   beside suite and e2e (dist/, each code-server its own folders)
+#   unit-exhaustive (out/)        beside e2e, once unit is done
+#   vsix                          last: it rebuilds dist/ (production, then development again)
+start_stage vscode build bash scripts/ensure-vscode.sh
+run_stage deps build ensure_deps
+start_stage lint build npm run lint
+start_stage build build node esbuild.mjs
+run_stage tsc build clean_tsc
+await_stage lint build
+start_stage unit test unit_tests
+await_stage vscode
 # Both runners have their own timeouts; `timeout` is the outer guard against a wedged browser
 # (--foreground: the runner gets the SIGTERM and stops its code-server itself).
-test_stage suite timeout --foreground --kill-after=20 "${NAC_SUITE_STAGE_TIMEOUT:-600}" node out/test/runInCodeServer.js
-test_stage e2e timeout --foreground --kill-after=20 "${NAC_E2E_STAGE_TIMEOUT:-1800}" node out/test/e2e/run.js
-test_stage vsix node scripts/check-vsix.mjs
+run_stage suite test timeout --foreground --kill-after=20 "${NAC_SUITE_STAGE_TIMEOUT:-600}" node out/test/runInCodeServer.js
+start_stage e2e test timeout --foreground --kill-after=20 "${NAC_E2E_STAGE_TIMEOUT:-1800}" node out/test/e2e/run.js
+await_stage unit
 # The exhaustive corruption corpus (every byte of the last log records, ~3x the sampled default of
-# the unit stage), last so a regression elsewhere is reported first.
-test_stage unit-exhaustive exhaustive_corpus
+# the unit stage), once the unit stage passed, so a regression there is reported first.
+start_stage unit-exhaustive test exhaustive_corpus
+await_stage e2e unit-exhaustive
+run_stage vsix test node scripts/check-vsix.mjs
 finish 0 "all stages passed"

@@ -3,6 +3,7 @@
  * and finding a chat's row.
  */
 import type { Locator, Page } from 'playwright-core';
+import { AGENT_CHATS_ICON } from '../harness/codeServer';
 import { visible } from './steps';
 import { TIMEOUTS } from './restartJourney';
 
@@ -23,9 +24,8 @@ export function escapeRegExp(text: string): string {
 
 /** Opens the Agent Chats view from the activity bar (a click on an already open container would close it). */
 export async function openView(page: Page): Promise<void> {
-  const item = page.locator('.part.activitybar .action-item:has(.action-label[aria-label^="Agent Chats"])').first();
+  const item = page.locator(AGENT_CHATS_ICON).first();
   await visible(item, 'the Agent Chats icon in the activity bar', TIMEOUTS.ui);
   if (!(await item.evaluate((el) => el.classList.contains('checked')))) await item.click();
   await visible(page.locator('.part.sidebar .title-label', { hasText: /agent chats/i }).first(), 'the Agent Chats side bar', TIMEOUTS.ui);
 }
-

@@ -7,10 +7,19 @@
  * Usage: node out/test/e2e/run.js      (after `npx tsc -p .` and `node esbuild.mjs`)
  * Env: NAC_E2E_TIMEOUT_MS (whole journey, default 300000 or JOURNEY_TIMEOUT_MS), NAC_HEADED=1 (visible browser, needs a
  *      display), NAC_EXTENSION_PATH (extension folder to install, default the repo), NAC_KEEP_TMP=1.
- * Env NAC_E2E_ONLY=<name>[,<name>…] runs those journeys (names in JOURNEYS below: restart, two-windows, host-crash, tabs-after-restart, …).
+ * Env NAC_E2E_ONLY=<name>[,<name>…] runs those journeys (names in JOURNEYS below: restart, two-windows, host-crash, tabs-after-restart, …);
+ *      a name that is no journey counts as a failure.
+ * Env NAC_E2E_JOBS=<n> (1-8, default DEFAULT_JOBS) journeys at once, each still with its own code-server
+ *      (own port), browser, user data, temp folder and artifacts folder. Every line a journey prints
+ *      starts with its name (`[e2e 12.3 s] history: …`, `[e2e] history: server| …`), so interleaved
+ *      output stays readable.
+ * Env NAC_E2E_REPEAT=<n> (1-100) runs each chosen journey n times (`history-1` … `history-n`, own
+ *      artifacts folders): how a journey's flakiness is counted.
  * Artifacts: test-artifacts/e2e/<journey>/NN-<step>.png, console.log (browser console), on failure
- *      NN-failure.png, failure-webview.html and code-server.log.
- * Output: `N passed, N failed` (one per journey), then the wall time. Exit code 0 when all pass.
+ *      NN-failure.png (and NN-failure-b.png, -c.png of a second window or profile still open),
+ *      failure-webview.html and code-server.log.
+ * Output: one `[e2e] passed|FAILED <journey> (N s)` line per journey in JOURNEYS order, then
+ *      `N passed, N failed` (one per journey), then the wall time. Exit code 0 when all pass.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -93,6 +102,44 @@ const JOURNEYS: readonly [string, Journey, Prepare?][] = [
   })],
 ];
 
+/**
+ * How many journeys run at once (env `NAC_E2E_JOBS`, default {@link DEFAULT_JOBS}). Each has its own
+ * code-server, port, browser, user data, temp folder and artifacts folder, so they share nothing but
+ * the machine.
+ * @throws Error when the variable is not a whole number from 1 to 8.
+ */
+function jobs(): number {
+  return wholeNumberEnv('NAC_E2E_JOBS', DEFAULT_JOBS, 8);
+}
+
+/**
+ * The whole number in env `name`, `fallback` when unset or empty.
+ * @throws Error when it is not a whole number from 1 to `max`.
+ */
+function wholeNumberEnv(name: string, fallback: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`${name} must be a whole number from 1 to ${max}, not ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/**
+ * Journeys at once by default. Two: one journey leaves a core idle part of its time (it waits on
+ * its workbench and extension host), but on 2 cores more compete: four history journeys at once,
+ * under others' load of 25-37, took 450-530 s each, one alone 190 s at load 13 (70 s in CI).
+ */
+const DEFAULT_JOBS = 2;
+
+/** Cleanups of the journeys now running, all run on SIGINT/SIGTERM before the process exits. */
+const running = new Set<() => Promise<void>>();
+let stopping = false;
+function onSignal(): void {
+  if (stopping) return;
+  stopping = true;
+  void Promise.allSettled([...running].map((c) => c())).finally(() => process.exit(130));
+}
+
 async function main(): Promise<number> {
   const t0 = Date.now();
   const root = repoRoot();
@@ -101,25 +148,48 @@ async function main(): Promise<number> {
     console.error(`[e2e] ${extensionPath}/dist/extension.js is missing: run \`node esbuild.mjs\` first`);
     return 2;
   }
+  const pool = jobs();
   ensureInstalled();
   const artifactsRoot = path.join(root, 'test-artifacts', 'e2e');
   fs.rmSync(artifactsRoot, { recursive: true, force: true });
-  const only = process.env.NAC_E2E_ONLY;
-  let passedCount = 0;
-  let failedCount = 0;
-  for (const [name, journey, prepare] of JOURNEYS) {
-    if (only && !only.split(',').includes(name)) continue;
-    const ok = await runJourney(name, journey, extensionPath, path.join(artifactsRoot, name), t0, prepare);
-    if (ok) passedCount++;
-    else failedCount++;
+  const only = process.env.NAC_E2E_ONLY?.split(',');
+  // NAC_E2E_REPEAT=n runs each chosen journey n times (`history-1` … `history-n`, each with its own
+  // artifacts folder): how a journey's flakiness is measured.
+  const repeat = wholeNumberEnv('NAC_E2E_REPEAT', 1, 100);
+  const chosen = JOURNEYS.filter(([name]) => !only || only.includes(name)).flatMap(([name, journey, prepare]) =>
+    Array.from({ length: repeat }, (_, k) => ({ name, label: repeat === 1 ? name : `${name}-${k + 1}`, journey, prepare })));
+  const unknown = (only ?? []).filter((n) => !JOURNEYS.some(([name]) => name === n));
+  if (unknown.length > 0) console.error(`[e2e] NAC_E2E_ONLY names no journey called ${unknown.join(', ')}`);
+  console.log(`[e2e] ${chosen.length} journey(s), ${Math.min(pool, chosen.length)} at a time (NAC_E2E_JOBS=${pool})`);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  // The journeys in JOURNEYS order, `pool` at a time: the longest ones (tab-identity, two-window-tabs)
+  // sit in the middle, so a pool of 2 or 3 ends with short ones and finishes together.
+  const results = new Map<string, { ok: boolean; seconds: number }>();
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < chosen.length; i = next++) {
+      const { name, label, journey, prepare } = chosen[i]!;
+      const t = Date.now();
+      const timeoutMs = Number(process.env.NAC_E2E_TIMEOUT_MS ?? JOURNEY_TIMEOUT_MS[name] ?? 300_000);
+      const ok = await runJourney(label, journey, extensionPath, path.join(artifactsRoot, label), t0, timeoutMs, prepare);
+      results.set(label, { ok, seconds: (Date.now() - t) / 1000 });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(pool, chosen.length) }, worker));
+  for (const { label } of chosen) {
+    const r = results.get(label)!;
+    console.log(`[e2e] ${r.ok ? 'passed' : 'FAILED'} ${label} (${r.seconds.toFixed(1)} s)`);
   }
+  const passedCount = [...results.values()].filter((r) => r.ok).length;
+  const failedCount = results.size - passedCount + unknown.length;
   console.log(`${passedCount} passed, ${failedCount} failed`);
   console.log(`[e2e] wall time ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   return failedCount === 0 ? 0 : 1;
 }
 
 /** Runs one journey against a fresh code-server; returns whether it passed. Never throws. */
-async function runJourney(name: string, journey: Journey, extensionPath: string, artifacts: string, t0: number, prepare?: Prepare): Promise<boolean> {
+async function runJourney(name: string, journey: Journey, extensionPath: string, artifacts: string, t0: number, timeoutMs: number, prepare?: Prepare): Promise<boolean> {
   const root = repoRoot();
   fs.mkdirSync(artifacts, { recursive: true });
   const consoleLog = fs.openSync(path.join(artifacts, 'console.log'), 'w');
@@ -136,19 +206,21 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
   /** Console lines where the chat view's Content Security Policy refused something (a journey with any fails). */
   const ownCsp: string[] = [];
   const log = (m: string) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${name}: ${m}`);
-  const cleanup = async () => {
+  // Once, whether the journey ends or a signal comes first.
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () => (cleaning ??= (async () => {
     await browser?.close().catch(() => undefined);
     await server?.stop();
     await prepared?.dispose().catch(() => undefined);
     try { fs.closeSync(consoleLog); } catch { /* closed */ }
     if (passed && process.env.NAC_KEEP_TMP !== '1') fs.rmSync(tmp, { recursive: true, force: true });
-    else console.error(`[e2e] kept ${tmp}`);
-  };
-  const onSignal = () => { void cleanup().finally(() => process.exit(130)); };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+    else console.error(`[e2e] ${name}: kept ${tmp}`);
+  })());
+  running.add(cleanup);
 
   let page: Page | undefined;
+  /** Every page the journey opened, by its console tag (a, b, c): each one still open is shot on failure. */
+  const pages: [string, Page][] = [];
   try {
     prepared = await prepare?.();
     for (const extra of prepared?.install ?? []) installExtension(extra, path.join(tmp, 'extensions'));
@@ -178,6 +250,7 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
     // One context for the whole journey: webview/editor restore state lives in its IndexedDB.
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     const watch = (p: Page, tag: string) => {
+      pages.push([tag, p]);
       p.on('dialog', (d) => { void d.accept().catch(() => undefined); });
       p.on('console', (m) => {
         // The chat view's own policy is the one with a style nonce: anything it refuses is ours to fix.
@@ -207,28 +280,32 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
         serverPid: server.pid,
         restartServer,
       }),
-      Number(process.env.NAC_E2E_TIMEOUT_MS ?? JOURNEY_TIMEOUT_MS[name] ?? 300_000),
+      timeoutMs,
       `the ${name} journey did not finish`,
     );
     if (ownCsp.length > 0) throw new Error(`the chat view's Content Security Policy refused ${ownCsp.length} thing(s), first: ${ownCsp[0]!.slice(0, 200)}`);
     passed = true;
   } catch (e) {
     console.error(`[e2e] ${name} FAILED: ${e instanceof Error ? e.message : String(e)}`);
+    for (const [tag, open] of pages) {
+      if (open.isClosed()) continue;
+      const file = `${String(shots + 1).padStart(2, '0')}-failure${tag === 'a' ? '' : `-${tag}`}.png`;
+      await open.screenshot({ path: path.join(artifacts, file), timeout: 15_000 }).catch(() => undefined);
+    }
     if (page) {
-      await page.screenshot({ path: path.join(artifacts, `${String(shots + 1).padStart(2, '0')}-failure.png`), timeout: 15_000 }).catch(() => undefined);
       const html = await page.locator('iframe.webview.ready').first().contentFrame().locator('#active-frame').contentFrame()
         .locator('html').evaluate((el) => el.outerHTML, undefined, { timeout: 5000 }).catch(() => '(no webview)');
       fs.writeFileSync(path.join(artifacts, 'failure-webview.html'), html);
     }
     if (server) {
       try { fs.copyFileSync(server.logFile, path.join(artifacts, 'code-server.log')); } catch { /* none */ }
-      console.error(`[e2e] last server output:\n${server.tail().split('\n').slice(-30).join('\n')}`);
+      // One write, each line tagged: other journeys print between two console calls.
+      console.error(server.tail().split('\n').slice(-30).map((l) => `[e2e] ${name}: server| ${l}`).join('\n'));
     }
-    console.error(`[e2e] artifacts: ${path.relative(process.cwd(), artifacts) || artifacts}`);
+    console.error(`[e2e] ${name}: artifacts in ${path.relative(process.cwd(), artifacts) || artifacts}`);
   } finally {
+    running.delete(cleanup);
     await cleanup();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
   }
   return passed;
 }

@@ -459,12 +459,22 @@ export async function launchBrowser(opts: { headless?: boolean; timeoutMs?: numb
   });
 }
 
+/** The Agent Chats icon in the activity bar (the extension's contributed view container). */
+export const AGENT_CHATS_ICON = '.part.activitybar .action-item:has(.action-label[aria-label^="Agent Chats"])';
+
 /**
- * Waits until the workbench is ready (status bar visible). Typically 5-7 s after `goto` on 2 cores.
+ * Waits until the workbench is ready for this extension: the status bar is visible and the
+ * extension's contributions are registered (its icon in the activity bar). The status bar shows
+ * before the extension host has reported its extensions; the command palette lists the commands
+ * registered when it opened, so a palette opened in between has no "Agent Chats: …" command (under
+ * load, long enough for {@link runCommand} to run out of time: the history journey's first step
+ * failed so). Typically 5-7 s after `goto` on 2 cores.
  * @param timeoutMs default 90 s. @throws playwright TimeoutError.
  */
 export async function waitForWorkbench(page: Page, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: timeoutMs });
+  await page.locator(AGENT_CHATS_ICON).first().waitFor({ state: 'visible', timeout: Math.max(1000, deadline - Date.now()) });
 }
 
 /**
@@ -572,14 +582,24 @@ export function chatTabsOpen(page: Page): Promise<number> {
 }
 
 /**
+ * How long the agent picker may take to show after New Chat (ms). The extension activates on its
+ * first command, and every command waits for the journal to open: under load the first picker of
+ * a window comes late (29 s after the command at load 37 on 2 cores: worker start 5 s, migrations
+ * 8 s), past the 30 s budget of a step's UI wait that made the history journey fail at its first step.
+ */
+const PICKER_SHOWN_MS = 90_000;
+
+/**
  * The palette's "Agent Chats: New Chat" and `agent`'s row of its picker, and nothing more: for a
  * journey where no tab may open (a read-only journal refuses the chat).
- * @throws Error when the picker or the row does not show within `timeoutMs`.
+ * @throws Error when the picker does not show within {@link PICKER_SHOWN_MS} (or `timeoutMs` if
+ *   longer), or the palette or the row within `timeoutMs`.
  */
 export async function pickAgentForNewChat(page: Page, agent: string, timeoutMs: number): Promise<void> {
   await runCommand(page, 'Agent Chats: New Chat', timeoutMs);
-  const input = page.locator('.quick-input-widget input.input');
-  await input.waitFor({ state: 'visible', timeout: timeoutMs });
+  // The picker by its placeholder: a command palette slow to close has the same input.
+  const input = page.locator('.quick-input-widget input.input[placeholder^="Which agent"]');
+  await input.waitFor({ state: 'visible', timeout: Math.max(timeoutMs, PICKER_SHOWN_MS) });
   await input.fill(agent);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: agent }).first().waitFor({ state: 'visible', timeout: timeoutMs });
   await input.press('Enter');
