@@ -30,11 +30,14 @@ describe('the checkpoints a chat panel sends', () => {
       await settled();
       assert.deepEqual(checkpointLists(panel.posted), [[]], 'the snapshot comes with the (empty) list');
 
-      // Window B's turn writes a file: window A's view gets the list with it.
+      // Window B's turn writes a file: window A's view gets the list with it. The change is journaled
+      // `pending` before the write and `applied` after, in two commits: A may read between them and
+      // send the pending list, then (rightly) the applied one. Wait for the list as B left it, or the
+      // applied one would arrive after `before` is counted.
       assert.ok((await b.runtime.send(sessionId, 'write notes/a.txt\n```\nhello\n```')).ok);
       await b.runtime.whenIdle(sessionId);
       const wrote = (await b.runtime.transcript(sessionId)).turns[0]!.id;
-      await waitFor('window A\'s view to list the file change', () => panel.view().files.has(wrote), 10_000);
+      await waitFor('window A\'s view to list the file change, written', () => panel.view().files.get(wrote)?.files.every((f) => !f.pending) === true, 10_000);
 
       // Window B's next turn changes no file: its changes reach A's view, the same list is not sent again.
       const before = checkpointLists(panel.posted).length;

@@ -93,9 +93,12 @@ export function openLocal(o: Omit<RuntimeHarnessOptions, 'agentFor'> = {}): Prom
   return openRuntime({ ...o, agentFor: (p) => (p === 'local' ? agent : undefined) });
 }
 
-/** Waits until the chat has an actionable boundary request other than those in `except`; returns its id. */
-export function pendingRequest(h: { runtime: ChatRuntime }, sessionId: string, except: readonly string[] = []): Promise<string> {
-  return waitFor('a pending boundary request', async () => (await h.runtime.liveState(sessionId)).actionableRequestIds.find((id) => !except.includes(id)));
+/**
+ * Waits until the chat has an actionable boundary request other than those in `except`; returns its
+ * id. @throws Error after `timeoutMs` (waitFor's default when unset).
+ */
+export function pendingRequest(h: { runtime: ChatRuntime }, sessionId: string, except: readonly string[] = [], timeoutMs?: number): Promise<string> {
+  return waitFor('a pending boundary request', async () => (await h.runtime.liveState(sessionId)).actionableRequestIds.find((id) => !except.includes(id)), timeoutMs);
 }
 
 /**

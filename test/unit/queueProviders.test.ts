@@ -41,6 +41,14 @@ after(async () => {
   await waitFor('the Claude Code processes to exit', () => claudeChildren().length === 0, 10_000);
 });
 
+/**
+ * The bound (ms) of every wait on an agent here. Most of them span an agent process's start or
+ * restart (the Claude Code CLI, `codex app-server`), whose wall time grows with the machine's load:
+ * at load 23 on 2 cores the Claude CLI took 15 s from the prompt to its approval request, and at load
+ * 34 two such waits passed 20 s. A bound, not a speed claim: a wait ends as soon as its condition holds.
+ */
+const AGENT_WAIT_MS = 120_000;
+
 /** Claude Code processes that are children of this test process (`ps` lines). */
 function claudeChildren(): string[] {
   try {
@@ -136,10 +144,10 @@ async function queueAndSendNow(p: ProviderUnderTest): Promise<void> {
   const first = await h.runtime.submit(id, { clientId: 'c-first', text: 'first' });
   assert.ok(first.ok && first.value.kind === 'started', JSON.stringify(first));
   const firstTurn = first.value.turnId;
-  await waitFor('the first turn to be delivered', async () => (await h.journal.read('getTurn', firstTurn))?.delivery === 'delivered');
+  await waitFor('the first turn to be delivered', async () => (await h.journal.read('getTurn', firstTurn))?.delivery === 'delivered', AGENT_WAIT_MS);
   assert.deepEqual(h.deliveries, [{ turnId: firstTurn, before: 'sending', acknowledged: 1 }], 'sending until the provider acknowledged the prompt');
   // Codex acknowledges at turn/start, which may answer before its model request reaches the mock.
-  await waitFor('the model to get "first"', () => timesSent(p, 'first') === 1 || undefined);
+  await waitFor('the model to get "first"', () => timesSent(p, 'first') === 1 || undefined, AGENT_WAIT_MS);
 
   // a. A message sent while the reply runs is queued; nothing more reaches the model.
   const second = await h.runtime.submit(id, { clientId: 'c-second', text: 'second' });
@@ -151,8 +159,8 @@ async function queueAndSendNow(p: ProviderUnderTest): Promise<void> {
   p.hold('Working on second');
   const sent = await h.runtime.sendQueued(id, 'c-second');
   assert.deepEqual(sent, { ok: true, value: { kind: 'stopping' } });
-  await waitFor('the model to get "second"', () => timesSent(p, 'second') === 1 || undefined, 30_000);
-  await waitFor('the second turn to be delivered', async () => (await turnsOf(h, id))[1]?.[3] === 'delivered');
+  await waitFor('the model to get "second"', () => timesSent(p, 'second') === 1 || undefined, AGENT_WAIT_MS);
+  await waitFor('the second turn to be delivered', async () => (await turnsOf(h, id))[1]?.[3] === 'delivered', AGENT_WAIT_MS);
   assert.deepEqual(await turnsOf(h, id), [['first', 'composer', 'stopped', 'delivered'], ['second', 'send_now', 'running', 'delivered']]);
   assert.deepEqual(await h.runtime.queue(id), []);
   const secondTurn = (await h.journal.read('listTurns', id))[1]!.id;
@@ -163,7 +171,7 @@ async function queueAndSendNow(p: ProviderUnderTest): Promise<void> {
   assert.equal(third.ok && third.value.kind, 'queued', JSON.stringify(third));
   p.answer('Done.');
   p.release();
-  await waitFor('the third turn to complete', async () => (await turnsOf(h, id))[2]?.[2] === 'completed', 30_000);
+  await waitFor('the third turn to complete', async () => (await turnsOf(h, id))[2]?.[2] === 'completed', AGENT_WAIT_MS);
   await h.runtime.whenIdle(id);
   assert.deepEqual(await turnsOf(h, id), [
     ['first', 'composer', 'stopped', 'delivered'], ['second', 'send_now', 'completed', 'delivered'], ['third', 'queue', 'completed', 'delivered'],
@@ -189,12 +197,12 @@ async function sendNowDuringApproval(p: ProviderUnderTest): Promise<void> {
   p.askApproval('waited.txt');
   const first = await h.runtime.submit(id, { clientId: 'c-first', text: 'first' });
   assert.ok(first.ok && first.value.kind === 'started', JSON.stringify(first));
-  const requestId = await pendingRequest(h, id);
+  const requestId = await pendingRequest(h, id, [], AGENT_WAIT_MS);
   const second = await h.runtime.submit(id, { clientId: 'c-second', text: 'second' });
   assert.equal(second.ok && second.value.kind, 'queued', JSON.stringify(second));
   p.answer('Done.');
   assert.deepEqual(await h.runtime.sendQueued(id, 'c-second'), { ok: true, value: { kind: 'stopping' } });
-  await waitFor('the second turn to complete', async () => (await turnsOf(h, id))[1]?.[2] === 'completed', 30_000);
+  await waitFor('the second turn to complete', async () => (await turnsOf(h, id))[1]?.[2] === 'completed', AGENT_WAIT_MS);
   await h.runtime.whenIdle(id);
   assert.deepEqual(await turnsOf(h, id), [['first', 'composer', 'stopped', 'delivered'], ['second', 'send_now', 'completed', 'delivered']]);
   const request = await h.journal.read('getBoundaryRequest', requestId);
