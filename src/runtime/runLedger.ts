@@ -26,7 +26,9 @@ export class RunLedger {
 
   /**
    * @param onStored called with events once durable (to update views).
-   * @param onRefused called once per refused flush with the journal's message.
+   * @param onRefused called once per refused flush with the journal's message, and once per flush
+   *                  this ledger's own timer started whose write threw (with the error's message):
+   *                  nobody awaits that flush, and its batch is lost as a refused one is.
    */
   constructor(
     private readonly journal: Pick<Journal, 'write'>,
@@ -100,7 +102,9 @@ export class RunLedger {
       this.pendingAfterFlight = true;
       return;
     }
-    this.timer = setTimeout(() => void this.flush(), this.flushIntervalMs);
+    // Nobody awaits this flush: a write that throws would otherwise vanish (the flushes' Sequencer
+    // settles it), leaving a hole in the transcript that no log or outcome tells of.
+    this.timer = setTimeout(() => void this.flush().catch((error: unknown) => this.onRefused(error instanceof Error ? error.message : String(error))), this.flushIntervalMs);
   }
 
   private inFlight = false;

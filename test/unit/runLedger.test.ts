@@ -50,16 +50,7 @@ describe('run ledger batching', () => {
   });
 
   it('fails only the flush whose write threw: the next batch is still written', async () => {
-    // A journal whose first write throws (an error reply, not a refusal), then stores each batch.
-    const batches: string[][] = [];
-    let writes = 0;
-    const journal = {
-      write: async (_op: string, _runId: string, batch: NewLedgerEvent[]) => {
-        if (++writes === 1) throw new Error('the write threw');
-        batches.push(batch.map((e) => (e.kind === 'text' ? e.payload.text : e.kind)));
-        return { ok: true, value: [] };
-      },
-    } as unknown as Pick<Journal, 'write'>;
+    const { journal, batches } = journalThrowingOnce();
     const stored: number[] = [];
     const ledger = new RunLedger(journal, 'r', Date.now, (e) => stored.push(e.length), (m) => assert.fail(m));
     ledger.text('lost');
@@ -69,4 +60,33 @@ describe('run ledger batching', () => {
     assert.deepEqual(batches, [['kept']]);
     assert.deepEqual(stored, [0], 'onStored heard the second write (the fake stores no rows)');
   });
+
+  it('reports a write that threw in a flush of its own timer as refused: that batch is not lost without a word', async () => {
+    const { journal, batches } = journalThrowingOnce();
+    const refused: string[] = [];
+    const ledger = new RunLedger(journal, 'r', Date.now, () => undefined, (m) => refused.push(m));
+    ledger.text('lost'); // flushed by the ledger's 0 ms timer, which nobody awaits
+    await new Promise((r) => setTimeout(r, 0)); // a timer made after it fires after it
+    ledger.text('kept');
+    assert.deepEqual(await ledger.flush(), { ok: true }, 'the flush after it still writes');
+    assert.deepEqual(refused, ['the write threw']);
+    assert.deepEqual(batches, [['kept']]);
+  });
 });
+
+/**
+ * A journal whose first write throws (an error reply, not a refusal), then stores each batch:
+ * `batches` holds each stored batch's texts (an event of another kind by its kind).
+ */
+function journalThrowingOnce(): { journal: Pick<Journal, 'write'>; batches: string[][] } {
+  const batches: string[][] = [];
+  let writes = 0;
+  const journal = {
+    write: async (_op: string, _runId: string, batch: NewLedgerEvent[]) => {
+      if (++writes === 1) throw new Error('the write threw');
+      batches.push(batch.map((e) => (e.kind === 'text' ? e.payload.text : e.kind)));
+      return { ok: true, value: [] };
+    },
+  } as unknown as Pick<Journal, 'write'>;
+  return { journal, batches };
+}
