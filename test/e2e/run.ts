@@ -304,8 +304,10 @@ async function runJourney(name: string, journey: Journey, extensionPath: string,
     }
     console.error(`[e2e] ${name}: artifacts in ${path.relative(process.cwd(), artifacts) || artifacts}`);
   } finally {
-    running.delete(cleanup);
+    // Still in `running` while it runs (it runs once: a signal meanwhile waits for the same
+    // promise), so an interrupt during it does not exit before the journey's folders are gone.
     await cleanup();
+    running.delete(cleanup);
   }
   return passed;
 }
