@@ -89,8 +89,15 @@ export async function writeImage(root: string, file: string, bytes: Uint8Array |
 }
 
 /**
+ * How far a folder's birth time may lie before `Date.now()` at the moment it was made (ms): the file
+ * system stamps with the kernel's coarse clock, which ticks once a jiffy (1-10 ms) and so runs
+ * behind the precise clock a turn's start is read from (here, ext4: up to 6.3 ms).
+ */
+export const FILE_CLOCK_LAG_MS = 15;
+
+/**
  * Removes the folders holding `file` (a checkpoint path inside `root`) that are empty and were made
- * at or after `sinceMs` (ms since the epoch, by their birth time): from the innermost up, stopping at
+ * at or after `sinceMs` (ms since the epoch, by their birth time, allowing `FILE_CLOCK_LAG_MS`): from the innermost up, stopping at
  * the first that is not, and at `root`. A folder whose file system does not tell its birth time is
  * kept (no birth time, or one no earlier than its change time: Node's stand-in for a missing one), as is
  * a symlink, and anything outside `root` (also where a symlink inside leads out of it): an empty folder
@@ -109,7 +116,7 @@ export async function removeFoldersMadeSince(root: string, file: string, sinceMs
       const stat = await fs.promises.lstat(dir);
       // A birth time not before the change time tells nothing: where the file system keeps none,
       // Node gives the change time instead, which removing the file (or folder) inside just set to now.
-      if (!stat.isDirectory() || !(stat.birthtimeMs > 0) || !(stat.birthtimeMs < stat.ctimeMs) || stat.birthtimeMs < sinceMs) break;
+      if (!stat.isDirectory() || !(stat.birthtimeMs > 0) || !(stat.birthtimeMs < stat.ctimeMs) || stat.birthtimeMs < sinceMs - FILE_CLOCK_LAG_MS) break;
       if ((await fs.promises.readdir(dir)).length > 0) break;
       await fs.promises.rmdir(dir);
     } catch {

@@ -12,6 +12,7 @@ import { describe, it } from 'node:test';
 import { conflictKey, fileNote, MAX_CHECKPOINT_BYTES } from '../../src/core/checkpoints';
 import type { FileNews } from '../../src/core/fileNews';
 import { contentHash } from '../../src/journal/contentHash';
+import { FILE_CLOCK_LAG_MS } from '../../src/runtime/fileImages';
 import { withFileNote, type Agent, type AgentTurnContext, type AgentTurnRequest } from '../../src/runtime/agent';
 import { chatMarkdown } from '../../src/runtime/chatExport';
 import { LocalAgent } from '../../src/runtime/agents/localAgent';
@@ -409,9 +410,10 @@ describe('the folders an undo removes with a file the agent created', () => {
       const undone = await h.runtime.files.undo(t.sessionId, t.turnId, 'turn');
       assert.ok(undone.ok && undone.value.kind === 'applied');
       assert.equal(fs.existsSync(path.join(h.workspace, 'again')), false);
-      await pause(20);
+      // Apart by more than the file system's clock may lag (FILE_CLOCK_LAG_MS): made before, as it tells it.
+      await pause(3 * FILE_CLOCK_LAG_MS);
       fs.mkdirSync(path.join(h.workspace, 'again')); // the user's now: made before the redo wrote into it
-      await pause(20);
+      await pause(3 * FILE_CLOCK_LAG_MS);
       const redone = await h.runtime.files.redo(t.sessionId, undone.value.id);
       assert.ok(redone.ok && redone.value.kind === 'applied');
       assert.equal(fs.readFileSync(path.join(h.workspace, 'again/made.txt'), 'utf8'), 'by the agent\n');
