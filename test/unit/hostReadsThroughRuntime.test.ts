@@ -8,13 +8,11 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { LocalAgent } from '../../src/runtime/agents/localAgent';
-import { openRuntime } from './harness';
+import { openLocal } from './harness';
 
 describe('the host reads checkpoints and search through the runtime', () => {
   it('a turn\'s files and their before and after bytes; the search finds the turn, refuses an empty query', async () => {
-    const agent = new LocalAgent();
-    const h = await openRuntime({ agentFor: (p) => (p === 'local' ? agent : undefined) });
+    const h = await openLocal();
     try {
       fs.writeFileSync(path.join(h.workspace, 'notes.txt'), 'before\n');
       const s = await h.runtime.createSession('local');
