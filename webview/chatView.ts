@@ -12,7 +12,8 @@
 import type { TurnCursor } from '../src/core/transcript';
 import { hostMessageProblem } from '../src/protocol/checkHostMessage';
 import { HEARTBEAT, type HostMessage, type WebviewMessage } from '../src/protocol/messages';
-import { dispatchHostMessage, type HostMessageOf } from '../src/protocol/viewHandlers';
+import { dispatchMessage } from '../src/protocol/handlerTable';
+import type { HostMessageOf } from '../src/protocol/viewHandlers';
 import { announcementsFor } from './announcer';
 import { handleClick } from './clickActions';
 import { Composer } from './composer';
@@ -196,7 +197,7 @@ export class ChatView {
     this.setState(reduceHostMessage(this.state, message));
     // A message was missed (a gap in `seq`): ask once for the whole state; the rest goes on meanwhile.
     if (this.state.seq.resyncAsked && !previous.seq.resyncAsked) this.deps.post({ type: 'resync' });
-    dispatchHostMessage(VIEW_HANDLERS, message, { view: this.effects, previous });
+    dispatchMessage(VIEW_HANDLERS, message, { view: this.effects, previous });
   }
 
   /** A snapshot: a chat shown for the first time (or another chat) goes back to where the user read; the same chat again keeps the turn being read. */

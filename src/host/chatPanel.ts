@@ -11,7 +11,7 @@
 import * as vscode from 'vscode';
 import { noticeText } from './notices';
 import { decodeWebviewMessage } from '../protocol/decode';
-import { dispatchWebviewMessage } from '../protocol/hostHandlers';
+import { dispatchMessage } from '../protocol/handlerTable';
 import type { HostMessage, LiveState, WebviewMessage } from '../protocol/messages';
 import { Sequencer } from '../core/sequencer';
 import type { ChangeMark, ChatRuntime } from '../runtime/chatRuntime';
@@ -280,7 +280,7 @@ export class ChatPanel {
   /** One lookup in the table of the view's messages (`panelHandlers.ts`), once the handshake heard the view. */
   private handle(message: WebviewMessage): Promise<void> | void {
     viewHeard(message.type, this.context);
-    return dispatchWebviewMessage(PANEL_HANDLERS, message, this.context);
+    return dispatchMessage(PANEL_HANDLERS, message, this.context);
   }
 
   /**

@@ -14,9 +14,8 @@ import { MAX_ID_CHARS } from '../protocol/messages';
 import type { AttachmentRef } from '../core/attachments';
 import { Sequencer } from '../core/sequencer';
 import type { AttachmentRequest } from '../runtime/attachments/readAttachments';
-import type { Result } from '../core/result';
 import type { WebviewMessageHandlersFor } from '../protocol/hostHandlers';
-import type { ChatRuntime, RuntimeRefusal } from '../runtime/chatRuntime';
+import type { ChatRuntime } from '../runtime/chatRuntime';
 import { inChat, type PanelContext } from './panelContext';
 
 /** The view's messages this module answers. */
@@ -67,7 +66,7 @@ export interface OutboxPanel {
 export class PanelOutbox {
   /** The queue the view was last sent (JSON), or undefined before the first. */
   private lastSent: string | undefined;
-  /** The messages being handled, one after another (see `send`). */
+  /** The messages being handled, one after another (see `handle`). */
   private readonly handling = new Sequencer();
 
   constructor(private readonly panel: OutboxPanel) {}
@@ -97,31 +96,16 @@ export class PanelOutbox {
   }
 
   /**
-   * Each of these hands a `send` or a queue action to the runtime and answers it: `succeeded` (for
-   * `send`, with `queued`: whether the message waits in the queue) or `error` with the refusal's
-   * code, both carrying the `clientId`. The queue itself reaches the view through the runtime's
-   * `queue` notification; a running reply that Send now stops ends through the usual updates.
+   * Hands a `send` or a queue action to the runtime and answers it: `succeeded` (for `send`, with
+   * `queued`: whether the message waits in the queue) or `error` with the refusal's code, both
+   * carrying the `clientId`. The queue itself reaches the view through the runtime's `queue`
+   * notification; a running reply that Send now stops ends through the usual updates.
    * One message at a time, in the order the view posted them: two messages typed quickly are queued
    * in the order they were typed, and an edit is applied after the send it follows. The next message
    * waits for this one, not for its success (a throw is the caller's to report).
    */
-  send(sessionId: string, message: Extract<OutboxMessage, { type: 'send' }>): Promise<void> {
-    return this.handling.run(() => this.submit(sessionId, message));
-  }
-
-  /** Edits a queued message's text (see `send`). */
-  editQueued(sessionId: string, message: Extract<OutboxMessage, { type: 'editQueued' }>): Promise<void> {
-    return this.handling.run(async () => this.answerQueueAction(sessionId, message, await this.panel.runtime.editQueued(sessionId, message.clientId, message.text)));
-  }
-
-  /** Discards a queued message (see `send`). */
-  discardQueued(sessionId: string, message: Extract<OutboxMessage, { type: 'discardQueued' }>): Promise<void> {
-    return this.handling.run(async () => this.answerQueueAction(sessionId, message, await this.panel.runtime.discardQueued(sessionId, message.clientId)));
-  }
-
-  /** Sends a queued message now (see `send`). */
-  sendQueued(sessionId: string, message: Extract<OutboxMessage, { type: 'sendQueued' }>): Promise<void> {
-    return this.handling.run(async () => this.answerQueueAction(sessionId, message, await this.panel.runtime.sendQueued(sessionId, message.clientId)));
+  handle(sessionId: string, message: OutboxMessage): Promise<void> {
+    return this.handling.run(() => (message.type === 'send' ? this.submit(sessionId, message) : this.queueAction(sessionId, message)));
   }
 
   private async submit(sessionId: string, message: Extract<OutboxMessage, { type: 'send' }>): Promise<void> {
@@ -149,7 +133,12 @@ export class PanelOutbox {
     return this.refused(message, result.reason, result.message);
   }
 
-  private async answerQueueAction(sessionId: string, message: QueueActionMessage, result: Result<unknown, RuntimeRefusal>): Promise<void> {
+  private async queueAction(sessionId: string, message: QueueActionMessage): Promise<void> {
+    const { runtime } = this.panel;
+    const result =
+      message.type === 'editQueued' ? await runtime.editQueued(sessionId, message.clientId, message.text)
+      : message.type === 'discardQueued' ? await runtime.discardQueued(sessionId, message.clientId)
+      : await runtime.sendQueued(sessionId, message.clientId);
     if (result.ok) {
       void this.panel.post({ type: 'succeeded', action: message.type, clientId: message.clientId });
       return;
@@ -165,10 +154,13 @@ export class PanelOutbox {
   }
 }
 
-/** The outbox's messages, on the panel's chat: one at a time, in the order the view posted them (`PanelOutbox.send`). */
+/** Any of the outbox's messages, on the panel's chat (`PanelOutbox.handle`). */
+const handleOutboxMessage = inChat<OutboxMessage>((message, panel, sessionId) => panel.prompts.handle(sessionId, message));
+
+/** The outbox's messages, on the panel's chat: one at a time, in the order the view posted them (`PanelOutbox.handle`). */
 export const outboxHandlers = {
-  send: inChat((message, panel, sessionId) => panel.prompts.send(sessionId, message)),
-  editQueued: inChat((message, panel, sessionId) => panel.prompts.editQueued(sessionId, message)),
-  discardQueued: inChat((message, panel, sessionId) => panel.prompts.discardQueued(sessionId, message)),
-  sendQueued: inChat((message, panel, sessionId) => panel.prompts.sendQueued(sessionId, message)),
+  send: handleOutboxMessage,
+  editQueued: handleOutboxMessage,
+  discardQueued: handleOutboxMessage,
+  sendQueued: handleOutboxMessage,
 } satisfies WebviewMessageHandlersFor<OutboxMessage['type'], PanelContext>;

@@ -96,8 +96,8 @@ const turnFiles = strict({ turnId: id, files: arrayOf(fileChange), undoneBy: nul
 const cursor = strict({ seq: num, id });
 const seq = optional(num);
 
-/** The fields of each host message type (besides `type`). */
-const MESSAGES: Record<string, Record<string, Check>> = {
+/** The fields of each host message type (besides `type`): keyed by the union's types, so the compiler checks none is missing or extra. */
+const MESSAGES: Record<HostMessage['type'], Record<string, Check>> = {
   snapshot: { session, transcript: strict({ turns: arrayOf(transcriptTurn) }), hasOlder: bool, turnCount: num, live, queue: arrayOf(queuedPrompt), hostNow: optional(num), seq },
   queue: { prompts: arrayOf(queuedPrompt), seq },
   checkpoints: { turns: arrayOf(turnFiles), seq },
@@ -116,7 +116,7 @@ const MESSAGES: Record<string, Record<string, Check>> = {
   attach: { attachments: arrayOf(attachmentRef), focus: optional(bool), seq },
 };
 
-/** Every host message type, in the order `MESSAGES` lists them (for checks at run time: the view's handler table covers each). */
+/** Every host message type (`MESSAGES`' keys), in the order it lists them, for checks at run time (the view's handler table covers each). */
 export const HOST_MESSAGE_TYPES = Object.keys(MESSAGES) as readonly HostMessage['type'][];
 
 /** Null when `raw` is a well-formed `HostMessage`; else a sentence naming the first problem. */

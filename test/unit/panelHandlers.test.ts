@@ -11,7 +11,8 @@ import { describe, it } from 'node:test';
 import './fakePanels';
 import { PANEL_HANDLER_PARTS, PANEL_HANDLERS } from '../../src/host/panelHandlers';
 import { webviewMessageSchema } from '../../src/protocol/decode';
-import { dispatchWebviewMessage, type WebviewMessageHandlers } from '../../src/protocol/hostHandlers';
+import { dispatchMessage } from '../../src/protocol/handlerTable';
+import type { WebviewMessageHandlers } from '../../src/protocol/hostHandlers';
 import type { WebviewMessage } from '../../src/protocol/messages';
 
 /** Every type the decoder lets through, from its schema. */
@@ -40,8 +41,8 @@ describe("the host's table of the view's messages", () => {
   it("dispatches a message to its type's handler only, with the context", async () => {
     const calls: string[] = [];
     const table = Object.fromEntries(decodedTypes.map((type) => [type, (m: WebviewMessage, c: string[]) => void c.push(`${type}: ${JSON.stringify(m)}`)])) as unknown as WebviewMessageHandlers<string[]>;
-    await dispatchWebviewMessage(table, { type: 'retry', turnId: 't1' }, calls);
-    await dispatchWebviewMessage(table, { type: 'stop' }, calls);
+    await dispatchMessage(table, { type: 'retry', turnId: 't1' }, calls);
+    await dispatchMessage(table, { type: 'stop' }, calls);
     assert.deepEqual(calls, ['retry: {"type":"retry","turnId":"t1"}', 'stop: {"type":"stop"}']);
   });
 });
