@@ -15,7 +15,8 @@ import type { AttachmentRef } from '../core/attachments';
 import { Sequencer } from '../core/sequencer';
 import type { AttachmentRequest } from '../runtime/attachments/readAttachments';
 import type { WebviewMessageHandlersFor } from '../protocol/hostHandlers';
-import type { ChatRuntime } from '../runtime/chatRuntime';
+import type { Result } from '../core/result';
+import type { ChatRuntime, RuntimeRefusal } from '../runtime/chatRuntime';
 import { inChat, type PanelContext } from './panelContext';
 
 /** The view's messages this module answers. */
@@ -104,8 +105,13 @@ export class PanelOutbox {
    * in the order they were typed, and an edit is applied after the send it follows. The next message
    * waits for this one, not for its success (a throw is the caller's to report).
    */
-  handle(sessionId: string, message: OutboxMessage): Promise<void> {
-    return this.handling.run(() => (message.type === 'send' ? this.submit(sessionId, message) : this.queueAction(sessionId, message)));
+  send(sessionId: string, message: Extract<OutboxMessage, { type: 'send' }>): Promise<void> {
+    return this.handling.run(() => this.submit(sessionId, message));
+  }
+
+  /** A queue action (Edit, Discard, Send / Send now): `act` is its runtime call; in order as `send`. */
+  queueAction(sessionId: string, message: QueueActionMessage, act: (runtime: OutboxPanel['runtime']) => Promise<Result<unknown, RuntimeRefusal>>): Promise<void> {
+    return this.handling.run(async () => this.answerQueueAction(sessionId, message, await act(this.panel.runtime)));
   }
 
   private async submit(sessionId: string, message: Extract<OutboxMessage, { type: 'send' }>): Promise<void> {
@@ -133,12 +139,7 @@ export class PanelOutbox {
     return this.refused(message, result.reason, result.message);
   }
 
-  private async queueAction(sessionId: string, message: QueueActionMessage): Promise<void> {
-    const { runtime } = this.panel;
-    const result =
-      message.type === 'editQueued' ? await runtime.editQueued(sessionId, message.clientId, message.text)
-      : message.type === 'discardQueued' ? await runtime.discardQueued(sessionId, message.clientId)
-      : await runtime.sendQueued(sessionId, message.clientId);
+  private async answerQueueAction(sessionId: string, message: QueueActionMessage, result: Result<unknown, RuntimeRefusal>): Promise<void> {
     if (result.ok) {
       void this.panel.post({ type: 'succeeded', action: message.type, clientId: message.clientId });
       return;
@@ -154,13 +155,15 @@ export class PanelOutbox {
   }
 }
 
-/** Any of the outbox's messages, on the panel's chat (`PanelOutbox.handle`). */
-const handleOutboxMessage = inChat<OutboxMessage>((message, panel, sessionId) => panel.prompts.handle(sessionId, message));
+/** A queue action's handler: `act` is its runtime call (`PanelOutbox.queueAction`). */
+function queueActionHandler<M extends QueueActionMessage>(act: (runtime: OutboxPanel['runtime'], sessionId: string, message: M) => Promise<Result<unknown, RuntimeRefusal>>) {
+  return inChat<M>((message, panel, sessionId) => panel.prompts.queueAction(sessionId, message, (runtime) => act(runtime, sessionId, message)));
+}
 
-/** The outbox's messages, on the panel's chat: one at a time, in the order the view posted them (`PanelOutbox.handle`). */
+/** The outbox's messages, on the panel's chat: one at a time, in the order the view posted them (`PanelOutbox.send`). */
 export const outboxHandlers = {
-  send: handleOutboxMessage,
-  editQueued: handleOutboxMessage,
-  discardQueued: handleOutboxMessage,
-  sendQueued: handleOutboxMessage,
+  send: inChat((message, panel, sessionId) => panel.prompts.send(sessionId, message)),
+  editQueued: queueActionHandler((runtime, sessionId, message) => runtime.editQueued(sessionId, message.clientId, message.text)),
+  discardQueued: queueActionHandler((runtime, sessionId, message) => runtime.discardQueued(sessionId, message.clientId)),
+  sendQueued: queueActionHandler((runtime, sessionId, message) => runtime.sendQueued(sessionId, message.clientId)),
 } satisfies WebviewMessageHandlersFor<OutboxMessage['type'], PanelContext>;
