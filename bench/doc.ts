@@ -47,7 +47,7 @@ export function runLine(run: RunInfo): string {
 }
 
 /** `markdown` (a section: a heading line, a blank line, its body) with `run`'s line right under the heading. */
-export function withRunLine(markdown: string, run: RunInfo): string {
+function withRunLine(markdown: string, run: RunInfo): string {
   const cut = markdown.indexOf('\n\n');
   if (cut < 0) return `${markdown.trimEnd()}\n\n${runLine(run)}\n`;
   const body = markdown.slice(cut + 2);
