@@ -36,9 +36,12 @@ export type SectionName = keyof typeof SECTIONS;
 
 const loadText = (l: LoadAverage) => `${l['1min'].toFixed(2)} / ${l['5min'].toFixed(2)} / ${l['15min'].toFixed(2)}`;
 
+/** A run's start, to the minute: `2026-12-07 18:00 UTC`. */
+const startText = (run: RunInfo) => `${run.startedAt.slice(0, 16).replace('T', ' ')} UTC`;
+
 /** One line naming a run: command, commit, start (UTC, minutes), wall time, and the load average (1 / 5 / 15 min) at both ends. */
 export function runLine(run: RunInfo): string {
-  const when = `${run.startedAt.slice(0, 16).replace('T', ' ')} UTC`;
+  const when = startText(run);
   const busy = Math.max(run.load.start['1min'], run.load.end['1min']) > run.machine.cores ? ' (more runnable work than cores: wall-clock figures inflated, tails most)' : '';
   return (
     `- Recorded in bench/results.json: \`${run.command}\` at commit ${run.commit}${run.dirty ? ' (with uncommitted changes)' : ''}, ${when}, ${(run.wallMs / 1000).toFixed(0)} s; ` +
@@ -47,7 +50,7 @@ export function runLine(run: RunInfo): string {
 }
 
 /** `markdown` (a section: a heading line, a blank line, its body) with `run`'s line right under the heading. */
-export function withRunLine(markdown: string, run: RunInfo): string {
+function withRunLine(markdown: string, run: RunInfo): string {
   const cut = markdown.indexOf('\n\n');
   if (cut < 0) return `${markdown.trimEnd()}\n\n${runLine(run)}\n`;
   const body = markdown.slice(cut + 2);
@@ -73,7 +76,7 @@ export function renderDoc(file: ResultsFile): string {
     section<AttachmentBenchResult>(file, 'attachments', '## Attachments', (f) => attachmentsMarkdown(f)),
     section<CheckpointBenchResult>(file, 'checkpoints', '## Checkpoints', (f) => checkpointMarkdown(f)),
     section<ChatListViewResult>(file, 'chatListView', '## Chat list in code-server', (f) => chatListMarkdown(f)),
-    section<SalvageBenchResult>(file, 'salvage', '## Salvage', (f, e) => salvageMarkdown(f, `${e.run.startedAt.slice(0, 16).replace('T', ' ')} UTC`, `${e.run.load.start['1min'].toFixed(1)} -> ${e.run.load.end['1min'].toFixed(1)} on ${e.run.machine.cores} cores`)),
+    section<SalvageBenchResult>(file, 'salvage', '## Salvage', (f, e) => salvageMarkdown(f, startText(e.run), `${e.run.load.start['1min'].toFixed(1)} -> ${e.run.load.end['1min'].toFixed(1)} on ${e.run.machine.cores} cores`)),
     engineMethodMarkdown(file.sections.engine?.figures as EngineFigures | undefined),
   ];
   return parts.map((p) => p.trimEnd()).join('\n\n') + '\n';

@@ -24,7 +24,7 @@ export const LONG_TURNS = 5000;
 export const LONG_CHAT_TARGETS = { updateHostMs: 2, updateWebviewMs: 4, memoryAboveShortMB: 50 } as const;
 
 /** Heading of the section in docs/BENCHMARKS.md. */
-export const LONG_CHAT_HEADING = '## Long chats';
+const LONG_CHAT_HEADING = '## Long chats';
 
 /** p50 / p95 / max of samples (ms). */
 export interface P95 {

@@ -97,7 +97,7 @@ export interface LongChatViewResult {
   readonly decisions: DecisionTimes[];
   /** The same decisions with both windows showing the short chat (absent in older results). */
   readonly decisionsShort?: DecisionTimes[];
-  /** What issue 11 measured with the old design (longChatBefore.ts), written with these figures into bench/results.json (absent in older results). */
+  /** What the same bench measured on the old design (longChatBefore.ts), written with these figures into bench/results.json (absent in older results). */
   readonly before?: typeof BEFORE_VIEW;
 }
 

@@ -59,7 +59,7 @@ export const RESULTS_ABOUT =
   'load average at both) and its figures. docs/BENCHMARKS.md is rendered from this file. Previous runs: git log -p bench/results.json.';
 
 /** The load average now. */
-export function loadAverage(): LoadAverage {
+function loadAverage(): LoadAverage {
   const [one, five, fifteen] = os.loadavg();
   return { '1min': one ?? 0, '5min': five ?? 0, '15min': fifteen ?? 0 };
 }
@@ -79,7 +79,7 @@ export interface RunStart {
  * bench itself writes (so the second section of a run is not called dirty by the first's figures);
  * `unknown` when git cannot say.
  */
-export function commitOf(repoDir: string): { commit: string; dirty: boolean } {
+function commitOf(repoDir: string): { commit: string; dirty: boolean } {
   try {
     const git = (...a: string[]) => execFileSync('git', ['-C', repoDir, ...a], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const changed = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)bench/results.json', ':(exclude)docs/BENCHMARKS.md');
@@ -151,11 +151,6 @@ export function readResults(filePath: string): ResultsFile | undefined {
   if (!fs.existsSync(filePath)) return undefined;
   const parsed = JSON.parse(fs.readFileSync(filePath, 'utf8')) as Partial<ResultsFile>;
   return { about: RESULTS_ABOUT, sections: parsed.sections ?? {} };
-}
-
-/** The figures of section `name` in `file`, typed by the caller (the section module's result type), or undefined. */
-export function sectionFigures<T>(file: ResultsFile | undefined, name: string): T | undefined {
-  return file?.sections[name]?.figures as T | undefined;
 }
 
 /**

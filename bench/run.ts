@@ -93,10 +93,12 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     return n;
   };
   const viewArgs: { cards?: number; opens?: number } = {};
+  /** The options of a section that runs alone. */
+  const alone = (section: 'doc' | 'salvage' | 'checkpoints' | 'attachments' | 'chatListView'): BenchOptions => ({ quick: false, sizes: [], writes: undefined, longChat: false, [section]: true });
   for (const arg of argv) {
-    if (arg === '--doc' && argv.length === 1) return { quick: false, sizes: [], writes: undefined, longChat: false, doc: true };
-    if (arg === '--salvage') return { quick: false, sizes: [], writes: undefined, longChat: false, salvage: true };
-    if (arg === '--checkpoints' && argv.length === 1) return { quick: false, sizes: [], writes: undefined, longChat: false, checkpoints: true };
+    if (arg === '--doc' && argv.length === 1) return alone('doc');
+    if (arg === '--salvage') return alone('salvage');
+    if (arg === '--checkpoints' && argv.length === 1) return alone('checkpoints');
     if (arg === '--search') search = true;
     else if (arg === '--attachments') attachments = true;
     else if (arg === '--chat-list-view') chatListView = true;
@@ -116,11 +118,11 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   }
   if (attachments) {
     if (quick || sizes || writes !== undefined || longChat || search || view || chatListView) throw new Error('--attachments runs alone');
-    return { quick: false, sizes: [], writes: undefined, longChat: false, attachments: true };
+    return alone('attachments');
   }
   if (chatListView) {
     if (quick || sizes || writes !== undefined || longChat || search || view) throw new Error('--chat-list-view runs alone');
-    return { quick: false, sizes: [], writes: undefined, longChat: false, chatListView: true };
+    return alone('chatListView');
   }
   if (search) return { quick: false, sizes: sizes ?? [10, 200], writes: undefined, longChat: false, search: true };
   if (sizes && sizes.some((s) => !Number.isFinite(s) || s <= 0)) throw new Error('--sizes takes positive numbers of MB');

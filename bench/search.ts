@@ -256,5 +256,3 @@ export async function benchSearch(cache: string, sizes: readonly number[], log: 
     removeDir(work);
   }
 }
-
-export { searchMarkdown, searchText } from './searchReport';

@@ -79,10 +79,8 @@ serial() { [ "${NAC_SERIAL:-0}" = 1 ]; }
 # $ART/NAME.log; KIND is `build` (exit code only) or `test` (its output ends with `N passed, N
 # failed`). await_stage NAME collects it. With NAC_SERIAL=1 it runs in the foreground instead.
 start_stage() {
-  local name="$1" kind="$2"; shift 2
-  if skipped "$name"; then echo "=== [$name] skipped (NAC_SKIP)"; return; fi
-  KIND[$name]=$kind; CMD[$name]="$*"; START[$name]=$(date +%s.%N)
-  if serial; then run_now "$name" "$@"; stop_if_failed; return; fi
+  if serial; then run_stage "$@"; return; fi
+  local name="$1"; begin_stage "$@" || return 0; shift 2
   echo "=== [$name] started beside the others: $* (log: test-artifacts/test-all/$name.log)"
   # The inner subshell: a stage function that calls `exit` still leaves its code and end time.
   ( ( "$@" ) >"$ART/$name.log" 2>&1; echo $? >"$LOGS/$name.rc"; date +%s.%N >"$LOGS/$name.end" ) &
@@ -113,11 +111,17 @@ collect() {
 # run_stage NAME KIND COMMAND... : runs a stage in the foreground, its output to the terminal and
 # $ART/NAME.log, then stops the run if it (or any stage so far) failed.
 run_stage() {
-  local name="$1" kind="$2"; shift 2
-  if skipped "$name"; then echo "=== [$name] skipped (NAC_SKIP)"; return; fi
-  KIND[$name]=$kind; CMD[$name]="$*"; START[$name]=$(date +%s.%N)
+  local name="$1"; begin_stage "$@" || return 0; shift 2
   run_now "$name" "$@"
   stop_if_failed
+}
+
+# begin_stage NAME KIND COMMAND... : notes the stage's kind, command and start; returns 1 (saying
+# so) when NAC_SKIP names it.
+begin_stage() {
+  local name="$1" kind="$2"; shift 2
+  if skipped "$name"; then echo "=== [$name] skipped (NAC_SKIP)"; return 1; fi
+  KIND[$name]=$kind; CMD[$name]="$*"; START[$name]=$(date +%s.%N)
 }
 
 run_now() {
@@ -220,7 +224,7 @@ unit_tests() {
   [ "$rc" -eq 124 ] && echo "unit tests did not finish within ${NAC_UNIT_TIMEOUT:-900} s (killed)"
   # Every temp folder a test makes is removed when its file's process exits (test/unit/helpers.ts
   # tempDir); anything left (a folder or a file) fails the stage. Before the result line, which
-  # test_stage reads as the last one.
+  # verdict reads as the last one.
   left=$(find "$tmp" -mindepth 1 -maxdepth 1 | wc -l)
   echo "unit tests left $left temp folder(s)"
   if [ "$left" -gt 0 ]; then

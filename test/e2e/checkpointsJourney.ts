@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
 import { stepper, visible } from './steps';
 import { TIMEOUTS, type JourneyContext } from './restartJourney';
-import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
+import { chatFrame, newChatFromPalette, reloadWindow, waitForWorkbench } from '../harness/codeServer';
 import { THEMES, pickTheme } from './themeSteps';
 
 const NOTES_BEFORE = Buffer.from('first line\r\nsecond line', 'utf8');
@@ -117,10 +117,7 @@ export async function checkpointsJourney(ctx: JourneyContext): Promise<void> {
   });
 
   await step('reloaded-redo', async () => {
-    const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });
-    await runCommand(page, 'Developer: Reload Window', TIMEOUTS.ui);
-    await navigated;
-    await waitForWorkbench(page, TIMEOUTS.workbench);
+    await reloadWindow(page, TIMEOUTS.ui, TIMEOUTS.workbench);
     const redo = await visible(frame().locator('.files-changed').first().locator('[data-action="redo-files"]'), 'Redo after the reload', TIMEOUTS.webview);
     await redo.click();
     await fileHolds(notes, Buffer.from('the agent rewrote this\n'), TIMEOUTS.ui);

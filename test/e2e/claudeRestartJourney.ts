@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cardsAbout, stepper, visible } from './steps';
-import { chatFrame, newChatFromPalette, repoRoot, runCommand, waitForWorkbench } from '../harness/codeServer';
+import { chatFrame, newChatFromPalette, repoRoot, reloadWindow, waitForWorkbench } from '../harness/codeServer';
 import { startAnthropicMock, type AnthropicMock } from '../mocks/anthropicMock';
 import { TIMEOUTS, type JourneyContext } from './restartJourney';
 
@@ -93,10 +93,7 @@ export async function agentRestartJourney(ctx: JourneyContext, o: AgentJourneyOp
   });
 
   await step('reloaded', async () => {
-    const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });
-    await runCommand(page, 'Developer: Reload Window', TIMEOUTS.ui);
-    await navigated;
-    await waitForWorkbench(page, TIMEOUTS.workbench);
+    await reloadWindow(page, TIMEOUTS.ui, TIMEOUTS.workbench);
   });
 
   await step('restart-banner', async () => {
@@ -140,10 +137,7 @@ export async function lmContinueJourney(ctx: JourneyContext): Promise<void> {
     await visible(chatFrame(page).locator('.message.agent', { hasText: 'word5' }).first(), 'the reply streaming', TIMEOUTS.command);
   });
   await step('reloaded', async () => {
-    const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });
-    await runCommand(page, 'Developer: Reload Window', TIMEOUTS.ui);
-    await navigated;
-    await waitForWorkbench(page, TIMEOUTS.workbench);
+    await reloadWindow(page, TIMEOUTS.ui, TIMEOUTS.workbench);
   });
   await step('continue-banner', async () => {
     await visible(chatFrame(page).locator('.restart-banner [data-action="continue"]').first(), 'a restart banner with Continue', TIMEOUTS.webview);

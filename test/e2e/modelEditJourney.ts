@@ -9,7 +9,7 @@
  */
 import type { FrameLocator } from 'playwright-core';
 import { OpenAICompatibleMock, text } from '../mocks/openaiCompatibleMock';
-import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
+import { chatFrame, newChatFromPalette, reloadWindow, waitForWorkbench } from '../harness/codeServer';
 import { stepper, visible } from './steps';
 import { TIMEOUTS, type JourneyContext } from './restartJourney';
 import { THEMES, pickTheme } from './themeSteps';
@@ -112,10 +112,7 @@ export async function modelEditJourney(ctx: JourneyContext): Promise<void> {
   });
 
   await step('after-reload', async () => {
-    const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });
-    await runCommand(page, 'Developer: Reload Window', TIMEOUTS.ui);
-    await navigated;
-    await waitForWorkbench(page, TIMEOUTS.workbench);
+    await reloadWindow(page, TIMEOUTS.ui, TIMEOUTS.workbench);
     await visible(frame().locator('section.turn-replaced details.replaced-turn summary'), 'the edited turn, still collapsed', TIMEOUTS.webview);
     await until('the pick, kept', async () => (await picker().inputValue()) === 'qwen2.5-coder:7b', TIMEOUTS.ui);
     await frame().locator('section.turn-replaced summary').click();

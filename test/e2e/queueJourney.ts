@@ -9,7 +9,7 @@
 import type { FrameLocator } from 'playwright-core';
 import { cardsAbout, stepper, visible } from './steps';
 import { TIMEOUTS, type JourneyContext } from './restartJourney';
-import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
+import { chatFrame, newChatFromPalette, reloadWindow, waitForWorkbench } from '../harness/codeServer';
 import { THEMES, pickTheme } from './themeSteps';
 
 /** Types `text` into the composer and presses Enter (the way a user queues while the agent works). */
@@ -104,10 +104,7 @@ export async function queueJourney(ctx: JourneyContext): Promise<void> {
   });
 
   await step('reloaded', async () => {
-    const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });
-    await runCommand(page, 'Developer: Reload Window', TIMEOUTS.ui);
-    await navigated;
-    await waitForWorkbench(page, TIMEOUTS.workbench);
+    await reloadWindow(page, TIMEOUTS.ui, TIMEOUTS.workbench);
     await queueShows(frame(), ['Not sent: the window reloaded or restarted: run echo third-queued', 'Not sent: the window reloaded or restarted: run echo fourth-queued'], TIMEOUTS.webview);
     const buttons = await frame().locator('.queued-prompt').first().locator('.queued-actions [data-queue-action]').allInnerTexts();
     if (JSON.stringify(buttons.map((b) => b.trim())) !== JSON.stringify(['Edit', 'Discard', 'Send'])) throw new Error(`a held message offers ${JSON.stringify(buttons)}`);

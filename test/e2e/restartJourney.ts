@@ -15,7 +15,7 @@ import { jumpLatestClearStep } from './jumpLatestStep';
 import { brokenCardStep } from './isolationStep';
 import { deleteEnterKeepsStep } from './deleteDialogStep';
 import { checkThemes } from './themeSteps';
-import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
+import { chatFrame, newChatFromPalette, reloadWindow, waitForWorkbench } from '../harness/codeServer';
 
 /** What a journey needs from its runner. */
 export interface JourneyContext {
@@ -117,10 +117,7 @@ export async function restartJourney(ctx: JourneyContext): Promise<void> {
   await step('jump-latest-clear', () => jumpLatestClearStep(page, ctx.shot, TIMEOUTS.ui));
 
   await step('reloaded', async () => {
-    const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });
-    await runCommand(page, 'Developer: Reload Window', TIMEOUTS.ui);
-    await navigated;
-    await waitForWorkbench(page, TIMEOUTS.workbench);
+    await reloadWindow(page, TIMEOUTS.ui, TIMEOUTS.workbench);
   });
 
   await step('restored', async () => {

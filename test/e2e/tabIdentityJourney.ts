@@ -16,7 +16,7 @@
  * tab records left behind).
  */
 import type { Page } from 'playwright-core';
-import { chatFrame, runCommand, waitForWorkbench } from '../harness/codeServer';
+import { chatFrame, reloadWindow, runCommand, waitForWorkbench } from '../harness/codeServer';
 import { chatRow, openView } from './chatsView';
 import { TIMEOUTS } from './restartJourney';
 import { stepper, visible } from './steps';
@@ -31,17 +31,11 @@ interface Chat {
 
 const chat = (word: string): Chat => ({ prompt: `run echo ${word}`, word });
 
-/** Developer: Reload Window, and the workbench back. */
-async function reloadWindow(page: Page): Promise<void> {
-  const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });
-  // Never left unhandled: a palette that fails must fail this step, not crash the runner later.
-  navigated.catch(() => undefined);
-  // The palette may close as it opens when a chat view takes the focus back (a tab just clicked):
-  // runCommand asks again within this budget.
-  await runCommand(page, 'Developer: Reload Window', TIMEOUTS.workbench);
-  await navigated;
-  await waitForWorkbench(page, TIMEOUTS.workbench);
-}
+/**
+ * Developer: Reload Window, and the workbench back. The palette may close as it opens when a chat
+ * view takes the focus back (a tab just clicked): runCommand asks again within the workbench's budget.
+ */
+const reload = (page: Page): Promise<void> => reloadWindow(page, TIMEOUTS.workbench, TIMEOUTS.workbench);
 
 /** The active tab is `c`'s and its view shows `c`'s output. */
 async function showsChat(page: Page, c: Chat, where: string): Promise<void> {
@@ -130,7 +124,7 @@ export async function tabIdentityJourney(ctx: HostCrashContext): Promise<void> {
   for (const [name, target, open] of rounds) {
     await step(name, async () => {
       await clickTab(page, three);
-      await reloadWindow(page);
+      await reload(page);
       await showsChat(page, three, 'after the reload');
       await open(page, target);
       await showsChat(page, target, `opened after the reload`);
@@ -149,7 +143,7 @@ export async function tabIdentityJourney(ctx: HostCrashContext): Promise<void> {
     await visible(chatFrame(page).locator('pre.output').first(), 'a chat drawn after the restart', TIMEOUTS.webview);
     ctx.log(`  tabs after the restart: ${JSON.stringify(await tabLabels(page))}`);
     await clickTab(page, three);
-    await reloadWindow(page);
+    await reload(page);
     await showsChat(page, three, 'after the restart and a reload');
     await openFromView(page, two);
     await showsChat(page, two, 'chat two opened from the view');
@@ -163,7 +157,7 @@ export async function tabIdentityJourney(ctx: HostCrashContext): Promise<void> {
   const twoRenamed: Chat = { prompt: 'Renamed chat two', word: two.word };
   await step('renamed-while-undrawn-opens-its-tab', async () => {
     await clickTab(page, three);
-    await reloadWindow(page);
+    await reload(page);
     await showsChat(page, three, 'after the reload');
     await renameFromView(page, one, oneRenamed.prompt);
     await openFromView(page, oneRenamed);
@@ -171,7 +165,7 @@ export async function tabIdentityJourney(ctx: HostCrashContext): Promise<void> {
     // Renamed undrawn across a reload: the reopened window gives it no second tab either.
     await clickTab(page, three);
     await renameFromView(page, two, twoRenamed.prompt);
-    await reloadWindow(page);
+    await reload(page);
     await showsChat(page, three, 'after the reload');
     await openFromPalette(page, twoRenamed);
     await showsChat(page, twoRenamed, 'the renamed chat opened from Open Chat…');
@@ -225,7 +219,7 @@ export async function twoWindowTabsJourney(ctx: HostCrashContext): Promise<void>
     // Window A's layout after its reload is the one the browser saved last for the folder (B's,
     // which B just saved): whatever tabs it brings, each must show its own chat.
     ['a-reloaded-too', undefined, async () => {
-      await reloadWindow(a);
+      await reload(a);
       await everyTabShowsItsChat(a, [chatA, b2, b3], 'window A after its reload', []);
     }],
     // Window A gone, its tab records left in the journal.
@@ -236,7 +230,7 @@ export async function twoWindowTabsJourney(ctx: HostCrashContext): Promise<void>
       try {
         await clickTab(b, b3);
         await beforeReload?.();
-        await reloadWindow(b);
+        await reload(b);
         // B's layout is the one the browser saved last for the folder: B's own, or, when window A
         // closed after B last saved, A's copy of it. Either way some chat tab is drawn.
         await visible(chatFrame(b).locator('pre.output').first(), 'a chat drawn in window B after its reload', TIMEOUTS.webview);

@@ -9,7 +9,7 @@
  */
 import type { Page } from 'playwright-core';
 import { stepper, visible } from './steps';
-import { chatFrame, newChatFromPalette, runCommand, waitForWorkbench } from '../harness/codeServer';
+import { chatFrame, newChatFromPalette, reloadWindow, waitForWorkbench } from '../harness/codeServer';
 import { TIMEOUTS } from './restartJourney';
 import type { HostCrashContext } from './hostCrashJourney';
 
@@ -74,11 +74,7 @@ export async function tabsAfterRestartJourney(ctx: HostCrashContext): Promise<vo
 
   await step('two-chats-reloaded', async () => {
     for (const n of [1, 2]) await chatWith(page, n);
-    const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: TIMEOUTS.workbench });
-    navigated.catch(() => undefined);
-    await runCommand(page, 'Developer: Reload Window', TIMEOUTS.ui);
-    await navigated;
-    await waitForWorkbench(page, TIMEOUTS.workbench);
+    await reloadWindow(page, TIMEOUTS.ui, TIMEOUTS.workbench);
     await visible(chatFrame(page).locator('pre.output', { hasText: 'tab-2' }).first(), 'chat 2 restored by the reload', TIMEOUTS.webview);
   });
 

@@ -478,6 +478,22 @@ export async function waitForWorkbench(page: Page, timeoutMs = 90_000): Promise<
 }
 
 /**
+ * Developer: Reload Window from the palette, then the page's navigation and the workbench back
+ * ({@link waitForWorkbench}). `paletteMs`: the palette's budget ({@link runCommand});
+ * `workbenchMs`: the navigation's and the workbench's.
+ * @throws Error from runCommand, playwright TimeoutError from the waits.
+ */
+export async function reloadWindow(page: Page, paletteMs: number, workbenchMs: number): Promise<void> {
+  const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: workbenchMs });
+  // Never left unhandled: a palette that fails must fail the caller's step, not crash the runner
+  // when this wait times out later.
+  navigated.catch(() => undefined);
+  await runCommand(page, 'Developer: Reload Window', paletteMs);
+  await navigated;
+  await waitForWorkbench(page, workbenchMs);
+}
+
+/**
  * Runs a command from the F1 command palette by its full label ("Category: Title"), exactly as a
  * user: presses F1 (clicking the status bar first if the keyboard focus is elsewhere), types
  * `>label`, waits for the matching row to be the focused one and presses Enter. If the row does

@@ -10,6 +10,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import type { LiveState } from '../../src/protocol/messages';
 import { ChatPanel, fakePanel } from './fakePanels';
+import { gate } from './helpers';
 
 const session = { id: 'chat-1', title: 'Chat', provider: 'local', createdAt: 1, updatedAt: 1 };
 const idle: LiveState = { running: false, actionableRequestIds: [], readOnlyReason: null };
@@ -23,18 +24,11 @@ const hostOf = (runtime: object, panelStateChanged?: (p: { live: LiveState | und
   runtime, extensionUri: {}, log: () => undefined, pickSessionFor: async () => undefined, panelDisposed: () => undefined, ...(panelStateChanged ? { panelStateChanged } : {}),
 });
 
-/** A promise with its resolve function. */
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
 describe('chat panel live state', () => {
   it('drops a carried live state read before a snapshot that began before it arrived', async () => {
     const { panel, posted } = fakePanel();
     const running: LiveState = { running: true, actionableRequestIds: [], readOnlyReason: null };
-    const sessionRead = deferred<typeof session>();
+    const sessionRead = gate<typeof session>();
     // What the journal says once the snapshot reads it: the run ended.
     const runtime = { ...emptyChat(async () => idle), getSession: () => sessionRead.promise };
     const chat = new ChatPanel(panel as never, 'chat-1', hostOf(runtime) as never);

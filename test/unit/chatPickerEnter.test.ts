@@ -6,7 +6,8 @@
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { gate, quickPicks, settle, type FakeQuickPick } from './fakeQuickPick';
+import { quickPicks, type FakeQuickPick } from './fakeQuickPick';
+import { gate, settle } from './helpers';
 import type { ChatListEntry } from '../../src/core/chatList';
 import type { ChatListSource } from '../../src/host/chatPicker';
 // After the fake `vscode` is installed (fakeQuickPick.ts).

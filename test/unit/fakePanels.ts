@@ -12,7 +12,7 @@ import { INITIAL_VIEW_STATE, reduceHostMessage, type ViewState } from '../../web
 import { waitFor } from './helpers';
 import { vscodeStub } from './vscodeStub';
 
-export { chatTab, FakeTabInputWebview, layout, said, type FakeTab, type FakeTabGroup } from './vscodeStub';
+export { chatTab, layout, said } from './vscodeStub';
 
 /** A message the host posted, with the sequence number the panel stamps on updates. */
 export type Posted = HostMessage & { seq?: number };

@@ -107,16 +107,3 @@ vscodeStub.window.createQuickPick = () => {
   quickPicks.push(picker);
   return picker;
 };
-
-/** A promise with its resolve and reject outside (a journal read the test answers when it wants). */
-export function gate<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
-  return { promise, resolve, reject };
-}
-
-/** Lets pending promise callbacks run (a few turns of the microtask queue and one of the event loop). */
-export async function settle(): Promise<void> {
-  await new Promise((resolve) => setImmediate(resolve));
-}

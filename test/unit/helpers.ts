@@ -112,6 +112,22 @@ export function isolateTempDir(): string {
   return dir;
 }
 
+/**
+ * A promise with its resolve and reject outside, for work the test ends when it chooses (a journal
+ * read it answers, a task it lets finish): assertions then follow order, not time.
+ */
+export function gate<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+/** Lets pending promise callbacks run (every microtask queued, then one turn of the event loop). */
+export async function settle(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
 /** The same as `tempDir` (every temp folder is removed at exit); the name older tests import. */
 export const trackedTempDir: (prefix?: string) => string = tempDir;
 

@@ -3,12 +3,12 @@
  * src/protocol/hostHandlers.ts): the compiler checks that every `WebviewMessage` type has a handler;
  * this checks the same at run time against the decoder's own list of types, that no type is in two
  * concerns' parts (a spread would silently keep the later one), and that a dispatch calls the
- * handler of the message's type only. The table is host code: `vscode` is the stand-in of fakePanels.ts.
+ * handler of the message's type only. The table is host code: `vscode` is the stand-in (vscodeStub.ts).
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 // Before anything that loads `vscode`: it installs the stand-in.
-import './fakePanels';
+import './vscodeStub';
 import { PANEL_HANDLER_PARTS, PANEL_HANDLERS } from '../../src/host/panelHandlers';
 import { webviewMessageSchema } from '../../src/protocol/decode';
 import { dispatchMessage } from '../../src/protocol/handlerTable';

@@ -6,7 +6,8 @@
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { gate, quickPicks, settle } from './fakeQuickPick';
+import { quickPicks } from './fakeQuickPick';
+import { gate, settle } from './helpers';
 import type { Result } from '../../src/core/result';
 import type { SearchRefusal, SearchResult } from '../../src/journal/operations/search';
 import type { ChatRuntime } from '../../src/runtime/chatRuntime';

@@ -7,17 +7,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { Sequencer } from '../../src/core/sequencer';
-
-/** A promise with its settle functions, for tasks the test ends when it chooses. */
-function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: Error) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: Error) => void;
-  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
-  return { promise, resolve, reject };
-}
-
-/** Lets every pending promise reaction run (a macrotask turn comes after all microtasks). */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+import { gate, settle } from './helpers';
 
 /** Marks when a promise settled, without handling its outcome for the test. */
 function track(promise: Promise<unknown>): { settled: boolean } {
@@ -30,11 +20,11 @@ describe('Sequencer', () => {
   it('starts tasks in call order, each only after the one before it has settled', async () => {
     const seq = new Sequencer();
     const log: string[] = [];
-    const gates = [deferred(), deferred(), deferred()] as const;
-    const results = gates.map((gate, i) =>
+    const gates = [gate(), gate(), gate()] as const;
+    const results = gates.map((held, i) =>
       seq.run(async () => {
         log.push(`start ${i}`);
-        await gate.promise;
+        await held.promise;
         log.push(`end ${i}`);
         return i;
       }),
@@ -77,10 +67,10 @@ describe('Sequencer', () => {
     const seq = new Sequencer();
     const log: string[] = [];
     const failure = new Error('write refused');
-    const gate = deferred();
+    const held = gate();
     const failing = seq.run(async () => {
       log.push('failing');
-      await gate.promise;
+      await held.promise;
       throw failure;
     });
     const next = seq.run(() => {
@@ -89,7 +79,7 @@ describe('Sequencer', () => {
     });
     await settle();
     assert.deepEqual(log, ['failing'], 'the next task waits for the failing one to settle');
-    gate.resolve();
+    held.resolve();
     await assert.rejects(failing, (error) => error === failure);
     assert.equal(await next, 'next ran');
     assert.deepEqual(log, ['failing', 'next']);
@@ -135,8 +125,8 @@ describe('Sequencer', () => {
 
   it('idle waits for every task handed in before it, failed ones included, and never rejects', async () => {
     const seq = new Sequencer();
-    const first = deferred();
-    const second = deferred();
+    const first = gate();
+    const second = gate();
     const a = seq.run(() => first.promise);
     const b = seq.run(() => second.promise);
     const idle = seq.idle();
@@ -152,8 +142,8 @@ describe('Sequencer', () => {
 
   it('idle does not wait for tasks handed in after it', async () => {
     const seq = new Sequencer();
-    const early = deferred();
-    const late = deferred();
+    const early = gate();
+    const late = gate();
     const first = seq.run(() => early.promise);
     const idle = track(seq.idle());
     const second = seq.run(() => late.promise);
