@@ -9,8 +9,9 @@
  * Every operation of `JournalCore` is in exactly one of `READ_OPS`, `WRITE_OPS` and
  * `INTERNAL_OPS` (the worker's own calls, never reachable through the door). The core's operations
  * are those `OPERATION_OWNERS` (core.ts) gives a concern: a name listed here without an owner, or
- * owned there but listed in none here, fails to compile (there and `OpsClassified`). A concern's
- * method that no owner entry names is no operation: nothing outside the core reaches it.
+ * owned there but listed in none here, fails to compile there (its `satisfies` clause); a name both
+ * a read and a write fails here (`OpsClassified`). A concern's method that no owner entry names is
+ * no operation: nothing outside the core reaches it.
  */
 import type { JournalCore } from './core';
 
@@ -45,7 +46,6 @@ export type JournalOp = ReadOp | WriteOp;
 /** Any operation of `JournalCore`: the door's and the worker's own (each has an owner in core.ts `OPERATION_OWNERS`). */
 export type CoreOp = JournalOp | (typeof INTERNAL_OPS)[number];
 
-type CoreMethod = { [K in keyof JournalCore]: JournalCore[K] extends (...args: never[]) => unknown ? K : never }[keyof JournalCore];
 type OpFn<K extends JournalOp> = JournalCore[K] extends (...args: infer A) => infer R ? (...args: A) => R : never;
 /** Arguments of operation K. */
 export type OpArgs<K extends JournalOp> = Parameters<OpFn<K>>;
@@ -54,10 +54,11 @@ export type OpResult<K extends JournalOp> = ReturnType<OpFn<K>>;
 
 type None<T extends never> = T;
 /**
- * Compile-time checks, each naming the offending operation when it fails: every listed name is a
- * method of JournalCore, every method is listed, and no name is both a read and a write.
+ * Compile-time check, naming the offending operation when it fails: no name is both a read and a
+ * write. (That every listed name is an operation of JournalCore and every operation is listed is
+ * `OPERATION_OWNERS`' own check in core.ts: the core's operations are exactly its keys.)
  */
-export type OpsClassified = [None<Exclude<CoreOp, CoreMethod>>, None<Exclude<CoreMethod, CoreOp>>, None<Extract<ReadOp, WriteOp>>];
+export type OpsClassified = None<Extract<ReadOp, WriteOp>>;
 
 const READS: ReadonlySet<string> = new Set(READ_OPS);
 const WRITES: ReadonlySet<string> = new Set(WRITE_OPS);

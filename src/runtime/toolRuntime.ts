@@ -23,9 +23,6 @@ import { checkpointPath, imageOfBytes, readImage, type DiskImage } from './fileI
 import { COMMAND_MARK_ENV } from './orphanedCommands';
 import { classifyWhereItLeads } from './whereItLeads';
 
-/** Where a path really leads, symlinks followed (whereItLeads.ts); here still for the callers that import it from the tool runtime. */
-export { realTarget } from './whereItLeads';
-
 /** Options of the tool runtime. */
 export interface ToolRuntimeOptions {
   /** Workspace folder (absolute), or undefined when no folder is open (then every tool refuses). */

@@ -25,7 +25,7 @@ export function classifyWhereItLeads(action: SandboxAction, root: string): Sandb
 }
 
 /** The workspace root with symlinks resolved (the root itself if it cannot be resolved). Never throws. */
-export function realRoot(root: string): string {
+function realRoot(root: string): string {
   try {
     return fs.realpathSync(root);
   } catch {

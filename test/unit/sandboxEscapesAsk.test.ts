@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { classifyAction } from '../../src/core/sandboxPolicy';
 import type { ChatRuntime } from '../../src/runtime/chatRuntime';
-import { realTarget } from '../../src/runtime/toolRuntime';
+import { realTarget } from '../../src/runtime/whereItLeads';
 import { openLocal } from './harness';
 import { trackedTempDir as tempDir } from './helpers';
 

@@ -169,7 +169,7 @@ export class CheckOps {
       return undefined;
     } catch (error) {
       if (!(error instanceof UnreadableRowError)) throw error;
-      this.fences.decodeAll([row], decode); // fences the chat, exactly as a read meeting the row does
+      this.fences.fence(error); // fences the chat, exactly as a read meeting the row does
       return {
         table, rowid: row.check_rowid as number, rowKey: error.rowId, sessionId: error.sessionId, chatTitle: this.titleOf(error.sessionId),
         reason: error.detail, writtenBy: error.newer ? 'newer' : 'damaged', since: typeof time === 'number' ? time : null,

@@ -126,12 +126,21 @@ export class ChatFences {
         out.push(decode(row));
       } catch (error) {
         if (!(error instanceof UnreadableRowError)) throw error;
-        const rows = this.fences.get(error.sessionId) ?? new Map<string, FencingRow>();
-        rows.set(`${error.table}\0${error.rowId}`, { table: error.table, key: error.rowId, newer: error.newer });
-        this.fences.set(error.sessionId, rows);
+        this.fence(error);
       }
     }
     return out;
+  }
+
+  /**
+   * Fences the chat of the row `error` names (its decoder refused it): what every read meeting an
+   * unreadable row does (`decodeAll`), and what a write about to act on it (`decodeForWrite`) and
+   * Check Journal's scan (check.ts) do with the decoder's error they already hold.
+   */
+  fence(error: UnreadableRowError): void {
+    const rows = this.fences.get(error.sessionId) ?? new Map<string, FencingRow>();
+    rows.set(`${error.table}\0${error.rowId}`, { table: error.table, key: error.rowId, newer: error.newer });
+    this.fences.set(error.sessionId, rows);
   }
 
   /**
@@ -146,7 +155,7 @@ export class ChatFences {
       return decode(row);
     } catch (error) {
       if (!(error instanceof UnreadableRowError)) throw error;
-      this.decodeAll([row], decode); // fences the chat, as a read meeting the row does
+      this.fence(error);
       throw new JournalRefusedError('row_unreadable', fenceMessage(error.table, error.newer));
     }
   }
