@@ -186,6 +186,21 @@ async function renameFromView(page: Page, c: Chat, title: string): Promise<void>
   await visible(chatRow(page, title).first(), `the renamed chat "${title}" in the view`, TIMEOUTS.ui);
 }
 
+/**
+ * The window's tab labels once `settled` holds of them, or as they are after `timeoutMs`. A tab
+ * restored from a saved layout is drawn under the title the layout saved (window A's tab was still
+ * "New chat" when the browser saved it) until the extension activates and its serializer retitles
+ * the tab from the journal; the workbench's frame and the Agent Chats icon come before that.
+ */
+async function labelsSettled(page: Page, settled: (labels: string[]) => boolean, timeoutMs: number): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const labels = await tabLabels(page);
+    if (settled(labels) || Date.now() >= deadline) return labels;
+    await page.waitForTimeout(250);
+  }
+}
+
 /** Runs the two-window journey. @throws Error naming the failed step. */
 export async function twoWindowTabsJourney(ctx: HostCrashContext): Promise<void> {
   const a = ctx.page;
@@ -207,7 +222,7 @@ export async function twoWindowTabsJourney(ctx: HostCrashContext): Promise<void>
   await step('window-b-two-chats', async () => {
     await b.goto(ctx.url, { timeout: TIMEOUTS.workbench });
     await waitForWorkbench(b, TIMEOUTS.workbench);
-    const restored = await tabLabels(b);
+    const restored = await labelsSettled(b, (labels) => labels.every((l) => l === chatA.prompt), TIMEOUTS.webview);
     if (restored.some((l) => l !== chatA.prompt)) throw new Error(`window B opened with tabs ${JSON.stringify(restored)}`);
     ctx.log(`  window B opened with ${restored.length ? 'its copy of window A\'s tab' : 'no tab'}`);
     for (const c of [b2, b3]) await newChatWith(b, c.prompt, c.word);
