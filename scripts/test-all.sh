@@ -9,23 +9,22 @@
 #             tsconfig.webview.json: webview/ with the DOM, no Node; tsconfig.node.json: src/journal,
 #             src/runtime with Node's types, no DOM, mocha or `vscode`)
 #   build     node esbuild.mjs into dist/
-#   unit      node --test over out/test/unit/**/*.test.js, NAC_UNIT_JOBS files at once (default 1),
+#   unit      node --test over out/test/unit/**/*.test.js, NAC_UNIT_JOBS files at once (default 2),
 #             with TMPDIR a fresh folder: fails when the tests leave anything in it
 #             (`unit tests left N temp folder(s)`)
 #   suite     node out/test/runInCodeServer.js (mocha suite in code-server's real extension host)
 #   e2e       node out/test/e2e/run.js (the journeys in Chromium, NAC_E2E_JOBS at once (default in
 #             test/e2e/run.ts), each with its own code-server; screenshots in test-artifacts/e2e)
 #   vsix      node scripts/check-vsix.mjs (package the VSIX: small, no agent CLI binaries, no sources)
-#   unit-exhaustive  the corrupted-log-tail corpus at every byte (NAC_EXHAUSTIVE=1; the unit stage samples it)
 # Side by side (the schedule at the bottom says why each pair may share the machine):
 #   vscode ∥ deps, tsc, lint, build, unit   lint ∥ build ∥ tsc
-#   unit, suite, e2e, unit-exhaustive: alone vsix alone, last (it rebuilds dist/)
+#   unit, suite, e2e: alone               vsix alone, last (it rebuilds dist/)
 # tsc and build run once; every later stage reads their out/ and dist/.
 # A stage beside others writes its output to test-artifacts/test-all/<stage>.log, printed whole
 # when the stage is collected (no interleaving); a stage alone prints as it goes and is logged there
 # too. The run stops at the first failed stage (after the stages still running end: their results
 # count and their logs are printed).
-# Output: each stage's log and time, a table of the stage times, then one combined line
+# Output: each stage's log and time, a table of the stage times (wall and CPU seconds), then one combined line
 # `N passed, N failed` (a failed build-type stage counts as 1 failed). Exit code 0 only if every
 # stage passed; 130 when interrupted (the stages running in the background are stopped).
 # Env: NAC_SKIP="e2e suite" skips the named stages (for local iteration; CI skips nothing);
@@ -48,6 +47,18 @@ declare -A PID=() START=() KIND=() CMD=()
 SUMMARY=()
 FAILED_STAGES=()
 
+# The CPU seconds (user + system) of the calling shell's waited-for children and theirs: bash's
+# `times`, second line. A stage's subshell calls it once its command ended, so it is that stage's CPU
+# (what the 2 cores spent on it), next to its wall time in the summary.
+# (`times` writes to a file first: in a pipe or $(…) it would run in a fork, which has no children.)
+cpu_of_children() {
+  local f; f=$(mktemp "$LOGS/times.XXXXXX")
+  times >"$f"
+  tail -1 "$f" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } printf "%.1f", s }'
+  rm -f "$f"
+}
+cpu() { cat "$LOGS/$1.cpu" 2>/dev/null || echo "?"; }
+
 elapsed() { awk -v a="$1" -v b="${2:-$(date +%s.%N)}" 'BEGIN { printf "%.1f", b - a }'; }
 
 # Stops the stages still running in the background (their whole process trees).
@@ -65,7 +76,8 @@ trap 'echo "[test-all] interrupted: stopping the stages still running"; stop_bac
 
 finish() { # $1 = exit code, $2 = message
   echo
-  echo "[test-all] stage times (s; a stage started with others ran beside them):"
+  echo "[test-all] stage times (wall and CPU = user + system of its processes, s; a stage started with others ran beside them):"
+  printf '  %-16s %7s %7s\n' stage wall cpu
   printf '  %s\n' "${SUMMARY[@]}"
   echo "[test-all] $2 (total $(elapsed "$T0") s)"
   echo "$PASSED passed, $FAILED failed"
@@ -83,7 +95,7 @@ start_stage() {
   local name="$1"; begin_stage "$@" || return 0; shift 2
   echo "=== [$name] started beside the others: $* (log: test-artifacts/test-all/$name.log)"
   # The inner subshell: a stage function that calls `exit` still leaves its code and end time.
-  ( ( "$@" ) >"$ART/$name.log" 2>&1; echo $? >"$LOGS/$name.rc"; date +%s.%N >"$LOGS/$name.end" ) &
+  ( ( "$@" ) >"$ART/$name.log" 2>&1; echo $? >"$LOGS/$name.rc"; date +%s.%N >"$LOGS/$name.end"; cpu_of_children >"$LOGS/$name.cpu" ) &
   PID[$name]=$!
 }
 
@@ -129,7 +141,7 @@ run_now() {
   echo "=== [$name] $*"
   # Started in the background and waited for: bash runs the INT/TERM trap only once a foreground
   # command ends, but interrupts a `wait` at once (and the trap stops this stage too).
-  ( ( "$@" ) 2>&1 | tee "$ART/$name.log"; echo "${PIPESTATUS[0]}" >"$LOGS/$name.rc" ) &
+  ( ( "$@" ) 2>&1 | tee "$ART/$name.log"; echo "${PIPESTATUS[0]}" >"$LOGS/$name.rc"; cpu_of_children >"$LOGS/$name.cpu" ) &
   PID[$name]=$!
   wait "${PID[$name]}"
   unset "PID[$name]"
@@ -149,7 +161,7 @@ verdict() {
     else
       echo "=== [$name] ok ($t s)"
     fi
-    SUMMARY+=("$(printf '%-16s %7s  %s' "$name" "$t" "$([ "$rc" -eq 0 ] && echo ok || echo FAILED)")")
+    SUMMARY+=("$(printf '%-16s %7s %7s  %s' "$name" "$t" "$(cpu "$name")" "$([ "$rc" -eq 0 ] && echo ok || echo FAILED)")")
     return
   fi
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$ART/$name.log" | tail -1)
@@ -164,7 +176,7 @@ verdict() {
   else
     echo "=== [$name] ok: $p passed ($t s)"
   fi
-  SUMMARY+=("$(printf '%-16s %7s  %s' "$name" "$t" "${line:-no result line}")")
+  SUMMARY+=("$(printf '%-16s %7s %7s  %s' "$name" "$t" "$(cpu "$name")" "${line:-no result line}")")
 }
 
 # Stops the run once a stage failed: waits for the stages still running (their results count
@@ -188,11 +200,10 @@ ensure_deps() {
   npm ci --no-audit --no-fund --loglevel=error && echo "$want" > node_modules/.nac-lock-sha256
 }
 
-# Unit test files at once by default. One: two at once took 311-335 s instead of 425-515 s, but
-# journals opened by two files at once can use up the user's inotify instances (128 here; each
-# journal worker's folder watch takes one), and then a test of the watch itself fails (reproduced by
-# holding the instances); `NAC_UNIT_JOBS=2` tries it.
-DEFAULT_UNIT_JOBS=1
+# Unit test files at once by default: two, one per core (many tests wait on timers, other
+# processes and the disk rather than the CPU). Journals opened by files at once no longer use up the
+# user's inotify instances (128 here): a process's journals share its main thread's folder watch.
+DEFAULT_UNIT_JOBS=2
 
 clean_tsc() { rm -rf out && npx tsc -p .; }
 
@@ -247,14 +258,6 @@ tap_result() {
   return "$2"
 }
 
-exhaustive_corpus() {
-  local tap="$LOGS/unit-exhaustive.tap"
-  NAC_EXHAUSTIVE=1 timeout --kill-after=10 600 node --no-concurrent-recompilation --test --test-timeout=480000 \
-    --test-name-pattern='corrupted log tails' --test-reporter=spec --test-reporter-destination=stdout \
-    --test-reporter=tap --test-reporter-destination="$tap" out/test/unit/journalEngine.test.js
-  tap_result "$tap" $?
-}
-
 # The order below: what a stage reads must be made by a stage awaited before it. Side by side only
 # stages that do not write what another reads and do not both want the CPU for long:
 #   vscode (network: apt, npm)    beside deps (network), tsc, lint, build and unit
@@ -275,8 +278,5 @@ await_stage vscode
 # (--foreground: the runner gets the SIGTERM and stops its code-server itself).
 run_stage suite test timeout --foreground --kill-after=20 "${NAC_SUITE_STAGE_TIMEOUT:-600}" node out/test/runInCodeServer.js
 run_stage e2e test timeout --foreground --kill-after=20 "${NAC_E2E_STAGE_TIMEOUT:-1800}" node out/test/e2e/run.js
-# The exhaustive corruption corpus (every byte of the last log records, ~3x the sampled default of
-# the unit stage), last but the package, so a regression elsewhere is reported first.
-run_stage unit-exhaustive test exhaustive_corpus
 run_stage vsix test node scripts/check-vsix.mjs
 finish 0 "all stages passed"

@@ -1,7 +1,8 @@
 /**
  * Wakes the journal worker when another process may have committed: a file-system watch (inotify,
  * FSEvents, ReadDirectoryChangesW through `fs.watch`) on the journal's folder, filtered to the
- * snapshot and its log generations. The worker's poll stays as the floor: where watching is not
+ * snapshot and its log generations. It runs on the thread that opened the journal (journal.ts), which
+ * posts the worker a `changed` message. The worker's poll stays as the floor: where watching is not
  * supported or fails (some network file systems, a folder removed), changes still arrive within one
  * poll interval, only later. An event is a hint, never a fact: the catch-up it triggers reads the log
  * and finds what is there, or nothing (the event of this process's own append).

@@ -18,13 +18,15 @@
  * reject. Which operations read and which write is `ops.ts`: `read` takes only reads, `write` only
  * writes, and the worker refuses the other kind at run time too.
  *
- * `onExternalChange` reports sessions other processes (VS Code windows) changed, within the worker's
- * poll interval (default 50 ms).
+ * `onExternalChange` reports sessions other processes (VS Code windows) changed: at once when this
+ * thread's watch of the journal's folder sees their commit (commitWatch.ts), else within the
+ * worker's poll interval (default 50 ms).
  */
 import { Worker } from 'node:worker_threads';
 import type { SalvageRead } from '../core/salvage';
 import type { FileCheck } from '../core/journalCheck';
 import { fail, ok, type Result } from '../core/result';
+import { watchCommits, type CommitWatch } from './commitWatch';
 import { compileSqlJsWasm } from './wasmModule';
 import type { JournalRefusal } from './errors';
 import type { OpArgs, OpResult, ReadOp, WriteOp } from './ops';
@@ -111,12 +113,12 @@ export class Journal {
    */
   static open(options: OpenJournalOptions): Promise<Journal> {
     const calledAt = performance.timeOrigin + performance.now();
+    const pollIntervalMs = options.pollIntervalMs ?? 50;
     const data: { role: 'journal' } & WorkerOpenOptions = {
       role: 'journal',
       file: options.file,
       wasmPath: options.wasmPath,
-      pollIntervalMs: options.pollIntervalMs ?? 50,
-      watchFolder: options.watchFolder ?? true,
+      pollIntervalMs,
       // Zeros and false pass too: the worker keeps its defaults for them (workerOpen.ts).
       ...optionsToPass(options, ['rotateAtBytes', 'preallocBytes', 'lockTimeoutMs', 'faultInjection', 'integrityCheckDelayMs', 'leaseMs', 'leaseIdleMs']),
       precompiledWasm: true,
@@ -142,6 +144,7 @@ export class Journal {
           const phases = { ...m.report.phases, startMs: m.report.phases.workerStartedAt - calledAt };
           const journal = new Journal(worker, { ...m.report, phases }, options.file, options.closeGraceMs);
           journal.listen();
+          if (options.watchFolder ?? true) journal.watchFolder(pollIntervalMs);
           resolve(journal);
         } else if (m.kind === 'progress') {
           options.onMigrationProgress?.({ version: m.version, done: m.done, total: m.total });
@@ -244,6 +247,7 @@ export class Journal {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.watch?.close();
     if (!this.failure) await this.request({ kind: 'close', id: 0 }, true).catch(() => undefined);
     if (this.exited) return;
     let timer: NodeJS.Timeout | undefined;
@@ -263,6 +267,24 @@ export class Journal {
   }
 
   private exited = false;
+  private watch: CommitWatch | undefined;
+
+  /**
+   * Watches the journal's folder from this thread and tells the worker (`changed`) when the snapshot
+   * or a log changed, so another window's commit is read at once rather than up to `pollIntervalMs`
+   * later. Here rather than in the worker: each thread's event loop holds its own inotify instance
+   * (Linux allows a user 128 by default), while every journal a process opens shares this one.
+   * A watch that cannot start or breaks is said on `onLog` (after the caller could listen); the
+   * worker's poll carries on.
+   */
+  private watchFolder(pollIntervalMs: number): void {
+    const failed = (error: Error) => setImmediate(() => {
+      for (const l of this.logListeners) l(`[journal] watching the journal's folder failed (other windows' changes still arrive every ${pollIntervalMs} ms): ${error.message}`);
+    });
+    this.watch = watchCommits(this.file, () => {
+      if (!this.closed && !this.failure) this.worker.postMessage({ kind: 'changed' } satisfies ToWorker);
+    }, failed);
+  }
 
   private request(message: ToWorker, evenIfClosed = false): Promise<FromWorker> {
     if (this.failure) return Promise.reject(new Error(this.failure));
@@ -293,6 +315,7 @@ export class Journal {
     });
     const die = (why: string) => {
       this.failure = `The chat journal stopped: ${why}`;
+      this.watch?.close();
       for (const p of this.pending.values()) p.reject(new Error(this.failure));
       this.pending.clear();
       for (const l of this.logListeners) l(`[journal] ${this.failure}`);

@@ -2,8 +2,8 @@
  * `JournalWorker`: the journal worker thread's state and its answers. It opens the store
  * (workerOpen.ts), migrates the schema (or stays read-only), reports `opened`, then serves the
  * door's messages through its queue (writeQueue.ts): reads one at a time, consecutive writes as one
- * group commit, and catches up with other processes' commits when the journal's files change
- * (commitWatch.ts) and every `pollIntervalMs` ms whatever happens. Compactions and
+ * group commit, and catches up with other processes' commits when the opening thread says the
+ * journal's files changed (`changed`, commitWatch.ts) and every `pollIntervalMs` ms whatever happens. Compactions and
  * the integrity check run in its helper thread (backgroundJobs.ts).
  *
  * Read-only: set once, never cleared while open — a newer build's schema (at open, or replayed from
@@ -15,7 +15,6 @@ import { parentPort } from 'node:worker_threads';
 import * as fs from 'node:fs';
 import type { Database } from 'sql.js';
 import { BackgroundJobs } from './backgroundJobs';
-import { watchCommits, type CommitWatch } from './commitWatch';
 import { JournalCore } from './core';
 import { JournalRefusedError } from './errors';
 import type { Outcome } from './groupCommit';
@@ -57,7 +56,6 @@ export class JournalWorker {
   private readonly jobs: BackgroundJobs;
   private readonly queue: WriteQueue;
   private readonly poll: NodeJS.Timeout;
-  private readonly watch: CommitWatch | undefined;
   private readonly checkTimer: NodeJS.Timeout;
 
   /**
@@ -99,10 +97,6 @@ export class JournalWorker {
     }, options.integrityCheckDelayMs ?? 1500);
     this.checkTimer.unref?.();
     this.poll = setInterval(() => this.pollOnce(), options.pollIntervalMs);
-    // Another window's commit reaches this one's views at once rather than up to a poll later.
-    this.watch = options.watchFolder === false ? undefined : watchCommits(options.file, () => {
-      if (!this.closed) this.pollOnce();
-    }, (error) => post({ kind: 'log', line: `[journal] watching the journal's folder failed (other windows' changes still arrive every ${options.pollIntervalMs} ms): ${error.message}` }));
     this.queue = new WriteQueue(
       {
         writeGroup: (group) => this.writeGroup(group),
@@ -304,6 +298,7 @@ export class JournalWorker {
       return;
     }
     if (message.kind === 'wasm') return; // only ever the first message, taken by receiveWasm()
+    if (message.kind === 'changed') return this.pollOnce();
     if (message.kind === 'checkFiles') return this.jobs.checkFiles(message.id); // answered by the helper thread
     if (message.kind === 'salvageRead') return this.jobs.salvageRead(message.id, message.name); // so is this
     // Only a read runs here: a write run as one would change this database without logging it.
@@ -322,7 +317,6 @@ export class JournalWorker {
 
   private close(id: number): void {
     clearInterval(this.poll);
-    this.watch?.close();
     clearTimeout(this.checkTimer);
     this.queue.stop();
     this.store.close();

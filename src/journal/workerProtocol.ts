@@ -27,8 +27,6 @@ export interface WorkerOpenOptions extends StoreTuning {
   readonly wasmPath: string;
   /** How often the worker looks for other processes' commits. */
   readonly pollIntervalMs: number;
-  /** Whether a change in the journal's folder wakes a catch-up (commitWatch.ts); absent: true. */
-  readonly watchFolder?: boolean;
   /** True: the first message is `{kind: 'wasm'}` with sql.js's WASM compiled by the opener. */
   readonly precompiledWasm?: boolean;
 }
@@ -62,6 +60,11 @@ export type ToWorker =
   | { readonly kind: 'checkFiles'; readonly id: number }
   /** Salvage's read of the journal moved aside as `name`, run in the helper thread; answered with a `SalvageRead`. */
   | { readonly kind: 'salvageRead'; readonly id: number; readonly name: string }
+  /**
+   * The journal's folder changed (commitWatch.ts, watched by the opening thread): catch up with other
+   * processes' commits now rather than at the next poll. A hint: the catch-up may find nothing.
+   */
+  | { readonly kind: 'changed' }
   /** First message when `precompiledWasm`: the compiled module, or null if compiling failed. */
   | { readonly kind: 'wasm'; readonly module: WebAssembly.Module | null };
 
