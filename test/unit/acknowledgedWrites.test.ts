@@ -121,42 +121,79 @@ describe('acknowledged writes survive several windows', () => {
   it('breaking a stale lock never lets two processes hold it at once', async () => {
     const dir = tempDir('nac-lock-');
     const lockFile = path.join(dir, 'journal.sqlite.lock');
+    // Each child takes trials from its stdin ("<startAt>\n"): asleep until just before the start
+    // line, then spinning to it, so the four reach the stale lock together; it answers each trial
+    // with one line. Children live through every trial: four spawns a trial cost more CPU than the
+    // trials themselves.
     const childCode = `
       const fs = require('fs');
       const { LockFile } = require(${JSON.stringify(LOCKFILE_JS)});
-      const [file, startAt] = [process.argv[1], Number(process.argv[2])];
-      const lock = new LockFile(file);
-      while (Date.now() < startAt) {}
-      lock.acquire(5000);
-      let overlap = false;
-      try { fs.closeSync(fs.openSync(file + '.marker', 'wx')); } catch { overlap = true; }
-      const end = Date.now() + 30; while (Date.now() < end) {}
-      if (!overlap) fs.rmSync(file + '.marker');
-      lock.release();
-      process.stdout.write(overlap ? 'OVERLAP' : 'ok');`;
+      const file = process.argv[1];
+      const nap = new Int32Array(new SharedArrayBuffer(4));
+      let buffered = '';
+      process.stdin.on('data', (d) => {
+        buffered += d;
+        for (let nl; (nl = buffered.indexOf('\\n')) >= 0; buffered = buffered.slice(nl + 1)) {
+          const startAt = Number(buffered.slice(0, nl));
+          const wait = startAt - 5 - Date.now();
+          if (wait > 0) Atomics.wait(nap, 0, 0, wait);
+          while (Date.now() < startAt) {}
+          const lock = new LockFile(file);
+          lock.acquire(5000);
+          let overlap = false;
+          try { fs.closeSync(fs.openSync(file + '.marker', 'wx')); } catch { overlap = true; }
+          Atomics.wait(nap, 0, 0, 30); // held 30 ms
+          if (!overlap) fs.rmSync(file + '.marker');
+          lock.release();
+          process.stdout.write(overlap ? 'OVERLAP\\n' : 'ok\\n');
+        }
+      });`;
+    const children = Array.from({ length: 4 }, () => {
+      const c: ChildProcess = spawn(process.execPath, [...CHILD_NODE_FLAGS, '-e', childCode, lockFile], { stdio: ['pipe', 'pipe', 'inherit'] });
+      const answers: string[] = [];
+      const waiting: ((line: string) => void)[] = [];
+      let partial = '';
+      c.stdout!.on('data', (d: Buffer) => {
+        partial += d.toString();
+        for (let nl; (nl = partial.indexOf('\n')) >= 0; partial = partial.slice(nl + 1)) {
+          const line = partial.slice(0, nl);
+          const w = waiting.shift();
+          if (w) w(line);
+          else answers.push(line);
+        }
+      });
+      c.on('exit', () => { for (const w of waiting.splice(0)) w('EXITED'); });
+      const next = () => new Promise<string>((resolve) => {
+        const a = answers.shift();
+        if (a !== undefined) resolve(a);
+        else if (c.exitCode !== null) resolve('EXITED');
+        else waiting.push(resolve);
+      });
+      return { c, next };
+    });
     const deadline = Date.now() + 45_000;
     let trials = 0;
     let overlaps = 0;
-    while (Date.now() < deadline && overlaps === 0 && trials < 120) {
-      trials++;
-      const deadPid = spawnSync('true').pid;
-      fs.writeFileSync(lockFile, JSON.stringify({ pid: deadPid, start: '1', host: os.hostname() }));
-      const startAt = Date.now() + 600; // every child is up and spinning before the start line
-      const outs = await Promise.all(
-        Array.from({ length: 4 }, () =>
-          new Promise<string>((resolve) => {
-            const c: ChildProcess = spawn(process.execPath, [...CHILD_NODE_FLAGS, '-e', childCode, lockFile, String(startAt)]);
-            let o = '';
-            c.stdout!.on('data', (d: Buffer) => (o += d.toString()));
-            c.on('close', () => resolve(o));
-          }),
-        ),
-      );
-      if (outs.includes('OVERLAP')) overlaps++;
-      fs.rmSync(`${lockFile}.marker`, { force: true });
+    try {
+      // The first trial waits for the children to load; later ones start 50 ms after they are set up.
+      for (let lead = 1500; Date.now() < deadline && overlaps === 0 && trials < 120; lead = 50) {
+        trials++;
+        const deadPid = spawnSync('true').pid;
+        fs.writeFileSync(lockFile, JSON.stringify({ pid: deadPid, start: '1', host: os.hostname() }));
+        const startAt = Date.now() + lead;
+        for (const { c } of children) c.stdin!.write(`${startAt}\n`);
+        const outs = await Promise.all(children.map(({ next }) => next()));
+        assert.ok(!outs.includes('EXITED'), `a child exited during trial ${trials}`);
+        if (outs.includes('OVERLAP')) overlaps++;
+        fs.rmSync(`${lockFile}.marker`, { force: true });
+      }
+    } finally {
+      for (const { c } of children) c.kill();
+      await Promise.all(children.map(({ c }) => c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined));
+      fs.rmSync(dir, { recursive: true, force: true });
     }
-    fs.rmSync(dir, { recursive: true, force: true });
     assert.equal(overlaps, 0, `two holders of the journal lock at once (after ${trials} trials)`);
+    assert.ok(trials >= 60, `only ${trials} trials in 45 s`);
   });
 });
 
