@@ -17,8 +17,8 @@
 #             test/e2e/run.ts), each with its own code-server; screenshots in test-artifacts/e2e)
 #   vsix      node scripts/check-vsix.mjs (package the VSIX: small, no agent CLI binaries, no sources)
 # Side by side (the schedule at the bottom says why each pair may share the machine):
-#   vscode ∥ deps, tsc, lint, build, unit   lint ∥ build ∥ tsc
-#   unit, suite, e2e: alone               vsix alone, last (it rebuilds dist/)
+#   vscode ∥ deps, tsc, lint, build, unit   lint ∥ build ∥ tsc   vsix ∥ unit
+#   suite, e2e: alone
 # tsc and build run once; every later stage reads their out/ and dist/.
 # A stage beside others writes its output to test-artifacts/test-all/<stage>.log, printed whole
 # when the stage is collected (no interleaving); a stage alone prints as it goes and is logged there
@@ -262,7 +262,9 @@ tap_result() {
 # stages that do not write what another reads and do not both want the CPU for long:
 #   vscode (network: apt, npm)    beside deps (network), tsc, lint, build and unit
 #   lint, build                   beside tsc (lint and build read sources only; tsc writes out/)
-#   vsix                          last: it rebuilds dist/ (production, then development again)
+#   vsix                          beside unit: it rebuilds dist/ (production, then development
+#                                 again), which the unit tests never read; awaited before the
+#                                 suite and the journeys, which install dist/
 # The unit stage runs without a browser stage beside it: beside suite and e2e on these 2 cores it
 # did not finish in 900 s and the real Claude Code CLI's tests missed their waits (docs/BENCHMARKS.md,
 # "The test run").
@@ -272,11 +274,11 @@ start_stage lint build npm run lint
 start_stage build build node esbuild.mjs
 run_stage tsc build clean_tsc
 await_stage lint build
+start_stage vsix test node scripts/check-vsix.mjs
 run_stage unit test unit_tests
-await_stage vscode
+await_stage vsix vscode
 # Both runners have their own timeouts; `timeout` is the outer guard against a wedged browser
 # (--foreground: the runner gets the SIGTERM and stops its code-server itself).
 run_stage suite test timeout --foreground --kill-after=20 "${NAC_SUITE_STAGE_TIMEOUT:-600}" node out/test/runInCodeServer.js
 run_stage e2e test timeout --foreground --kill-after=20 "${NAC_E2E_STAGE_TIMEOUT:-1800}" node out/test/e2e/run.js
-run_stage vsix test node scripts/check-vsix.mjs
 finish 0 "all stages passed"
