@@ -49,7 +49,8 @@ FAILED_STAGES=()
 
 # The CPU seconds (user + system) of the calling shell's waited-for children and theirs: bash's
 # `times`, second line. A stage's subshell calls it once its command ended, so it is that stage's CPU
-# (what the 2 cores spent on it), next to its wall time in the summary.
+# (what the 2 cores spent on it), next to its wall time in the summary. Processes reaped by one the
+# stage did not wait for are missed: Chromium's renderers partly, so the e2e stage's figure is low.
 # (`times` writes to a file first: in a pipe or $(…) it would run in a fork, which has no children.)
 cpu_of_children() {
   local f; f=$(mktemp "$LOGS/times.XXXXXX")
@@ -266,8 +267,8 @@ tap_result() {
 #                                 again), which the unit tests never read; awaited before the
 #                                 suite and the journeys, which install dist/
 # The unit stage runs without a browser stage beside it: beside suite and e2e on these 2 cores it
-# did not finish in 900 s and the real Claude Code CLI's tests missed their waits (docs/BENCHMARKS.md,
-# "The test run").
+# did not finish in 900 s and the real Claude Code CLI's tests missed their waits (session 15; docs/BENCHMARKS-HISTORY.md,
+# "The test run" has the stage times since).
 start_stage vscode build bash scripts/ensure-vscode.sh
 run_stage deps build ensure_deps
 start_stage lint build npm run lint

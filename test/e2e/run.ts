@@ -125,9 +125,9 @@ function wholeNumberEnv(name: string, fallback: number, max: number): number {
 }
 
 /**
- * Journeys at once by default. One: two at once on these 2 cores are not yet shown steady in a
- * clean run (under load the history journey's second window lost its side bar); `NAC_E2E_JOBS=2`
- * tries it.
+ * Journeys at once by default. One: on these 2 cores two at once finished no sooner (the first five
+ * journeys in 238 s against 234 s one at a time; docs/BENCHMARKS-HISTORY.md, "The test run"), since a
+ * journey's browser, server and extension host already keep both cores busy. More cores: try 2.
  */
 const DEFAULT_JOBS = 1;
 
