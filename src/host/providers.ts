@@ -119,7 +119,10 @@ export async function pickProvider(defaultId: string): Promise<ProviderId | unde
       detail: p.detail,
       id: p.id,
     })),
-    { placeHolder: 'Which agent should this chat use?', matchOnDetail: true },
+    // Kept open when the focus moves: the palette that ran New Chat hands the focus back to the
+    // editor as it closes, and a chat tab's webview can take it a moment after the picker opened
+    // (late on a loaded machine), which closed the picker with nothing chosen and no chat made.
+    { placeHolder: 'Which agent should this chat use?', matchOnDetail: true, ignoreFocusOut: true },
   );
   return picked?.id;
 }
