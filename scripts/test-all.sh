@@ -59,6 +59,19 @@ cpu_of_children() {
   rm -f "$f"
 }
 cpu() { cat "$LOGS/$1.cpu" 2>/dev/null || echo "?"; }
+# The whole machine's busy CPU seconds (all cores) so far, from /proc/stat (user, nice, system, irq,
+# softirq, steal); "?" where there is none. Read at a stage's start and end: for a stage alone it is
+# what the stage cost, Chromium's every process included; for stages side by side, what they cost
+# together (and whatever else ran).
+machine_busy() {
+  awk -v hz="$(getconf CLK_TCK 2>/dev/null || echo 100)" '/^cpu / { printf "%.1f", ($2 + $3 + $4 + $7 + $8 + $9) / hz; found = 1 } END { if (!found) print "?" }' /proc/stat 2>/dev/null || echo "?"
+}
+declare -A MBUSY0=()
+machine_since() { # NAME: machine CPU seconds from the stage's start to its end
+  local now; now=$(cat "$LOGS/$1.mend" 2>/dev/null || machine_busy)
+  if [ "$now" = "?" ] || [ "${MBUSY0[$1]:-?}" = "?" ]; then echo "?"; return; fi
+  awk -v a="${MBUSY0[$1]}" -v b="$now" 'BEGIN { printf "%.1f", b - a }'
+}
 
 elapsed() { awk -v a="$1" -v b="${2:-$(date +%s.%N)}" 'BEGIN { printf "%.1f", b - a }'; }
 
@@ -77,8 +90,9 @@ trap 'echo "[test-all] interrupted: stopping the stages still running"; stop_bac
 
 finish() { # $1 = exit code, $2 = message
   echo
-  echo "[test-all] stage times (wall and CPU = user + system of its processes, s; a stage started with others ran beside them):"
-  printf '  %-16s %7s %7s\n' stage wall cpu
+  echo "[test-all] stage times (s): wall; cpu = user + system of the stage's waited-for processes;"
+  echo "  machine = every core's busy time while the stage ran (a stage started with others ran beside them)"
+  printf '  %-16s %7s %7s %8s\n' stage wall cpu machine
   printf '  %s\n' "${SUMMARY[@]}"
   echo "[test-all] $2 (total $(elapsed "$T0") s)"
   echo "$PASSED passed, $FAILED failed"
@@ -96,7 +110,7 @@ start_stage() {
   local name="$1"; begin_stage "$@" || return 0; shift 2
   echo "=== [$name] started beside the others: $* (log: test-artifacts/test-all/$name.log)"
   # The inner subshell: a stage function that calls `exit` still leaves its code and end time.
-  ( ( "$@" ) >"$ART/$name.log" 2>&1; echo $? >"$LOGS/$name.rc"; date +%s.%N >"$LOGS/$name.end"; cpu_of_children >"$LOGS/$name.cpu" ) &
+  ( ( "$@" ) >"$ART/$name.log" 2>&1; echo $? >"$LOGS/$name.rc"; date +%s.%N >"$LOGS/$name.end"; machine_busy >"$LOGS/$name.mend"; cpu_of_children >"$LOGS/$name.cpu" ) &
   PID[$name]=$!
 }
 
@@ -134,7 +148,7 @@ run_stage() {
 begin_stage() {
   local name="$1" kind="$2"; shift 2
   if skipped "$name"; then echo "=== [$name] skipped (NAC_SKIP)"; return 1; fi
-  KIND[$name]=$kind; CMD[$name]="$*"; START[$name]=$(date +%s.%N)
+  KIND[$name]=$kind; CMD[$name]="$*"; START[$name]=$(date +%s.%N); MBUSY0[$name]=$(machine_busy)
 }
 
 run_now() {
@@ -142,7 +156,7 @@ run_now() {
   echo "=== [$name] $*"
   # Started in the background and waited for: bash runs the INT/TERM trap only once a foreground
   # command ends, but interrupts a `wait` at once (and the trap stops this stage too).
-  ( ( "$@" ) 2>&1 | tee "$ART/$name.log"; echo "${PIPESTATUS[0]}" >"$LOGS/$name.rc"; cpu_of_children >"$LOGS/$name.cpu" ) &
+  ( ( "$@" ) 2>&1 | tee "$ART/$name.log"; echo "${PIPESTATUS[0]}" >"$LOGS/$name.rc"; machine_busy >"$LOGS/$name.mend"; cpu_of_children >"$LOGS/$name.cpu" ) &
   PID[$name]=$!
   wait "${PID[$name]}"
   unset "PID[$name]"
@@ -162,7 +176,7 @@ verdict() {
     else
       echo "=== [$name] ok ($t s)"
     fi
-    SUMMARY+=("$(printf '%-16s %7s %7s  %s' "$name" "$t" "$(cpu "$name")" "$([ "$rc" -eq 0 ] && echo ok || echo FAILED)")")
+    SUMMARY+=("$(printf '%-16s %7s %7s %8s  %s' "$name" "$t" "$(cpu "$name")" "$(machine_since "$name")" "$([ "$rc" -eq 0 ] && echo ok || echo FAILED)")")
     return
   fi
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$ART/$name.log" | tail -1)
@@ -177,7 +191,7 @@ verdict() {
   else
     echo "=== [$name] ok: $p passed ($t s)"
   fi
-  SUMMARY+=("$(printf '%-16s %7s %7s  %s' "$name" "$t" "$(cpu "$name")" "${line:-no result line}")")
+  SUMMARY+=("$(printf '%-16s %7s %7s %8s  %s' "$name" "$t" "$(cpu "$name")" "$(machine_since "$name")" "${line:-no result line}")")
 }
 
 # Stops the run once a stage failed: waits for the stages still running (their results count
