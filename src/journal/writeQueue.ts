@@ -1,7 +1,8 @@
 /**
  * The journal worker's message queue. Messages that arrive together are queued and drained on the
  * next turn of the event loop; consecutive writes among them form one write group (at most
- * MAX_GROUP: one lock, one fdatasync), everything else runs alone, in arrival order. After the last
+ * MAX_GROUP: one lock, one fdatasync), everything else runs alone, in arrival order (a `changed`
+ * among writes runs once after their group rather than splitting it). After the last
  * queued write the writer lease is kept a moment (`leaseIdleMs`) for the next one, then let go.
  */
 import type { ToWorker } from './workerProtocol';
@@ -31,6 +32,9 @@ export interface WriteQueueHost {
   /** Lets the writer lease go. */
   readonly releaseLease: () => void;
 }
+
+/** A write, or a `changed` hint, which a write group absorbs (see `drain`). */
+const joinsGroup = (m: ToWorker): boolean => m.kind === 'write' || m.kind === 'changed';
 
 /** The queue (see module docstring). */
 export class WriteQueue {
@@ -70,8 +74,16 @@ export class WriteQueue {
     while (queue.length > 0 && !this.host.closed()) {
       if (queue[0]!.kind === 'write') {
         const group: WriteMessage[] = [];
-        while (queue.length > 0 && queue[0]!.kind === 'write' && group.length < MAX_GROUP) group.push(queue.shift() as WriteMessage);
+        // A `changed` among the writes (the opener's folder watch sees this process's own appends
+        // too) must not split them into two groups: its catch-up runs once, after the group.
+        let changed = false;
+        while (queue.length > 0 && group.length < MAX_GROUP && joinsGroup(queue[0]!)) {
+          const m = queue.shift()!;
+          if (m.kind === 'write') group.push(m);
+          else changed = true;
+        }
         this.host.writeGroup(group);
+        if (changed && !this.host.closed()) this.host.handle({ kind: 'changed' });
       } else {
         this.host.handle(queue.shift() as OtherMessage);
       }
