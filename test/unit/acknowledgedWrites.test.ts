@@ -9,6 +9,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as readline from 'node:readline';
 import { describe, it } from 'node:test';
 import { CHILD_NODE_FLAGS, openJournal, trackedTempDir as tempDir, WASM_PATH, WORKER_PATH } from './helpers';
 
@@ -130,45 +131,28 @@ describe('acknowledged writes survive several windows', () => {
       const { LockFile } = require(${JSON.stringify(LOCKFILE_JS)});
       const file = process.argv[1];
       const nap = new Int32Array(new SharedArrayBuffer(4));
-      let buffered = '';
-      process.stdin.on('data', (d) => {
-        buffered += d;
-        for (let nl; (nl = buffered.indexOf('\\n')) >= 0; buffered = buffered.slice(nl + 1)) {
-          const startAt = Number(buffered.slice(0, nl));
-          const wait = startAt - 5 - Date.now();
-          if (wait > 0) Atomics.wait(nap, 0, 0, wait);
-          while (Date.now() < startAt) {}
-          const lock = new LockFile(file);
-          lock.acquire(5000);
-          let overlap = false;
-          try { fs.closeSync(fs.openSync(file + '.marker', 'wx')); } catch { overlap = true; }
-          Atomics.wait(nap, 0, 0, 30); // held 30 ms
-          if (!overlap) fs.rmSync(file + '.marker');
-          lock.release();
-          process.stdout.write(overlap ? 'OVERLAP\\n' : 'ok\\n');
-        }
+      require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
+        const startAt = Number(line);
+        const wait = startAt - 5 - Date.now();
+        if (wait > 0) Atomics.wait(nap, 0, 0, wait);
+        while (Date.now() < startAt) {}
+        const lock = new LockFile(file);
+        lock.acquire(5000);
+        let overlap = false;
+        try { fs.closeSync(fs.openSync(file + '.marker', 'wx')); } catch { overlap = true; }
+        Atomics.wait(nap, 0, 0, 30); // held 30 ms
+        if (!overlap) fs.rmSync(file + '.marker');
+        lock.release();
+        process.stdout.write(overlap ? 'OVERLAP\\n' : 'ok\\n');
       });`;
     const children = Array.from({ length: 4 }, () => {
       const c: ChildProcess = spawn(process.execPath, [...CHILD_NODE_FLAGS, '-e', childCode, lockFile], { stdio: ['pipe', 'pipe', 'inherit'] });
-      const answers: string[] = [];
-      const waiting: ((line: string) => void)[] = [];
-      let partial = '';
-      c.stdout!.on('data', (d: Buffer) => {
-        partial += d.toString();
-        for (let nl; (nl = partial.indexOf('\n')) >= 0; partial = partial.slice(nl + 1)) {
-          const line = partial.slice(0, nl);
-          const w = waiting.shift();
-          if (w) w(line);
-          else answers.push(line);
-        }
-      });
-      c.on('exit', () => { for (const w of waiting.splice(0)) w('EXITED'); });
-      const next = () => new Promise<string>((resolve) => {
-        const a = answers.shift();
-        if (a !== undefined) resolve(a);
-        else if (c.exitCode !== null) resolve('EXITED');
-        else waiting.push(resolve);
-      });
+      // Its answers one line at a time; 'EXITED' once its output ended (it exited).
+      const lines = readline.createInterface({ input: c.stdout! })[Symbol.asyncIterator]();
+      const next = async () => {
+        const line = await lines.next();
+        return line.done ? 'EXITED' : line.value;
+      };
       return { c, next };
     });
     const deadline = Date.now() + 45_000;
